@@ -1,0 +1,86 @@
+//! A tool written by hand on the typed layer, without the `#[tool]` macro:
+//! a request type, a spec built once, and `run`.
+//!
+//! Run it with `cargo run --example hand_written`.
+
+use std::sync::LazyLock;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tools::{Json, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+
+/// The arguments the model sends.
+#[derive(Deserialize, JsonSchema)]
+struct ForecastRequest {
+    /// City name, e.g. "Paris".
+    city: String,
+    /// Number of days to forecast (1 to 16); today only if absent.
+    #[schemars(range(min = 1, max = 16))]
+    days: Option<u8>,
+}
+
+/// What the tool returns: serialized as compact JSON for the model.
+#[derive(Serialize)]
+struct Forecast {
+    city: String,
+    celsius: Vec<f32>,
+}
+
+/// A forecast tool with no state.
+struct GetForecast;
+
+impl TypedTool for GetForecast {
+    type Request = ForecastRequest;
+    type Output = Json<Forecast>;
+    type Error = ToolError;
+
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<ForecastRequest>("get_forecast", "Daily temperatures for a city, in Celsius.")
+                .read_only(true)
+        });
+        &SPEC
+    }
+
+    async fn run(&self, _ctx: &ToolContext, req: ForecastRequest) -> Result<Json<Forecast>, ToolError> {
+        if req.city.trim().is_empty() {
+            return Err(ToolError::retry("`city` is empty: ask the user which city they mean"));
+        }
+        let days = req.days.unwrap_or(1);
+        let celsius = (0..days).map(|day| 18.0 + f32::from(day) * 0.5).collect();
+        Ok(Json(Forecast { city: req.city, celsius }))
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let tool = GetForecast;
+    let schema = serde_json::Value::Object(tool.parameters().clone());
+    println!("{}: {}", tool.name(), tool.description());
+    println!("schema: {schema}\n");
+
+    let shapes = [
+        ("clean JSON", r#"{"city":"Paris","days":2}"#),
+        ("fenced JSON", "```json\n{\"city\":\"Oslo\"}\n```"),
+        ("prose around JSON", r#"Sure, calling it now: {"city":"Lima","days":3} - done."#),
+        ("a wrong type", r#"{"city":"Paris","days":"3"}"#),
+        ("out of range", r#"{"city":"Paris","days":17}"#),
+        ("an empty city", r#"{"city":" "}"#),
+    ];
+    let ctx = ToolContext::new();
+    for (label, arguments) in shapes {
+        let shown = match tool.call(&ctx, arguments).await {
+            Ok(content) => format!("ok    {content}"),
+            Err(error) => format!("{:<5} {}", kind(&error), error.model_content()),
+        };
+        println!("{label:<18} {arguments:?}\n  -> {shown}");
+    }
+}
+
+fn kind(error: &ToolError) -> &'static str {
+    match error {
+        ToolError::InvalidArguments(_) => "fix",
+        ToolError::Retry(_) => "retry",
+        _ => "error",
+    }
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The whole test command: formatting, lints, then every test (doc tests too).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace

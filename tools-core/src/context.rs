@@ -1,0 +1,148 @@
+//! What a tool knows about the call it is serving, and the shared state it
+//! may read.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::Extensions;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The context of one tool call: cheap to clone (a few reference counts).
+///
+/// It carries the call id and the tool's name, a cancellation token, an
+/// optional deadline, and typed extensions: shared state such as an HTTP
+/// client or a database pool, put in once and read by type.
+///
+/// ```
+/// use tools_core::ToolContext;
+///
+/// #[derive(Clone)]
+/// struct Db(&'static str);
+///
+/// let ctx = ToolContext::new().with_extension(Db("postgres://localhost"));
+/// let call = ctx.for_call("call_1", "lookup");
+/// assert_eq!(call.get::<Db>().map(|db| db.0), Some("postgres://localhost"));
+/// assert_eq!(call.call_id(), "call_1");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ToolContext {
+    call_id: Arc<str>,
+    tool_name: Arc<str>,
+    cancellation: CancellationToken,
+    deadline: Option<Instant>,
+    extensions: Arc<Extensions>,
+}
+
+impl ToolContext {
+    /// An empty context: no call id, no deadline, no extensions.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A context for one call of `tool_name`, sharing this one's extensions
+    /// and deadline; its cancellation token is a child of this one's, so
+    /// cancelling the turn cancels the call but not the other way round.
+    pub fn for_call(&self, call_id: impl Into<Arc<str>>, tool_name: impl Into<Arc<str>>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            tool_name: tool_name.into(),
+            cancellation: self.cancellation.child_token(),
+            deadline: self.deadline,
+            extensions: Arc::clone(&self.extensions),
+        }
+    }
+
+    /// The id the model gave this call (empty outside a turn).
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The name the tool was called by (empty outside a turn).
+    pub fn tool_name(&self) -> &str {
+        &self.tool_name
+    }
+
+    /// The token that is cancelled when the call should stop.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// When the call must be done by, if anyone said.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// The time left before the deadline, if there is one.
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline.map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    }
+
+    /// The shared value of type `T`, if one was added.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.extensions.get::<T>()
+    }
+
+    /// This context with `value` added (replacing any earlier value of its type).
+    /// Values are cloned only when the context's extensions are shared, so add
+    /// them before handing the context out; wrap large state in an `Arc`.
+    pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        Arc::make_mut(&mut self.extensions).insert(value);
+        self
+    }
+
+    /// This context with a cancellation token of the caller's.
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// This context with a deadline.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// This context with a deadline `timeout` from now.
+    pub fn with_timeout(self, timeout: Duration) -> Self {
+        self.with_deadline(Instant::now() + timeout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancelling_the_turn_cancels_its_calls_only_downwards() {
+        let turn = ToolContext::new();
+        let a = turn.for_call("a", "t");
+        let b = turn.for_call("b", "t");
+        a.cancellation().cancel();
+        assert!(!turn.is_cancelled() && !b.is_cancelled());
+        turn.cancellation().cancel();
+        assert!(b.is_cancelled());
+    }
+
+    #[test]
+    fn extensions_are_shared_not_copied() {
+        let state = Arc::new(String::from("pool"));
+        let ctx = ToolContext::new().with_extension(Arc::clone(&state));
+        let call = ctx.for_call("1", "t");
+        assert!(Arc::ptr_eq(call.get::<Arc<String>>().unwrap(), &state));
+        assert!(call.get::<u32>().is_none());
+    }
+
+    #[tokio::test]
+    async fn remaining_time_counts_down() {
+        let ctx = ToolContext::new().with_timeout(Duration::from_secs(60));
+        let left = ctx.remaining().unwrap();
+        assert!(left <= Duration::from_secs(60) && left > Duration::from_secs(50));
+        assert!(ToolContext::new().remaining().is_none());
+    }
+}

@@ -1,0 +1,191 @@
+//! The error contract: what a tool call can fail with, and what the model is
+//! shown for each kind.
+//!
+//! | variant | a failure? | the model is shown |
+//! |---|---|---|
+//! | [`ToolError::InvalidArguments`] | no | the reason, and an instruction to fix the arguments against the schema and call again |
+//! | [`ToolError::Retry`] | no | the tool's own message, as it is |
+//! | [`ToolError::Failed`] | yes | `{"error": "<message>"}`, always valid JSON |
+//!
+//! Neither of the first two counts as a failure: the model made a mistake it
+//! can correct, and the agent loop simply goes on. A failure is still not
+//! fatal: the run continues and the model reads the error object.
+//!
+//! Any [`std::error::Error`] and any `anyhow::Error` converts into
+//! [`ToolError::Failed`] by `?`. For that reason `ToolError` itself does not
+//! implement `std::error::Error` (the same trade-off `anyhow::Error` makes).
+
+use std::fmt;
+
+/// The boxed error inside [`ToolError::Failed`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why a tool call did not produce content. See the [module docs](self).
+///
+/// ```
+/// use tools_core::ToolError;
+///
+/// fn parse_days(raw: &str) -> Result<u8, ToolError> {
+///     let days: u8 = raw.parse()?; // any std error becomes ToolError::Failed
+///     if days == 0 {
+///         return Err(ToolError::retry("`days` must be at least 1: ask again with days >= 1"));
+///     }
+///     Ok(days)
+/// }
+/// assert!(parse_days("x").unwrap_err().is_failure());
+/// assert!(!parse_days("0").unwrap_err().is_failure());
+/// ```
+#[non_exhaustive]
+pub enum ToolError {
+    /// The arguments do not match the schema. The reason names the field
+    /// path and what was expected, e.g. ``at `days`: invalid type: string "3", expected u8``.
+    InvalidArguments(String),
+    /// The tool asks the model to try again, with this message (pydantic-ai's
+    /// `ModelRetry`).
+    Retry(String),
+    /// Anything else went wrong while running the tool.
+    Failed(BoxError),
+}
+
+impl ToolError {
+    /// An invalid-arguments error with this reason.
+    pub fn invalid_arguments(reason: impl Into<String>) -> Self {
+        Self::InvalidArguments(reason.into())
+    }
+
+    /// Ask the model to retry, showing it this message.
+    pub fn retry(message: impl Into<String>) -> Self {
+        Self::Retry(message.into())
+    }
+
+    /// A failure with a plain message.
+    pub fn failed(message: impl Into<String>) -> Self {
+        Self::Failed(message.into().into())
+    }
+
+    /// Whether this counts as a failure of the tool (only [`ToolError::Failed`]).
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Self::Failed(_))
+    }
+
+    /// The content string the model is shown for this error.
+    ///
+    /// ```
+    /// use tools_core::ToolError;
+    /// assert_eq!(ToolError::failed("bad \"quote\"").model_content(), r#"{"error":"bad \"quote\""}"#);
+    /// ```
+    pub fn model_content(&self) -> String {
+        match self {
+            Self::InvalidArguments(reason) => invalid_arguments_content(reason),
+            Self::Retry(message) => message.clone(),
+            Self::Failed(error) => error_object(&error_chain(error.as_ref())),
+        }
+    }
+}
+
+/// What the model reads when its arguments were rejected.
+pub fn invalid_arguments_content(reason: &str) -> String {
+    format!(
+        "Invalid arguments: {reason}. Fix the arguments to match the tool's JSON schema and call the tool again."
+    )
+}
+
+/// `{"error": message}` as compact JSON; valid whatever the message holds.
+pub fn error_object(message: &str) -> String {
+    serde_json::json!({ "error": message }).to_string()
+}
+
+/// The error and its sources, joined with `": "` as anyhow's `{:#}` does.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    out
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidArguments(reason) => write!(f, "invalid arguments: {reason}"),
+            Self::Retry(message) => write!(f, "retry requested: {message}"),
+            Self::Failed(error) => f.write_str(&error_chain(error.as_ref())),
+        }
+    }
+}
+
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidArguments(reason) => f.debug_tuple("InvalidArguments").field(reason).finish(),
+            Self::Retry(message) => f.debug_tuple("Retry").field(message).finish(),
+            Self::Failed(error) => f.debug_tuple("Failed").field(error).finish(),
+        }
+    }
+}
+
+/// Any error converts by `?`: std errors, `anyhow::Error` (its context chain
+/// is kept as the source chain), `Box<dyn Error>`, and plain `String`/`&str`
+/// messages.
+impl<E: Into<BoxError>> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        Self::Failed(error.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Outer(std::io::Error);
+    impl fmt::Display for Outer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("reading the cache")
+        }
+    }
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn failures_show_their_source_chain_as_json() {
+        let err: ToolError = Outer(std::io::Error::other("disk \"full\"\nnow")).into();
+        let content = err.model_content();
+        let parsed: serde_json::Value = serde_json::from_str(&content).unwrap();
+        assert_eq!(parsed["error"], "reading the cache: disk \"full\"\nnow");
+        assert!(err.is_failure());
+    }
+
+    #[test]
+    fn anyhow_context_is_kept() {
+        let err: ToolError = anyhow::anyhow!("timeout").context("calling the API").into();
+        assert_eq!(err.model_content(), r#"{"error":"calling the API: timeout"}"#);
+    }
+
+    #[test]
+    fn invalid_arguments_and_retry_are_not_failures() {
+        let invalid = ToolError::invalid_arguments("at `days`: expected u8");
+        assert!(!invalid.is_failure());
+        assert!(invalid.model_content().contains("at `days`: expected u8"));
+        assert!(invalid.model_content().contains("schema"));
+        let retry = ToolError::retry("try a bigger city");
+        assert!(!retry.is_failure());
+        assert_eq!(retry.model_content(), "try a bigger city");
+    }
+
+    #[test]
+    fn non_ascii_messages_stay_valid_json() {
+        let content = ToolError::failed("Zürich — 東京 \u{0}").model_content();
+        let parsed: serde_json::Value = serde_json::from_str(&content).unwrap();
+        assert_eq!(parsed["error"], "Zürich — 東京 \u{0}");
+    }
+}

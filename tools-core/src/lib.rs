@@ -1,0 +1,34 @@
+//! The contract of the tools SDK.
+//!
+//! - [`Tool`]: what a toolset holds and a model calls (string in, string out);
+//! - [`TypedTool`]: the typed layer a tool's logic is written in, with the one
+//!   JSON adapter that turns it into a [`Tool`];
+//! - [`ToolContext`], [`ToolError`], [`ToolOutput`]: what a call sees, fails
+//!   with and returns;
+//! - [`ToolSpec`]: what a typed tool declares (name, description, schema...);
+//! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter.
+#![deny(missing_docs)]
+
+mod clean;
+mod context;
+mod describe;
+mod error;
+mod limits;
+mod output;
+mod schema;
+mod spec;
+mod tool;
+mod typed;
+
+pub use clean::clean_json;
+pub use context::ToolContext;
+pub use describe::to_markdown;
+pub use error::{BoxError, ToolError, error_object, invalid_arguments_content};
+pub use limits::Limits;
+pub use output::{Display, Json, ToolOutput, to_json_content};
+pub use schema::{JsonObject, Parameters};
+pub use spec::{Annotations, ToolSpec};
+pub use tool::{Tool, ToolFuture};
+pub use typed::TypedTool;
+
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,138 @@
+//! What a tool's `run` returns, and how it becomes the content string the
+//! model reads.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+use crate::ToolError;
+
+/// A value a tool returns: it knows how to become the model's content string.
+///
+/// - `String`, `&str` and `Cow<str>` are the content as they are;
+/// - numbers, `bool`, `serde_json::Value`, `Vec<T>` and `Option<T>` of
+///   serializable values are compact JSON;
+/// - any other `Serialize` type is compact JSON through [`Json`], or with
+///   `#[derive(ToolOutput)]` from the `tools` crate;
+/// - a type that should read differently implements this trait itself, or
+///   wraps itself in [`Display`].
+///
+/// ```
+/// use tools_core::{Json, ToolOutput};
+///
+/// #[derive(serde::Serialize)]
+/// struct Weather { celsius: f32 }
+///
+/// assert_eq!(Json(Weather { celsius: 21.5 }).into_content().unwrap(), r#"{"celsius":21.5}"#);
+/// assert_eq!("sunny".into_content().unwrap(), "sunny");
+/// ```
+pub trait ToolOutput {
+    /// The content string for the model. Fails only if serialization fails.
+    fn into_content(self) -> Result<String, ToolError>;
+}
+
+/// Compact JSON of any serializable value, as the model's content.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// The value's `Display` text, as the model's content.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Display<T>(pub T);
+
+/// Compact JSON of `value`: the content of every serializable output.
+pub fn to_json_content<T: Serialize + ?Sized>(value: &T) -> Result<String, ToolError> {
+    serde_json::to_string(value)
+        .map_err(|e| ToolError::failed(format!("the tool's output could not be serialized: {e}")))
+}
+
+impl<T: Serialize> ToolOutput for Json<T> {
+    fn into_content(self) -> Result<String, ToolError> {
+        to_json_content(&self.0)
+    }
+}
+
+impl<T: std::fmt::Display> ToolOutput for Display<T> {
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(self.0.to_string())
+    }
+}
+
+impl ToolOutput for String {
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(self)
+    }
+}
+
+impl ToolOutput for &str {
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(self.to_owned())
+    }
+}
+
+impl ToolOutput for Cow<'_, str> {
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(self.into_owned())
+    }
+}
+
+macro_rules! json_output {
+    ($($ty:ty),* $(,)?) => {$(
+        impl ToolOutput for $ty {
+            fn into_content(self) -> Result<String, ToolError> {
+                to_json_content(&self)
+            }
+        }
+    )*};
+}
+
+json_output!(
+    serde_json::Value, serde_json::Map<String, serde_json::Value>, bool, (),
+    i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64,
+);
+
+impl<T: Serialize> ToolOutput for Vec<T> {
+    fn into_content(self) -> Result<String, ToolError> {
+        to_json_content(&self)
+    }
+}
+
+impl<T: Serialize> ToolOutput for Option<T> {
+    fn into_content(self) -> Result<String, ToolError> {
+        to_json_content(&self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn strings_are_content_as_they_are() {
+        assert_eq!(String::from("a \"b\"").into_content().unwrap(), "a \"b\"");
+        assert_eq!(Cow::Borrowed("x").into_content().unwrap(), "x");
+    }
+
+    #[test]
+    fn values_are_compact_json() {
+        let value = serde_json::json!({"a": [1, 2], "b": null});
+        assert_eq!(value.into_content().unwrap(), r#"{"a":[1,2],"b":null}"#);
+        assert_eq!(vec![1, 2].into_content().unwrap(), "[1,2]");
+        assert_eq!(None::<u8>.into_content().unwrap(), "null");
+        assert_eq!(3.5f64.into_content().unwrap(), "3.5");
+    }
+
+    #[test]
+    fn display_renders_for_people() {
+        assert_eq!(Display(std::net::Ipv4Addr::LOCALHOST).into_content().unwrap(), "127.0.0.1");
+    }
+
+    #[test]
+    fn unserializable_output_is_a_failure_not_a_panic() {
+        let mut map = BTreeMap::new();
+        map.insert(vec![1u8], 1);
+        let err = Json(map).into_content().unwrap_err();
+        assert!(err.is_failure());
+        assert!(err.to_string().contains("could not be serialized"), "{err}");
+    }
+}

@@ -1,0 +1,412 @@
+//! The canonical JSON Schema of a tool's arguments, and the parser that
+//! enforces it: limits, serde with field paths, and the schema's constraints.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::LocationSegment;
+use jsonschema::{ValidationError, Validator};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{Limits, ToolError, clean_json};
+
+/// A JSON object, as schemas and MCP arguments are.
+pub type JsonObject = serde_json::Map<String, Value>;
+
+/// Keywords that serde does not enforce by itself: if a schema has any, a
+/// validator is compiled for it.
+const CONSTRAINTS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "const",
+    "enum",
+];
+
+/// How many constraint violations one error reports.
+const MAX_REPORTED: usize = 5;
+
+/// A tool's argument schema, built once, with the validator for the
+/// constraints in it (ranges, lengths, patterns, enum values) when it has any.
+///
+/// ```
+/// use tools_core::Parameters;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Forecast {
+///     /// City name.
+///     city: String,
+///     #[schemars(range(min = 1, max = 16))]
+///     days: Option<u8>,
+/// }
+///
+/// let params = Parameters::of::<Forecast>();
+/// assert_eq!(params.schema()["required"], serde_json::json!(["city"]));
+/// let err = params.parse::<Forecast>(r#"{"city":"Oslo","days":17}"#, &Default::default()).err().unwrap();
+/// assert_eq!(err.to_string(), "invalid arguments: `days` must be at most 16");
+/// ```
+#[derive(Clone)]
+pub struct Parameters {
+    schema: Arc<JsonObject>,
+    validator: Option<Arc<Validator>>,
+}
+
+impl Parameters {
+    /// The schema of `R` (schemars, JSON Schema 2020-12), with its validator.
+    ///
+    /// The root is an object schema with `properties`: a request with no
+    /// fields (`()`, a unit struct, `struct Empty {}`) gets
+    /// `{"type":"object","properties":{}}`. `$schema` and the
+    /// root `title` (the Rust type's name, noise to a model) are dropped.
+    pub fn of<R: JsonSchema + ?Sized>() -> Self {
+        let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<R>();
+        let mut root = match schema.to_value() {
+            Value::Object(object) => object,
+            _ => JsonObject::new(),
+        };
+        root.remove("$schema");
+        root.remove("title");
+        if root.is_empty() || root.get("type").and_then(Value::as_str) == Some("null") {
+            root.insert("type".into(), "object".into());
+        }
+        if root.get("type").and_then(Value::as_str) == Some("object") && !root.contains_key("properties") {
+            // Several providers reject an object schema without `properties`.
+            root.insert("properties".into(), Value::Object(JsonObject::new()));
+        }
+        let validator = if needs_validator(&root) {
+            // schemars only emits schemas that compile; if one ever did not,
+            // serde still checks the types, so there is nothing to report.
+            jsonschema::options().should_validate_formats(false).build(&Value::Object(root.clone())).ok()
+        } else {
+            None
+        };
+        Self { schema: Arc::new(root), validator: validator.map(Arc::new) }
+    }
+
+    /// A schema given as it is (a remote tool's), with no validation of ours.
+    pub fn from_schema(schema: JsonObject) -> Self {
+        Self { schema: Arc::new(schema), validator: None }
+    }
+
+    /// The same schema without constraint checks: only serde checks the input.
+    pub fn without_validation(self) -> Self {
+        Self { validator: None, ..self }
+    }
+
+    /// The schema as a JSON object.
+    pub fn schema(&self) -> &JsonObject {
+        &self.schema
+    }
+
+    /// The schema, shared (MCP wants it as an `Arc`).
+    pub fn shared_schema(&self) -> &Arc<JsonObject> {
+        &self.schema
+    }
+
+    /// Whether constraints beyond types are checked before the tool runs.
+    pub fn validates(&self) -> bool {
+        self.validator.is_some()
+    }
+
+    /// Turn a raw argument string into `R`: clean it, check the limits,
+    /// check the constraints, deserialize. Every failure is
+    /// [`ToolError::InvalidArguments`] with a reason that names the field.
+    pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &Limits) -> Result<R, ToolError> {
+        limits.check_size(raw)?;
+        let json = clean_json(raw);
+        limits.check_depth(&json)?;
+        match &self.validator {
+            None => {
+                let mut de = serde_json::Deserializer::from_str(&json);
+                let value = serde_path_to_error::deserialize(&mut de).map_err(serde_error)?;
+                de.end().map_err(|e| ToolError::invalid_arguments(serde_message(&e)))?;
+                Ok(value)
+            }
+            Some(validator) => {
+                let value: Value = serde_json::from_str(&json)
+                    .map_err(|e| ToolError::invalid_arguments(serde_message(&e)))?;
+                // serde first: its messages name the Rust type that was expected.
+                let request = serde_path_to_error::deserialize(&value).map_err(serde_error)?;
+                let violations: Vec<String> =
+                    validator.iter_errors(&value).take(MAX_REPORTED).map(|e| violation(&e)).collect();
+                if !violations.is_empty() {
+                    return Err(ToolError::invalid_arguments(violations.join("; ")));
+                }
+                Ok(request)
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Parameters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parameters")
+            .field("schema", &self.schema)
+            .field("validates", &self.validates())
+            .finish()
+    }
+}
+
+fn needs_validator(schema: &JsonObject) -> bool {
+    schema.iter().any(|(key, value)| {
+        // Under `properties` and `$defs` the keys are names, not keywords.
+        let is_name_map = key == "properties" || key == "$defs" || key == "definitions";
+        let is_constraint =
+            !is_name_map && CONSTRAINTS.contains(&key.as_str()) && !is_integer_bound(schema, key, value);
+        is_constraint || has_constraint(value, is_name_map)
+    })
+}
+
+/// schemars bounds integers by their width (`u8` gets `minimum: 0, maximum:
+/// 255`); serde enforces those already, so they need no validator.
+fn is_integer_bound(schema: &JsonObject, key: &str, value: &Value) -> bool {
+    let Some(format) = schema.get("format").and_then(Value::as_str) else {
+        return false;
+    };
+    let (min, max): (i128, i128) = match format {
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "uint64" | "uint" => (0, u64::MAX.into()),
+        "uint128" => (0, i128::MAX),
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        _ => return false,
+    };
+    let bound = value.as_i64().map(i128::from).or_else(|| value.as_u64().map(i128::from));
+    match key {
+        "minimum" => bound == Some(min),
+        "maximum" => bound == Some(max),
+        _ => false,
+    }
+}
+
+fn has_constraint(value: &Value, names: bool) -> bool {
+    match value {
+        Value::Object(object) if names => object.values().any(|v| has_constraint(v, false)),
+        Value::Object(object) => needs_validator(object),
+        Value::Array(items) => items.iter().any(|v| has_constraint(v, false)),
+        _ => false,
+    }
+}
+
+fn serde_error(error: serde_path_to_error::Error<serde_json::Error>) -> ToolError {
+    let path = error.path().to_string();
+    let message = serde_message(error.inner());
+    if path == "." {
+        ToolError::invalid_arguments(message)
+    } else {
+        ToolError::invalid_arguments(format!("at `{path}`: {message}"))
+    }
+}
+
+/// serde_json's message without its " at line L column C" suffix: the model
+/// sent one line of arguments, and the field path says more.
+fn serde_message(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    if error.line() == 0 {
+        return text;
+    }
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    }
+}
+
+/// `items[0].name`, as serde_path_to_error writes paths.
+fn field_path(error: &ValidationError<'_>) -> String {
+    let mut path = String::new();
+    for segment in error.instance_path().iter() {
+        match segment {
+            LocationSegment::Property(name) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&name);
+            }
+            LocationSegment::Index(index) => {
+                let _ = write!(path, "[{index}]");
+            }
+        }
+    }
+    path
+}
+
+/// One constraint violation as the model should read it: "`days` must be at most 16".
+fn violation(error: &ValidationError<'_>) -> String {
+    let path = field_path(error);
+    let subject = if path.is_empty() { "the arguments".to_owned() } else { format!("`{path}`") };
+    match error.kind() {
+        ValidationErrorKind::Maximum { limit } => format!("{subject} must be at most {limit}"),
+        ValidationErrorKind::Minimum { limit } => format!("{subject} must be at least {limit}"),
+        ValidationErrorKind::ExclusiveMaximum { limit } => format!("{subject} must be less than {limit}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => format!("{subject} must be greater than {limit}"),
+        ValidationErrorKind::MaxLength { limit } => {
+            format!("{subject} must be at most {limit} characters long")
+        }
+        ValidationErrorKind::MinLength { limit } => {
+            format!("{subject} must be at least {limit} characters long")
+        }
+        ValidationErrorKind::MaxItems { limit } => format!("{subject} must have at most {limit} items"),
+        ValidationErrorKind::MinItems { limit } => format!("{subject} must have at least {limit} items"),
+        ValidationErrorKind::Pattern { pattern } => format!("{subject} must match the pattern `{pattern}`"),
+        ValidationErrorKind::Enum { options } => format!("{subject} must be one of {options}"),
+        ValidationErrorKind::Required { property } => {
+            let field = property.as_str().map_or_else(|| property.to_string(), |name| format!("`{name}`"));
+            if path.is_empty() {
+                format!("missing field {field}")
+            } else {
+                format!("at `{path}`: missing field {field}")
+            }
+        }
+        _ => format!("{subject}: {error}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Plain {
+        city: String,
+        days: Option<u8>,
+        tags: Vec<String>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Constrained {
+        #[schemars(length(min = 2, max = 5))]
+        code: String,
+        #[schemars(range(min = 1, max = 16))]
+        days: u8,
+        #[schemars(regex(pattern = r"^[a-z]+$"))]
+        slug: Option<String>,
+        #[schemars(length(max = 2))]
+        items: Vec<Item>,
+        #[schemars(required)]
+        note: Option<String>,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Item {
+        #[schemars(range(max = 10))]
+        qty: u32,
+    }
+
+    fn limits() -> Limits {
+        Limits::default()
+    }
+
+    fn invalid(result: Result<impl std::fmt::Debug, ToolError>) -> String {
+        match result {
+            Err(ToolError::InvalidArguments(reason)) => reason,
+            other => panic!("expected invalid arguments, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn plain_types_skip_the_validator() {
+        assert!(!Parameters::of::<Plain>().validates());
+        assert!(Parameters::of::<Constrained>().validates());
+        assert!(!Parameters::of::<Constrained>().without_validation().validates());
+    }
+
+    #[test]
+    fn serde_errors_name_the_field_path() {
+        let params = Parameters::of::<Plain>();
+        let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo","days":"3","tags":[]}"#, &limits()));
+        assert_eq!(reason, r#"at `days`: invalid type: string "3", expected u8"#);
+        let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo","tags":[1]}"#, &limits()));
+        assert_eq!(reason, "at `tags[0]`: invalid type: integer `1`, expected a string");
+        let reason = invalid(params.parse::<Plain>(r#"{"tags":[]}"#, &limits()));
+        assert_eq!(reason, "missing field `city`");
+        let reason = invalid(params.parse::<Plain>(r#"{"city":"a","tags":[}"#, &limits()));
+        assert_eq!(reason, "at `tags[0]`: expected value");
+    }
+
+    #[test]
+    fn constraints_are_enforced_with_field_names() {
+        let params = Parameters::of::<Constrained>();
+        let ok = r#"{"code":"ab","days":3,"items":[{"qty":1}],"note":"n"}"#;
+        params.parse::<Constrained>(ok, &limits()).unwrap();
+        let cases = [
+            (r#"{"code":"ab","days":17,"items":[],"note":"n"}"#, "`days` must be at most 16"),
+            (r#"{"code":"ab","days":0,"items":[],"note":"n"}"#, "`days` must be at least 1"),
+            (r#"{"code":"a","days":1,"items":[],"note":"n"}"#, "`code` must be at least 2 characters long"),
+            (
+                r#"{"code":"ab","days":1,"slug":"A!","items":[],"note":"n"}"#,
+                "`slug` must match the pattern `^[a-z]+$`",
+            ),
+            (
+                r#"{"code":"ab","days":1,"items":[{"qty":11}],"note":"n"}"#,
+                "`items[0].qty` must be at most 10",
+            ),
+            (
+                r#"{"code":"ab","days":1,"items":[{"qty":1},{"qty":1},{"qty":1}],"note":"n"}"#,
+                "`items` must have at most 2 items",
+            ),
+            // `#[schemars(required)]` on an Option: serde would take it missing or null.
+            (r#"{"code":"ab","days":1,"items":[]}"#, "missing field `note`"),
+            (r#"{"code":"ab","days":1,"items":[],"note":null}"#, r#"`note`: null is not of type "string""#),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(invalid(params.parse::<Constrained>(input, &limits())), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn several_violations_are_reported_together() {
+        let params = Parameters::of::<Constrained>();
+        let reason = invalid(
+            params.parse::<Constrained>(r#"{"code":"a","days":99,"items":[],"note":null}"#, &limits()),
+        );
+        assert!(reason.contains("`code`") && reason.contains("`days`"), "{reason}");
+    }
+
+    #[test]
+    fn empty_requests_get_an_object_root() {
+        #[derive(Deserialize, JsonSchema)]
+        struct Unit;
+        for schema in [Parameters::of::<()>(), Parameters::of::<Unit>()] {
+            assert_eq!(schema.schema()["type"], "object");
+            assert_eq!(schema.schema()["properties"], serde_json::json!({}));
+        }
+        #[derive(Deserialize, JsonSchema)]
+        struct NoFields {}
+        let params = Parameters::of::<NoFields>();
+        for raw in ["", "null", "{}", "```json\n{}\n```"] {
+            assert!(params.parse::<NoFields>(raw, &limits()).is_ok(), "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn limits_come_before_the_parser() {
+        let params = Parameters::of::<Plain>();
+        let deep = format!("{{\"city\":{}", "[".repeat(100_000));
+        let reason = invalid(params.parse::<Plain>(&deep, &limits()));
+        assert!(reason.contains("64 levels"), "{reason}");
+        let reason = invalid(params.parse::<Plain>("{}", &limits().with_max_bytes(1)));
+        assert!(reason.contains("limit of 1 bytes"), "{reason}");
+    }
+}

@@ -1,0 +1,189 @@
+//! What a typed tool declares about itself: name, description, annotations,
+//! argument schema, limits and timeout.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+
+use crate::{Limits, Parameters};
+
+/// Hints about a tool's behaviour, as MCP defines them. All are hints a
+/// client may show or use; none is enforced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// A human-readable title.
+    pub title: Option<Cow<'static, str>>,
+    /// The tool does not change its environment.
+    pub read_only: Option<bool>,
+    /// The tool may make destructive updates.
+    pub destructive: Option<bool>,
+    /// Calling it twice with the same arguments has no further effect.
+    pub idempotent: Option<bool>,
+    /// The tool talks to an open world of external entities (the web).
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// No hints at all.
+    pub const NONE: Self =
+        Self { title: None, read_only: None, destructive: None, idempotent: None, open_world: None };
+
+    /// Whether no hint is set.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::NONE
+    }
+}
+
+/// Everything a [`TypedTool`](crate::TypedTool) says about itself, built once
+/// per tool (in a `static` for a stateless tool, in a field for a tool with
+/// state).
+///
+/// ```
+/// use std::sync::LazyLock;
+/// use std::time::Duration;
+/// use tools_core::ToolSpec;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Request { city: String }
+///
+/// static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+///     ToolSpec::new::<Request>("get_weather", "Current temperature for a city.")
+///         .with_title("Weather")
+///         .read_only(true)
+///         .with_timeout(Duration::from_secs(5))
+/// });
+/// assert_eq!(SPEC.name(), "get_weather");
+/// assert_eq!(SPEC.parameters().schema()["required"], serde_json::json!(["city"]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct ToolSpec {
+    name: Cow<'static, str>,
+    description: Cow<'static, str>,
+    annotations: Annotations,
+    parameters: Parameters,
+    limits: Limits,
+    timeout: Option<Duration>,
+}
+
+impl ToolSpec {
+    /// A spec whose arguments are `R`, with default limits and no timeout.
+    pub fn new<R: JsonSchema + ?Sized>(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Self::with_parameters(name, description, Parameters::of::<R>())
+    }
+
+    /// A spec with parameters built elsewhere.
+    pub fn with_parameters(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        parameters: Parameters,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            annotations: Annotations::NONE,
+            parameters,
+            limits: Limits::DEFAULT,
+            timeout: None,
+        }
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The description injected into the prompt.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The MCP hints.
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+
+    /// The argument schema and its validator.
+    pub fn parameters(&self) -> &Parameters {
+        &self.parameters
+    }
+
+    /// The size and depth limits of the arguments.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// How long one call may take, if limited.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The same spec under another name.
+    pub fn with_name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The same spec with another description.
+    pub fn with_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Set the human-readable title.
+    pub fn with_title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.annotations.title = Some(title.into());
+        self
+    }
+
+    /// Set all annotations at once.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Hint that the tool does not change its environment.
+    pub fn read_only(mut self, yes: bool) -> Self {
+        self.annotations.read_only = Some(yes);
+        self
+    }
+
+    /// Hint that the tool may make destructive updates.
+    pub fn destructive(mut self, yes: bool) -> Self {
+        self.annotations.destructive = Some(yes);
+        self
+    }
+
+    /// Hint that repeated calls with the same arguments have no further effect.
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.annotations.idempotent = Some(yes);
+        self
+    }
+
+    /// Hint that the tool reaches an open world (the web, other people).
+    pub fn open_world(mut self, yes: bool) -> Self {
+        self.annotations.open_world = Some(yes);
+        self
+    }
+
+    /// Limit how long one call may take.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Other size and depth limits for the arguments.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Check only types (serde), not the schema's constraints.
+    pub fn without_validation(mut self) -> Self {
+        self.parameters = self.parameters.without_validation();
+        self
+    }
+}

@@ -1,0 +1,98 @@
+//! The typed layer a tool's logic is written in, and the one JSON adapter
+//! that makes every typed tool a [`Tool`].
+
+use std::future::Future;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::{Annotations, JsonObject, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec};
+
+/// A tool written as a typed `run`: the request is parsed for it, the output
+/// and error are turned into the model's content for it.
+///
+/// `#[tool]` writes exactly this impl. By hand it is a [`ToolSpec`] and a `run`:
+///
+/// ```
+/// use std::sync::LazyLock;
+/// use tools_core::{Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Request {
+///     /// City name.
+///     city: String,
+/// }
+///
+/// struct GetWeather;
+///
+/// impl TypedTool for GetWeather {
+///     type Request = Request;
+///     type Output = String;
+///     type Error = ToolError;
+///
+///     fn spec(&self) -> &ToolSpec {
+///         static SPEC: LazyLock<ToolSpec> =
+///             LazyLock::new(|| ToolSpec::new::<Request>("get_weather", "Current temperature for a city."));
+///         &SPEC
+///     }
+///
+///     async fn run(&self, _ctx: &ToolContext, req: Request) -> Result<String, ToolError> {
+///         Ok(format!("21°C in {}", req.city))
+///     }
+/// }
+///
+/// let out = futures::executor::block_on(GetWeather.call(&ToolContext::new(), r#"{"city":"Paris"}"#));
+/// assert_eq!(out.unwrap(), "21°C in Paris");
+/// ```
+pub trait TypedTool: Send + Sync {
+    /// The arguments, parsed from the model's JSON.
+    type Request: DeserializeOwned + JsonSchema + Send;
+    /// What `run` returns on success.
+    type Output: ToolOutput;
+    /// What `run` fails with: anything that converts into [`ToolError`].
+    type Error: Into<ToolError>;
+
+    /// The tool's name, description, schema, limits and timeout.
+    fn spec(&self) -> &ToolSpec;
+
+    /// The tool's logic.
+    fn run(
+        &self,
+        ctx: &ToolContext,
+        req: Self::Request,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+}
+
+/// The JSON adapter: clean, check limits and constraints, deserialize, run,
+/// render the output.
+impl<T: TypedTool> Tool for T {
+    fn name(&self) -> &str {
+        self.spec().name()
+    }
+
+    fn description(&self) -> &str {
+        self.spec().description()
+    }
+
+    fn parameters(&self) -> &JsonObject {
+        self.spec().parameters().schema()
+    }
+
+    fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
+        Box::pin(async move {
+            let spec = self.spec();
+            let req = spec.parameters().parse::<T::Request>(input, spec.limits())?;
+            let output = self.run(ctx, req).await.map_err(Into::into)?;
+            output.into_content()
+        })
+    }
+
+    fn annotations(&self) -> &Annotations {
+        self.spec().annotations()
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.spec().timeout()
+    }
+}

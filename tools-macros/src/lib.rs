@@ -1,0 +1,1 @@
+//! The `#[tool]` attribute (see issue 3); empty until the macro lands.
