@@ -6,29 +6,39 @@
 //! - [`ToolContext`], [`ToolError`], [`ToolOutput`]: what a call sees, fails
 //!   with and returns;
 //! - [`ToolSpec`]: what a typed tool declares (name, description, schema...);
+//! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
+//!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
+//!   another name;
 //! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter.
 #![deny(missing_docs)]
 
+mod call;
 mod clean;
 mod context;
 mod describe;
 mod error;
 mod limits;
 mod output;
+mod renamed;
 mod schema;
 mod spec;
 mod tool;
 mod typed;
 
+pub mod toolset;
+
+pub use call::{Outcome, ToolCall, ToolResult};
 pub use clean::clean_json;
 pub use context::ToolContext;
 pub use describe::to_markdown;
 pub use error::{BoxError, ToolError, error_object, invalid_arguments_content};
 pub use limits::Limits;
 pub use output::{Display, Json, ToolOutput, to_json_content};
+pub use renamed::Renamed;
 pub use schema::{JsonObject, Parameters};
 pub use spec::{Annotations, ToolSpec};
 pub use tool::{Tool, ToolFuture};
+pub use toolset::Toolset;
 pub use typed::TypedTool;
 
 pub use tokio_util::sync::CancellationToken;

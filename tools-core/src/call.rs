@@ -1,0 +1,88 @@
+//! One turn's calls as data: what the model asked for and what it gets back.
+
+/// One tool call the model made: its id, the tool's name and the raw
+/// argument string, exactly as the provider sent them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The provider's id for the call, echoed back in the result.
+    pub id: String,
+    /// The name the model called (looked up ignoring case).
+    pub name: String,
+    /// The raw arguments, before cleaning.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call with these parts.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        Self { id: id.into(), name: name.into(), arguments: arguments.into() }
+    }
+}
+
+/// How one call ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran and returned content.
+    Success,
+    /// The arguments did not fit the schema; the model is asked to fix them.
+    InvalidArguments,
+    /// The tool asked the model to try again.
+    RetryRequested,
+    /// The tool failed; the content is `{"error": "..."}`.
+    Error,
+    /// No tool has that name; the content lists the tools that exist.
+    NotFound,
+    /// The call ran past its timeout.
+    TimedOut,
+    /// The turn was cancelled before the call finished.
+    Cancelled,
+    /// The tool panicked.
+    Panicked,
+}
+
+impl Outcome {
+    /// Whether the tool produced its content normally.
+    pub fn is_success(self) -> bool {
+        self == Self::Success
+    }
+
+    /// Whether this counts as a failure of the tool. Invalid arguments, a
+    /// retry request and an unknown name are the model's to fix, not failures.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Self::Error | Self::TimedOut | Self::Cancelled | Self::Panicked)
+    }
+
+    /// Whether a provider should see the result flagged as an error (every
+    /// outcome but success), as Anthropic's `is_error` and MCP's `isError`.
+    pub fn is_error(self) -> bool {
+        !self.is_success()
+    }
+
+    /// A short lower-case name, for logs and metrics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::RetryRequested => "retry_requested",
+            Self::Error => "error",
+            Self::NotFound => "not_found",
+            Self::TimedOut => "timed_out",
+            Self::Cancelled => "cancelled",
+            Self::Panicked => "panicked",
+        }
+    }
+}
+
+/// The result of one call, in the order of the turn's calls.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolResult {
+    /// The id of the call this answers.
+    pub id: String,
+    /// The name the model called.
+    pub name: String,
+    /// The content string for the model.
+    pub content: String,
+    /// How the call ended.
+    pub outcome: Outcome,
+}

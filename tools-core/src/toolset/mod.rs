@@ -1,0 +1,7 @@
+//! The toolset: a registry of tools under their lower-cased names.
+
+mod names;
+mod registry;
+
+pub use names::{NameError, RESERVED_WEB_SEARCH, validate_name};
+pub use registry::{Toolset, ToolsetError, WebSearch};
