@@ -1,7 +1,8 @@
 //! A tool written by hand on the typed layer, without the `#[tool]` macro:
 //! a request type, a spec built once, and `run`.
 //!
-//! Run it with `cargo run --example hand_written`.
+//! Run it with `cargo run --example hand_written`. Its tool is also in the
+//! export set (`examples/export_set/mod.rs`), whose schemas are checked in.
 
 use std::sync::LazyLock;
 
@@ -11,7 +12,7 @@ use tools::{Json, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 
 /// The arguments the model sends.
 #[derive(Deserialize, JsonSchema)]
-struct ForecastRequest {
+pub struct ForecastRequest {
     /// City name, e.g. "Paris".
     city: String,
     /// Number of days to forecast (1 to 16); today only if absent.
@@ -21,13 +22,13 @@ struct ForecastRequest {
 
 /// What the tool returns: serialized as compact JSON for the model.
 #[derive(Serialize)]
-struct Forecast {
+pub struct Forecast {
     city: String,
     celsius: Vec<f32>,
 }
 
 /// A forecast tool with no state.
-struct GetForecast;
+pub struct GetForecast;
 
 impl TypedTool for GetForecast {
     type Request = ForecastRequest;

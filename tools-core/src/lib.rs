@@ -9,7 +9,9 @@
 //! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
 //!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
 //!   another name;
-//! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter.
+//! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter;
+//! - [`provider`]: the OpenAI, Anthropic, Gemini and MCP formats of tools
+//!   and tool-call messages, their export and their budgets.
 #![deny(missing_docs)]
 
 mod call;
@@ -25,6 +27,7 @@ mod spec;
 mod tool;
 mod typed;
 
+pub mod provider;
 pub mod toolset;
 
 pub use call::{Outcome, ToolCall, ToolResult};

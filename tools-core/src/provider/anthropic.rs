@@ -1,0 +1,253 @@
+//! Anthropic: Messages API tools (`input_schema`), strict tool use, the
+//! native web search tool, and `tool_use` / `tool_result` blocks.
+//!
+//! Rules, from Anthropic's documentation:
+//!
+//! - A tool is `{"name", "description", "input_schema"}`; `input_schema` is
+//!   a JSON Schema whose root has `type: "object"`; names match
+//!   `^[a-zA-Z0-9_-]{1,64}$`:
+//!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
+//!   Outside strict mode no further subset is published, so the canonical
+//!   schema is sent as it is.
+//! - The model's calls are `tool_use` content blocks with an object `input`;
+//!   the results go back in *one* user message of `tool_result` blocks
+//!   (`tool_use_id`, `content`, `is_error`), before any other content:
+//!   <https://docs.anthropic.com/en/api/messages>.
+//! - Strict tool use (`"strict": true`) supports a subset of JSON Schema:
+//!   types, `enum`, `const`, `anyOf`, `allOf`, local `$ref`/`$defs`, string
+//!   formats date-time, time, date, duration, email, hostname, uri, ipv4,
+//!   ipv6, uuid, `minItems` of 0 or 1, and every object with
+//!   `additionalProperties: false`; not recursion, numerical constraints,
+//!   string length constraints; at most 20 strict tools, 24 optional
+//!   parameters and 16 union-typed parameters per request:
+//!   <https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs>.
+//!   (Anthropic's own SDKs move unsupported keywords into the description,
+//!   as [`strict_schema`] does.)
+//! - Web search is `{"type": "web_search_20250305", "name": "web_search",
+//!   "max_uses", "allowed_domains" | "blocked_domains"}`, and the two domain
+//!   lists cannot be used together:
+//!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool>.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::budget::Limits;
+use super::error::read;
+use super::{Dialect, DialectError, MessageError, notes};
+use crate::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+use crate::{JsonObject, Tool, ToolCall, ToolResult};
+
+/// Anthropic tools outside strict mode.
+pub const LIMITS: Limits = Limits { max_name_len: 64, ..Limits::NONE };
+
+/// Strict tool use: the per-request limits of structured outputs.
+pub const STRICT_LIMITS: Limits =
+    Limits { max_tools: Some(20), max_optional_params: Some(24), max_union_params: Some(16), ..LIMITS };
+
+const STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "allOf",
+    "$ref",
+    "$defs",
+    "description",
+    "title",
+    "format",
+    "minItems",
+];
+
+const STRICT_FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+
+const STRICT_REFUSED: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "patternProperties",
+    "prefixItems",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+];
+
+/// One tool: `{"name", "description", "input_schema"[, "strict": true]}`.
+pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
+    let schema =
+        if strict { strict_schema(tool.name(), tool.parameters())? } else { tool.parameters().clone() };
+    let mut definition =
+        json!({"name": tool.name(), "description": tool.description(), "input_schema": schema});
+    if strict {
+        definition["strict"] = Value::Bool(true);
+    }
+    Ok(definition)
+}
+
+/// The native web search tool, `web_search_20250305`.
+pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
+    if !search.allowed_domains.is_empty() && !search.blocked_domains.is_empty() {
+        return Err(DialectError::tool(
+            RESERVED_WEB_SEARCH,
+            Dialect::Anthropic,
+            "allowed_domains",
+            "allowed_domains and blocked_domains cannot be used together",
+        ));
+    }
+    let mut tool = json!({"type": "web_search_20250305", "name": RESERVED_WEB_SEARCH});
+    if let Some(max_uses) = search.max_uses {
+        tool["max_uses"] = json!(max_uses);
+    }
+    if !search.allowed_domains.is_empty() {
+        tool["allowed_domains"] = json!(search.allowed_domains);
+    }
+    if !search.blocked_domains.is_empty() {
+        tool["blocked_domains"] = json!(search.blocked_domains);
+    }
+    Ok(tool)
+}
+
+/// The strict form of a canonical schema: `oneOf` becomes `anyOf`, every
+/// object gets `additionalProperties: false` (an open map is refused),
+/// keywords outside the strict subset (numeric bounds, lengths, `pattern`,
+/// `default`, `minItems` above 1, other formats) move into the description,
+/// and a recursive schema is refused. `required` is left as it is: Anthropic
+/// does not ask for every property, so `Option` fields stay optional.
+pub fn strict_schema(tool: &str, schema: &JsonObject) -> Result<JsonObject, DialectError> {
+    let refuse =
+        |keyword: &str, problem: String| DialectError::tool(tool, Dialect::AnthropicStrict, keyword, problem);
+    if let Some(name) = notes::recursive_def(schema) {
+        return Err(refuse(
+            "$ref",
+            format!("the schema is recursive (through `{name}`), which strict mode refuses"),
+        ));
+    }
+    let mut root = Value::Object(schema.clone());
+    strict_node(&mut root, "", &refuse)?;
+    match root {
+        Value::Object(object) => Ok(object),
+        _ => Err(refuse("type", "the root must be an object schema".into())),
+    }
+}
+
+fn strict_node(
+    node: &mut Value,
+    path: &str,
+    refuse: &dyn Fn(&str, String) -> DialectError,
+) -> Result<(), DialectError> {
+    let Value::Object(object) = node else { return Ok(()) };
+    if let Some(keyword) = STRICT_REFUSED.iter().find(|keyword| object.contains_key(**keyword)) {
+        return Err(refuse(keyword, format!("{}: not supported by strict tool use", notes::at(path))));
+    }
+    notes::rename_key(object, "oneOf", "anyOf");
+    let is_object =
+        object.contains_key("properties") || object.get("type").and_then(Value::as_str) == Some("object");
+    if is_object {
+        if !matches!(object.get("additionalProperties"), None | Some(Value::Bool(false))) {
+            return Err(refuse(
+                "additionalProperties",
+                format!(
+                    "{}: an open map (additionalProperties) cannot be expressed in strict mode",
+                    notes::at(path)
+                ),
+            ));
+        }
+        object.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    notes::try_for_each_child(object, |child, segment| {
+        strict_node(child, &notes::join(path, &segment), refuse)
+    })?;
+    let mut moved = Vec::new();
+    let keys: Vec<String> = object.keys().cloned().collect();
+    for key in keys {
+        let keep = match key.as_str() {
+            "format" => match object.get("format").and_then(Value::as_str) {
+                Some(format) if notes::NUMERIC_FORMATS.contains(&format) => {
+                    object.remove("format");
+                    continue;
+                }
+                Some(format) => STRICT_FORMATS.contains(&format),
+                None => false,
+            },
+            "minItems" => object.get("minItems").and_then(Value::as_u64).is_some_and(|n| n <= 1),
+            other => STRICT_KEYWORDS.contains(&other),
+        };
+        if !keep && let Some(value) = object.remove(&key) {
+            moved.push((key, value));
+        }
+    }
+    notes::append(object, &moved);
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct ToolUse {
+    id: String,
+    name: String,
+    input: Value,
+}
+
+const RESPONSE: &str = "anthropic response";
+
+/// The `tool_use` blocks of a Messages response (the whole response, or
+/// its `content` array), in order; `input` is serialized to the arguments
+/// string. Other blocks (text, thinking, server tool use) are skipped.
+///
+/// ```
+/// use tools_core::provider::anthropic;
+/// let response = serde_json::json!({"role": "assistant", "content": [
+///     {"type": "text", "text": "Checking."},
+///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});
+/// let calls = anthropic::parse_calls(&response).unwrap();
+/// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("toolu_01", r#"{"city":"Paris"}"#));
+/// ```
+pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+    let content = match response {
+        Value::Array(blocks) => blocks,
+        Value::Object(object) => match object.get("content") {
+            Some(Value::Array(blocks)) => blocks,
+            Some(_) => return Err(MessageError::new(RESPONSE, "`content` is not an array")),
+            None => return Err(MessageError::new(RESPONSE, "no `content` array")),
+        },
+        _ => return Err(MessageError::new(RESPONSE, "expected a message object or its `content` array")),
+    };
+    let mut calls = Vec::new();
+    for (index, block) in content.iter().enumerate() {
+        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+            continue;
+        }
+        let call: ToolUse = read(RESPONSE, block)
+            .map_err(|e| MessageError::new(RESPONSE, format!("content[{index}]: {}", e.problem)))?;
+        let arguments = match call.input {
+            // Older models sent an absent input for a tool without parameters.
+            Value::Null => "{}".to_owned(),
+            input => input.to_string(),
+        };
+        calls.push(ToolCall::new(call.id, call.name, arguments));
+    }
+    Ok(calls)
+}
+
+/// The turn's results as the one user message Anthropic expects:
+/// `{"role": "user", "content": [{"type": "tool_result", "tool_use_id",
+/// "content"[, "is_error": true]}...]}`.
+pub fn format_results(results: &[ToolResult]) -> Value {
+    let blocks: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let mut block = json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
+            if r.outcome.is_error() {
+                block["is_error"] = Value::Bool(true);
+            }
+            block
+        })
+        .collect();
+    json!({"role": "user", "content": blocks})
+}

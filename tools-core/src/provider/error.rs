@@ -1,0 +1,92 @@
+//! Why a toolset cannot be sent in a dialect, and why a provider's message
+//! could not be read.
+
+use super::Dialect;
+
+/// A tool (or the whole toolset) that a dialect cannot express: found when
+/// the definitions are built or exported, never at request time.
+///
+/// It names the tool, the dialect and the keyword or limit at fault:
+///
+/// ```
+/// use tools_core::provider::{Dialect, DialectError};
+/// let err = DialectError::tool("walk", Dialect::Gemini, "$ref", "the schema is recursive");
+/// assert_eq!(err.to_string(), "tool `walk` cannot be sent as gemini: the schema is recursive (`$ref`)");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{} cannot be sent as {dialect}: {problem} (`{keyword}`)", subject(.tool))]
+pub struct DialectError {
+    /// The tool at fault; `None` when the toolset as a whole breaks a limit.
+    pub tool: Option<String>,
+    /// The dialect that cannot express it.
+    pub dialect: Dialect,
+    /// The schema keyword or the provider limit at fault.
+    pub keyword: String,
+    /// What is wrong, in words.
+    pub problem: String,
+}
+
+fn subject(tool: &Option<String>) -> String {
+    match tool {
+        Some(name) => format!("tool `{name}`"),
+        None => "the toolset".to_owned(),
+    }
+}
+
+impl DialectError {
+    /// A problem with one tool.
+    pub fn tool(
+        tool: impl Into<String>,
+        dialect: Dialect,
+        keyword: impl Into<String>,
+        problem: impl Into<String>,
+    ) -> Self {
+        Self { tool: Some(tool.into()), dialect, keyword: keyword.into(), problem: problem.into() }
+    }
+
+    /// A problem with the toolset as a whole (too many tools).
+    pub fn toolset(dialect: Dialect, keyword: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self { tool: None, dialect, keyword: keyword.into(), problem: problem.into() }
+    }
+}
+
+/// A provider response or request message that is not shaped as the
+/// provider documents it.
+///
+/// ```
+/// use tools_core::provider::openai;
+/// let err = openai::parse_chat_calls(&serde_json::json!({"choices": 3})).unwrap_err();
+/// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{what}: {problem}")]
+pub struct MessageError {
+    /// Which message was being read ("openai chat response"...).
+    pub what: &'static str,
+    /// What did not fit, with the JSON path where there is one.
+    pub problem: String,
+}
+
+impl MessageError {
+    /// A message error with this context.
+    pub fn new(what: &'static str, problem: impl Into<String>) -> Self {
+        Self { what, problem: problem.into() }
+    }
+}
+
+/// Deserialize a provider payload into `T`, naming the JSON path of the
+/// first thing that does not fit.
+pub(crate) fn read<T: serde::de::DeserializeOwned>(
+    what: &'static str,
+    value: &serde_json::Value,
+) -> Result<T, MessageError> {
+    serde_path_to_error::deserialize(value).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner().to_string();
+        if path == "." {
+            MessageError::new(what, inner)
+        } else {
+            MessageError::new(what, format!("at `{path}`: {inner}"))
+        }
+    })
+}

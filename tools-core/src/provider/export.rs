@@ -1,0 +1,167 @@
+//! Tool definitions written to a folder at build time, and the check that a
+//! checked-in folder still matches the code.
+//!
+//! The layout is `DIR/<dialect>/<tool>.json`, one file per tool and dialect,
+//! pretty JSON with a trailing newline, in registration order within a
+//! dialect and [`Dialect::EXPORTED`] order across them. A renamed tool or a
+//! changed schema then shows up as a diff in review, and
+//! [`assert_up_to_date`] fails a test before the change breaks stored
+//! message history.
+//!
+//! ```
+//! use tools_core::provider::{Dialect, export};
+//! let dir = std::env::temp_dir().join(format!("tools-export-doc-{}", std::process::id()));
+//! let tools = tools_core::Toolset::new();
+//! export::write(&tools, &dir, &Dialect::EXPORTED).unwrap();
+//! export::assert_up_to_date(&tools, &dir);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{Dialect, DialectError};
+use crate::Toolset;
+
+/// Set this environment variable to `1` to make [`assert_up_to_date`]
+/// rewrite the folder instead of failing (then review the diff).
+pub const UPDATE_ENV: &str = "TOOLS_UPDATE_SCHEMAS";
+
+/// Why an export failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// A tool cannot be expressed in a dialect.
+    #[error(transparent)]
+    Dialect(#[from] DialectError),
+    /// A file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+}
+
+/// Every file of the export, relative to the folder (`openai/get_forecast.json`),
+/// with its contents.
+pub fn render(toolset: &Toolset, dialects: &[Dialect]) -> Result<BTreeMap<PathBuf, String>, DialectError> {
+    let mut files = BTreeMap::new();
+    for dialect in dialects {
+        for definition in dialect.definitions(toolset)? {
+            let path = Path::new(dialect.name()).join(format!("{}.json", definition.name));
+            files.insert(path, pretty(&definition.value));
+        }
+    }
+    Ok(files)
+}
+
+fn pretty(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    text.push('\n');
+    text
+}
+
+/// Write the export to `dir`, replacing what each dialect's folder held
+/// (stale `.json` files of removed or renamed tools are deleted). Returns the
+/// files written, relative to `dir`.
+pub fn write(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<Vec<PathBuf>, ExportError> {
+    let files = render(toolset, dialects)?;
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| ExportError::Io { path, source }
+    };
+    for dialect in dialects {
+        let folder = dir.join(dialect.name());
+        std::fs::create_dir_all(&folder).map_err(io(&folder))?;
+        for stale in json_files(&folder).map_err(io(&folder))? {
+            if !files.contains_key(&Path::new(dialect.name()).join(&stale)) {
+                let path = folder.join(&stale);
+                std::fs::remove_file(&path).map_err(io(&path))?;
+            }
+        }
+    }
+    for (relative, text) in &files {
+        let path = dir.join(relative);
+        std::fs::write(&path, text).map_err(io(&path))?;
+    }
+    Ok(files.into_keys().collect())
+}
+
+/// The `.json` file names in a folder, sorted; none if it does not exist.
+fn json_files(folder: &Path) -> io::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(error),
+    };
+    let mut names = Vec::new();
+    for entry in entries {
+        let name = PathBuf::from(entry?.file_name());
+        if name.extension().is_some_and(|ext| ext == "json") {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Compare `dir` with the export of `toolset` in `dialects`: `Ok` if they
+/// match, otherwise a report of every missing, stale and changed file with
+/// a unified diff (checked-in file first).
+pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<(), String> {
+    let files = render(toolset, dialects).map_err(|error| error.to_string())?;
+    let mut report = String::new();
+    for dialect in dialects {
+        let folder = dir.join(dialect.name());
+        let existing = json_files(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        for name in existing {
+            if !files.contains_key(&Path::new(dialect.name()).join(&name)) {
+                let _ = writeln!(report, "stale: {} (no tool of that name now)", folder.join(name).display());
+            }
+        }
+    }
+    for (relative, expected) in &files {
+        let path = dir.join(relative);
+        match std::fs::read_to_string(&path) {
+            Ok(actual) if &actual == expected => {}
+            Ok(actual) => {
+                let diff = similar::TextDiff::from_lines(&actual, expected);
+                let shown =
+                    diff.unified_diff().context_radius(3).header("checked in", "generated").to_string();
+                let _ = writeln!(report, "changed: {}\n{shown}", path.display());
+            }
+            Err(error) if error.kind() == io::ErrorKind::NotFound => {
+                let _ = writeln!(report, "missing: {}", path.display());
+            }
+            Err(error) => {
+                let _ = writeln!(report, "unreadable: {}: {error}", path.display());
+            }
+        }
+    }
+    if report.is_empty() { Ok(()) } else { Err(report) }
+}
+
+/// Fail (panic, for tests) when `dir` no longer matches the export of
+/// `toolset` in [`Dialect::EXPORTED`], with a diff of every difference.
+/// With `TOOLS_UPDATE_SCHEMAS=1` the folder is rewritten instead.
+pub fn assert_up_to_date(toolset: &Toolset, dir: impl AsRef<Path>) {
+    let dir = dir.as_ref();
+    if std::env::var(UPDATE_ENV).is_ok_and(|v| v == "1") {
+        if let Err(error) = write(toolset, dir, &Dialect::EXPORTED) {
+            panic!("could not update the exported schemas in {}: {error}", dir.display());
+        }
+        return;
+    }
+    if let Err(report) = compare(toolset, dir, &Dialect::EXPORTED) {
+        panic!(
+            "the exported tool schemas in {} are out of date:\n{report}\nIf the change is intended, \
+             rewrite them ({UPDATE_ENV}=1 cargo test, or the export_schemas example) and commit them; \
+             a renamed tool or changed schema affects stored message history.",
+            dir.display()
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! The Model Context Protocol's tool definition.
+//!
+//! Rules, from the specification
+//! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>,
+//! <https://modelcontextprotocol.io/specification/2025-11-25/server/tools>):
+//! a tool is `{"name", "title"?, "description", "inputSchema",
+//! "annotations"?}`; `inputSchema` is a JSON Schema object whose root has
+//! `type: "object"`, read as JSON Schema 2020-12 when it has no `$schema`,
+//! which is exactly the canonical schema, sent as it is (`$defs` and all).
+//! Names SHOULD be 1 to 128 characters of `[A-Za-z0-9_.-]` (SEP-986).
+//! Annotations are the hints `title`, `readOnlyHint`, `destructiveHint`,
+//! `idempotentHint` and `openWorldHint`. MCP has no native web search, so
+//! the `web_search` fallback function is listed like any other tool.
+//!
+//! The rmcp server itself lives in the MCP bridge; this is the definition
+//! as JSON, for export and for clients that speak MCP by hand.
+
+use serde_json::{Value, json};
+
+use super::budget::Limits;
+use crate::Tool;
+
+/// Names of up to 128 characters; no tool count limit.
+pub const LIMITS: Limits = Limits { max_name_len: 128, ..Limits::NONE };
+
+/// One tool as `tools/list` lists it.
+///
+/// ```
+/// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+/// # struct Echo(JsonObject);
+/// # impl Tool for Echo {
+/// #     fn name(&self) -> &str { "echo" }
+/// #     fn description(&self) -> &str { "Repeat." }
+/// #     fn parameters(&self) -> &JsonObject { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// # }
+/// let schema = serde_json::json!({"type": "object", "properties": {}});
+/// let tool = Echo(schema.as_object().unwrap().clone());
+/// assert_eq!(tools_core::provider::mcp::tool(&tool)["inputSchema"], schema);
+/// ```
+pub fn tool(tool: &dyn Tool) -> Value {
+    let mut definition = json!({"name": tool.name()});
+    let annotations = tool.annotations();
+    if let Some(title) = &annotations.title {
+        definition["title"] = json!(title);
+    }
+    definition["description"] = json!(tool.description());
+    definition["inputSchema"] = Value::Object(tool.parameters().clone());
+    let hints = [
+        ("title", annotations.title.as_ref().map(|t| json!(t))),
+        ("readOnlyHint", annotations.read_only.map(Value::Bool)),
+        ("destructiveHint", annotations.destructive.map(Value::Bool)),
+        ("idempotentHint", annotations.idempotent.map(Value::Bool)),
+        ("openWorldHint", annotations.open_world.map(Value::Bool)),
+    ];
+    let hints: serde_json::Map<String, Value> =
+        hints.into_iter().filter_map(|(key, value)| value.map(|v| (key.to_owned(), v))).collect();
+    if !hints.is_empty() {
+        definition["annotations"] = Value::Object(hints);
+    }
+    definition
+}
