@@ -59,3 +59,265 @@ fn gemini() {
 fn mcp() {
     insta::assert_snapshot!(dialect_output(Dialect::Mcp));
 }
+
+mod behaviour {
+    use super::corpus::{self, SchemaTool, tool};
+    use serde_json::json;
+    use tools_core::provider::{Dialect, budget, gemini, openai};
+    use tools_core::toolset::{Toolset, WebSearch};
+    use tools_core::{Limits, Parameters};
+
+    fn error(dialect: Dialect, tool: &SchemaTool) -> tools_core::provider::DialectError {
+        dialect.function(tool).unwrap_err()
+    }
+
+    #[test]
+    fn strict_optional_fields_are_nullable_and_serde_takes_null_or_absence() {
+        let flat = tool::<corpus::Flat>("flat", "");
+        let strict = openai::strict_schema("flat", &flat.schema, Dialect::OpenAiChatStrict).unwrap();
+        assert_eq!(strict["required"], json!(["city", "days", "metric"]));
+        assert_eq!(strict["properties"]["days"]["type"], json!(["integer", "null"]));
+        let params = Parameters::of::<corpus::Flat>();
+        for raw in [r#"{"city":"Oslo","days":null,"metric":true}"#, r#"{"city":"Oslo","metric":true}"#] {
+            let parsed: corpus::Flat = params.parse(raw, &Limits::default()).unwrap();
+            assert!(parsed.days.is_none(), "{raw}");
+        }
+        // The strict schema itself accepts the null the model will send.
+        let validator = jsonschema::validator_for(&serde_json::Value::Object(strict)).unwrap();
+        assert!(validator.is_valid(&json!({"city": "Oslo", "days": null, "metric": true})));
+        assert!(!validator.is_valid(&json!({"city": "Oslo", "metric": true, "extra": 1})));
+    }
+
+    #[test]
+    fn serde_default_fields_become_required_without_null() {
+        let defaults = tool::<corpus::Defaults>("defaults", "");
+        let strict = openai::strict_schema("defaults", &defaults.schema, Dialect::OpenAiChatStrict).unwrap();
+        // `offset: u32` with a default would refuse null, so it is not made nullable.
+        assert_eq!(
+            strict["properties"]["offset"],
+            json!({"type": "integer", "minimum": 0, "description": "default: 0"})
+        );
+        let params = Parameters::of::<corpus::Defaults>();
+        let parsed: corpus::Defaults =
+            params.parse(r#"{"offset":3,"limit":5,"verbose":null}"#, &Limits::default()).unwrap();
+        assert_eq!((parsed.offset, parsed.limit, parsed.verbose), (3, 5, None));
+    }
+
+    #[test]
+    fn refusals_name_the_tool_the_dialect_and_the_keyword() {
+        let recursive = tool::<corpus::Recursive>("walk_tree", "");
+        let err = error(Dialect::Gemini, &recursive);
+        assert_eq!(
+            (err.tool.as_deref(), err.dialect, err.keyword.as_str()),
+            (Some("walk_tree"), Dialect::Gemini, "$ref")
+        );
+        assert!(err.to_string().contains("tool `walk_tree` cannot be sent as gemini"), "{err}");
+        assert!(Dialect::OpenAiChatStrict.function(&recursive).is_ok(), "OpenAI strict allows recursion");
+
+        let maps = tool::<corpus::Maps>("maps", "");
+        let err = error(Dialect::OpenAiChatStrict, &maps);
+        assert_eq!(err.keyword, "additionalProperties");
+        assert!(err.to_string().contains("`properties.headers`"), "{err}");
+        assert!(Dialect::OpenAiChat.function(&maps).is_ok(), "outside strict mode a map is fine");
+
+        let any = tool::<corpus::AnyValue>("any", "");
+        assert_eq!(error(Dialect::OpenAiResponsesStrict, &any).keyword, "true");
+
+        let digit =
+            SchemaTool { name: "3d_render", description: "", schema: corpus::tools()[0].schema.clone() };
+        let err = error(Dialect::Gemini, &digit);
+        assert_eq!(err.keyword, "name");
+        assert!(Dialect::OpenAiChat.function(&digit).is_ok());
+    }
+
+    #[test]
+    fn refusals_happen_when_the_toolset_is_exported() {
+        let set = corpus::toolset();
+        let err = Dialect::Gemini.definitions(&set).unwrap_err();
+        assert_eq!(err.tool.as_deref(), Some("recursive"));
+        let err = tools_core::provider::export::render(&set, &[Dialect::OpenAiChatStrict]).unwrap_err();
+        assert_eq!(err.tool.as_deref(), Some("maps"));
+        assert!(tools_core::provider::export::render(&set, &[Dialect::OpenAiChat, Dialect::Mcp]).is_ok());
+    }
+
+    fn many(count: usize) -> Toolset {
+        let mut set = Toolset::new();
+        for index in 0..count {
+            let name: &'static str = Box::leak(format!("tool_{index}").into_boxed_str());
+            set.add(tool::<corpus::Flat>(name, "")).unwrap();
+        }
+        set
+    }
+
+    #[test]
+    fn tool_counts_are_checked_per_dialect() {
+        assert!(Dialect::OpenAiChat.tools(&many(128)).is_ok());
+        let err = Dialect::OpenAiChat.tools(&many(129)).unwrap_err();
+        assert_eq!((err.tool.as_deref(), err.keyword.as_str()), (None, "max_tools = 128"));
+        assert!(err.to_string().starts_with("the toolset cannot be sent as openai: 129 tools"), "{err}");
+        assert!(Dialect::Mcp.tools(&many(129)).is_ok());
+        assert!(Dialect::Anthropic.tools(&many(21)).is_ok());
+        assert_eq!(Dialect::AnthropicStrict.tools(&many(21)).unwrap_err().keyword, "max_tools = 20");
+        // Each Flat has one optional (and union-typed) parameter: 25 > 24, within 20 tools is impossible,
+        // so check the optional-parameter limit through the report.
+        let report = budget::report(Dialect::AnthropicStrict, &many(20));
+        assert_eq!(report.usage.optional_params, 20);
+        assert_eq!(report.usage.union_params, 20);
+        let report = budget::report(Dialect::AnthropicStrict, &many(25));
+        let keywords: Vec<&str> = report.problems.iter().map(|p| p.keyword.as_str()).collect();
+        assert_eq!(keywords, ["max_tools = 20", "max_optional_params = 24", "max_union_params = 16"]);
+    }
+
+    #[test]
+    #[allow(dead_code)]
+    fn strict_schema_limits_are_checked() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L1 {
+            a: L2,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L2 {
+            a: L3,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L3 {
+            a: L4,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L4 {
+            a: L5,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L5 {
+            a: L6,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L6 {
+            a: L7,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L7 {
+            a: L8,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L8 {
+            a: L9,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L9 {
+            a: L10,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L10 {
+            a: L11,
+        }
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct L11 {
+            a: String,
+        }
+        // schemars puts each level in `$defs`, so nesting is counted on the inlined Gemini form too.
+        let set = Toolset::new().with(tool::<L1>("deep", "")).unwrap();
+        assert!(Dialect::OpenAiChatStrict.tools(&set).is_ok(), "each $defs entry is one level");
+        let inlined = gemini::parameters("deep", &tool::<L1>("deep", "").schema).unwrap().unwrap();
+        let deep = SchemaTool { name: "deep", description: "", schema: inlined };
+        let set = Toolset::new().with(deep).unwrap();
+        let err = Dialect::OpenAiChatStrict.tools(&set).unwrap_err();
+        assert_eq!((err.tool.as_deref(), err.keyword.as_str()), (Some("deep"), "max_nesting = 10"));
+    }
+
+    fn with_search(search: WebSearch) -> Toolset {
+        let mut set = Toolset::new();
+        set.add(tool::<corpus::Flat>("get_weather", "Weather.")).unwrap();
+        set.add_web_search(search).unwrap();
+        set.add(tool::<corpus::Empty>("now", "The time.")).unwrap();
+        set
+    }
+
+    fn fallback() -> SchemaTool {
+        tool::<corpus::Renamed>("my_search", "Search the web.")
+    }
+
+    #[test]
+    fn web_search_is_native_where_the_provider_has_it() {
+        let set = with_search(
+            WebSearch::new().with_max_uses(3).with_allowed_domains(["docs.rs"]).with_fallback(fallback()),
+        );
+        let responses = Dialect::OpenAiResponses.tools(&set).unwrap();
+        assert_eq!(responses[1], json!({"type": "web_search", "filters": {"allowed_domains": ["docs.rs"]}}));
+        let anthropic = Dialect::Anthropic.tools(&set).unwrap();
+        assert_eq!(
+            anthropic[1],
+            json!({"type": "web_search_20250305", "name": "web_search", "max_uses": 3, "allowed_domains": ["docs.rs"]})
+        );
+        assert_eq!(anthropic.as_array().unwrap().len(), 3);
+        let chat = Dialect::OpenAiChat.tools(&set).unwrap();
+        assert_eq!(chat[1]["function"]["name"], "web_search");
+        assert_eq!(chat[1]["function"]["description"], "Search the web.");
+        let mcp = Dialect::Mcp.tools(&set).unwrap();
+        let names: Vec<&str> = mcp.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["get_weather", "web_search", "now"]);
+    }
+
+    #[test]
+    fn gemini_search_sits_beside_the_function_declarations() {
+        let set = with_search(WebSearch::new().with_fallback(fallback()));
+        let tools = Dialect::Gemini.tools(&set).unwrap();
+        let declarations = tools[0]["functionDeclarations"].as_array().unwrap();
+        let names: Vec<&str> = declarations.iter().map(|d| d["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["get_weather", "now"]);
+        assert!(declarations[1].get("parameters").is_none(), "no parameters for a tool without arguments");
+        assert_eq!(tools[1], json!({"google_search": {}}));
+    }
+
+    #[test]
+    fn without_a_fallback_search_is_native_only() {
+        let set = with_search(WebSearch::new());
+        assert_eq!(Dialect::OpenAiChat.tools(&set).unwrap().as_array().unwrap().len(), 2);
+        let anthropic = Dialect::AnthropicStrict.tools(&set).unwrap();
+        assert_eq!(anthropic[2], json!({"type": "web_search_20250305", "name": "web_search"}));
+    }
+
+    #[test]
+    fn search_options_a_provider_lacks_are_refused() {
+        let blocked = with_search(WebSearch::new().with_blocked_domains(["example.com"]));
+        assert_eq!(Dialect::OpenAiResponses.tools(&blocked).unwrap_err().keyword, "blocked_domains");
+        assert_eq!(Dialect::Gemini.tools(&blocked).unwrap_err().keyword, "blocked_domains");
+        assert!(Dialect::Anthropic.tools(&blocked).is_ok());
+        assert!(Dialect::OpenAiChat.tools(&blocked).is_ok(), "no native search: nothing to refuse");
+        let both =
+            with_search(WebSearch::new().with_allowed_domains(["a.org"]).with_blocked_domains(["b.org"]));
+        let err = Dialect::Anthropic.tools(&both).unwrap_err();
+        assert_eq!((err.tool.as_deref(), err.keyword.as_str()), (Some("web_search"), "allowed_domains"));
+    }
+
+    #[test]
+    fn the_budget_report_covers_every_dialect() {
+        let reports = budget::check(&corpus::toolset());
+        let fits: Vec<(&str, bool)> = reports.iter().map(|r| (r.dialect.name(), r.fits())).collect();
+        assert_eq!(
+            fits,
+            [
+                ("openai", true),
+                ("openai-strict", false),
+                ("openai-responses", true),
+                ("openai-responses-strict", false),
+                ("anthropic", true),
+                ("anthropic-strict", false),
+                ("gemini", false),
+                ("mcp", true),
+            ]
+        );
+        let text = reports[6].to_string();
+        assert!(text.starts_with("gemini: 19/128 tools, longest name 13/64"), "{text}");
+        assert!(text.contains("tool `recursive` cannot be sent as gemini"), "{text}");
+        assert_eq!(reports[0].usage.tools, 22);
+    }
+
+    #[test]
+    fn dialect_names_round_trip() {
+        for dialect in Dialect::ALL {
+            assert_eq!(dialect.name().parse::<Dialect>(), Ok(dialect));
+        }
+        assert!("gpt".parse::<Dialect>().unwrap_err().contains("openai-strict"));
+    }
+}

@@ -1,0 +1,228 @@
+//! Each provider's assistant message parsed into the turn's calls, and the
+//! turn's results formatted back, on payloads shaped as the providers'
+//! documentation shows them; malformed payloads give errors, not panics.
+
+use serde_json::{Value, json};
+use tools_core::provider::{anthropic, gemini, openai};
+use tools_core::{Outcome, ToolCall, ToolResult};
+
+fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
+    ToolResult { id: call.id.clone(), name: call.name.clone(), content: content.to_owned(), outcome }
+}
+
+/// A turn's results for these calls: the first succeeds with JSON, the second fails.
+fn results(calls: &[ToolCall]) -> Vec<ToolResult> {
+    vec![
+        result(&calls[0], r#"{"celsius":21}"#, Outcome::Success),
+        result(&calls[1], r#"{"error":"no such city"}"#, Outcome::Error),
+    ]
+}
+
+#[test]
+fn openai_chat_round_trip() {
+    // From the Chat Completions function-calling guide: parallel calls, string arguments.
+    let response = json!({
+        "id": "chatcmpl-abc123",
+        "object": "chat.completion",
+        "model": "gpt-4.1",
+        "choices": [{
+            "index": 0,
+            "message": {
+                "role": "assistant",
+                "content": null,
+                "tool_calls": [
+                    {"id": "call_12345xyz", "type": "function",
+                     "function": {"name": "get_weather", "arguments": "{\"location\":\"Paris, France\"}"}},
+                    {"id": "call_67890abc", "type": "function",
+                     "function": {"name": "get_weather", "arguments": "{\"location\":\"Bogotá, Colombia\"}"}}
+                ]
+            },
+            "finish_reason": "tool_calls"
+        }]
+    });
+    let calls = openai::parse_chat_calls(&response).unwrap();
+    assert_eq!(
+        calls,
+        [
+            ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#),
+            ToolCall::new("call_67890abc", "get_weather", r#"{"location":"Bogotá, Colombia"}"#),
+        ]
+    );
+    // The message alone parses the same.
+    assert_eq!(openai::parse_chat_calls(&response["choices"][0]["message"]).unwrap(), calls);
+    let messages = openai::format_chat_results(&results(&calls));
+    assert_eq!(
+        messages,
+        [
+            json!({"role": "tool", "tool_call_id": "call_12345xyz", "content": "{\"celsius\":21}"}),
+            json!({"role": "tool", "tool_call_id": "call_67890abc", "content": "{\"error\":\"no such city\"}"}),
+        ]
+    );
+    // A message without tool calls has none.
+    let text = json!({"choices": [{"message": {"role": "assistant", "content": "Hi"}}]});
+    assert!(openai::parse_chat_calls(&text).unwrap().is_empty());
+}
+
+#[test]
+fn openai_responses_round_trip() {
+    let response = json!({
+        "id": "resp_67ccd2bed1ec8190",
+        "object": "response",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "function_call", "id": "fc_12345xyz", "call_id": "call_12345xyz",
+             "name": "get_weather", "arguments": "{\"location\":\"Paris, France\"}"},
+            {"type": "function_call", "id": "fc_67890abc", "call_id": "call_67890abc",
+             "name": "send_email", "arguments": "{\"to\":\"ilan@example.com\"}", "status": "completed"}
+        ]
+    });
+    let calls = openai::parse_responses_calls(&response).unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0], ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#));
+    assert_eq!(calls[1].name, "send_email");
+    assert_eq!(openai::parse_responses_calls(&response["output"]).unwrap(), calls);
+    let items = openai::format_responses_results(&results(&calls));
+    assert_eq!(
+        items[0],
+        json!({"type": "function_call_output", "call_id": "call_12345xyz", "output": "{\"celsius\":21}"})
+    );
+    assert_eq!(items[1]["call_id"], "call_67890abc");
+}
+
+#[test]
+fn anthropic_round_trip() {
+    // From the tool-use docs: text, then two tool_use blocks with object input.
+    let response = json!({
+        "id": "msg_01Aq9w938a90dw8q",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "stop_reason": "tool_use",
+        "content": [
+            {"type": "text", "text": "I'll check the weather and the time."},
+            {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather",
+             "input": {"location": "San Francisco, CA", "unit": "celsius"}},
+            {"type": "tool_use", "id": "toolu_01B", "name": "get_time", "input": {}}
+        ]
+    });
+    let calls = anthropic::parse_calls(&response).unwrap();
+    assert_eq!(
+        calls,
+        [
+            ToolCall::new(
+                "toolu_01A09q90qw90lq917835lq9",
+                "get_weather",
+                r#"{"location":"San Francisco, CA","unit":"celsius"}"#
+            ),
+            ToolCall::new("toolu_01B", "get_time", "{}"),
+        ]
+    );
+    let message = anthropic::format_results(&results(&calls));
+    assert_eq!(
+        message,
+        json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9", "content": "{\"celsius\":21}"},
+            {"type": "tool_result", "tool_use_id": "toolu_01B", "content": "{\"error\":\"no such city\"}", "is_error": true}
+        ]})
+    );
+}
+
+#[test]
+fn gemini_round_trip_with_synthesized_ids() {
+    // From the function-calling docs: parallel calls in one message, no ids.
+    let response = json!({
+        "candidates": [{
+            "content": {
+                "role": "model",
+                "parts": [
+                    {"functionCall": {"name": "power_disco_ball", "args": {"power": true}}},
+                    {"functionCall": {"name": "start_music", "args": {"energetic": true, "loud": true}}},
+                    {"functionCall": {"name": "dim_lights", "args": {"brightness": 0.5}}}
+                ]
+            },
+            "finishReason": "STOP"
+        }]
+    });
+    let calls = gemini::parse_calls(&response).unwrap();
+    let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["gemini-call-0-power_disco_ball", "gemini-call-1-start_music", "gemini-call-2-dim_lights"]
+    );
+    assert_eq!(calls[1].arguments, r#"{"energetic":true,"loud":true}"#);
+    // Stable: the same message gives the same ids.
+    assert_eq!(gemini::parse_calls(&response).unwrap(), calls);
+    let turn = vec![
+        result(&calls[0], r#"{"status":"on"}"#, Outcome::Success),
+        result(&calls[1], "Playing loud music.", Outcome::Success),
+        result(&calls[2], "fix your arguments: `brightness` must be at most 1", Outcome::InvalidArguments),
+    ];
+    assert_eq!(
+        gemini::format_results(&turn),
+        json!({"role": "user", "parts": [
+            {"functionResponse": {"name": "power_disco_ball", "response": {"status": "on"}}},
+            {"functionResponse": {"name": "start_music", "response": {"content": "Playing loud music."}}},
+            {"functionResponse": {"name": "dim_lights",
+                                  "response": {"error": "fix your arguments: `brightness` must be at most 1"}}}
+        ]})
+    );
+}
+
+#[test]
+fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
+    let parts = json!([{"text": "ok"}, {"functionCall": {"id": "fc-7", "name": "count", "args": null}}]);
+    let calls = gemini::parse_calls(&parts).unwrap();
+    assert_eq!(calls, [ToolCall::new("fc-7", "count", "{}")]);
+    let formatted = gemini::format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]);
+    assert_eq!(
+        formatted["parts"][0]["functionResponse"],
+        json!({"name": "count", "response": {"content": [1, 2, 3]}, "id": "fc-7"})
+    );
+}
+
+#[test]
+fn malformed_payloads_are_errors_not_panics() {
+    let chat_cases = [
+        (json!({"choices": []}), "openai chat response: `choices` is empty"),
+        (
+            json!({"choices": [{"message": {"tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": {"a": 1}}}]}}]}),
+            "openai chat response: at `choices[0].message.tool_calls[0].function.arguments`: invalid type: map, expected a string",
+        ),
+        (
+            json!({"choices": [{"message": {"tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]}),
+            "openai chat response: at `choices[0].message.tool_calls[0]`: missing field `id`",
+        ),
+        (json!("hello"), "openai chat response: invalid type: string \"hello\", expected struct ChatMessage"),
+    ];
+    for (payload, expected) in chat_cases {
+        assert_eq!(openai::parse_chat_calls(&payload).unwrap_err().to_string(), expected);
+    }
+    let responses = json!({"output": [{"type": "function_call", "call_id": "c", "arguments": "{}"}]});
+    assert_eq!(
+        openai::parse_responses_calls(&responses).unwrap_err().to_string(),
+        "openai responses output: output item 0: missing field `name`"
+    );
+    assert!(openai::parse_responses_calls(&json!({"output": 1})).is_err());
+    let tool_use = json!({"content": [{"type": "tool_use", "id": "t", "input": {}}]});
+    assert_eq!(
+        anthropic::parse_calls(&tool_use).unwrap_err().to_string(),
+        "anthropic response: content[0]: missing field `name`"
+    );
+    assert!(anthropic::parse_calls(&json!({"content": "text"})).is_err());
+    assert!(anthropic::parse_calls(&Value::Null).is_err());
+    let candidates = [
+        (json!({"candidates": []}), "gemini response: `candidates` is empty"),
+        (
+            json!({"candidates": [{"finishReason": "SAFETY"}]}),
+            "gemini response: `candidates[0]` has no `content`",
+        ),
+        (
+            json!({"candidates": [{"content": {"parts": [{"functionCall": {"args": {}}}]}}]}),
+            "gemini response: parts[0].functionCall: missing field `name`",
+        ),
+        (json!(42), "gemini response: expected a response, a content object or a parts array"),
+    ];
+    for (payload, expected) in candidates {
+        assert_eq!(gemini::parse_calls(&payload).unwrap_err().to_string(), expected);
+    }
+}
