@@ -71,11 +71,11 @@ pub(crate) fn try_for_each_child<E>(
             }
         } else if SCHEMA_KEYWORDS.contains(&key) {
             f(value, key.to_owned())?;
-        } else if SCHEMA_MAP_KEYWORDS.contains(&key) {
-            if let Some(map) = value.as_object_mut() {
-                for (name, item) in map.iter_mut() {
-                    f(item, format!("{key}.{name}"))?;
-                }
+        } else if SCHEMA_MAP_KEYWORDS.contains(&key)
+            && let Some(map) = value.as_object_mut()
+        {
+            for (name, item) in map.iter_mut() {
+                f(item, format!("{key}.{name}"))?;
             }
         }
     }
