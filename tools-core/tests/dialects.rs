@@ -321,3 +321,142 @@ mod behaviour {
         assert!("gpt".parse::<Dialect>().unwrap_err().contains("openai-strict"));
     }
 }
+
+/// What every transformed schema must hold, checked on every node of the
+/// corpus: the rules that, broken, give a 400.
+mod invariants {
+    use super::corpus;
+    use serde_json::Value;
+    use tools_core::provider::Dialect;
+
+    fn nodes<'a>(value: &'a Value, out: &mut Vec<&'a serde_json::Map<String, Value>>) {
+        let Some(object) = value.as_object() else { return };
+        out.push(object);
+        for (key, child) in object {
+            match key.as_str() {
+                "properties" | "$defs" => {
+                    child.as_object().into_iter().flatten().for_each(|(_, v)| nodes(v, out))
+                }
+                "anyOf" => child.as_array().into_iter().flatten().for_each(|v| nodes(v, out)),
+                "items" => nodes(child, out),
+                _ => {}
+            }
+        }
+    }
+
+    fn schemas(dialect: Dialect, pick: fn(&Value) -> Option<&Value>) -> Vec<Value> {
+        corpus::tools()
+            .iter()
+            .filter_map(|tool| dialect.function(tool).ok())
+            .filter_map(|d| pick(&d).cloned())
+            .collect()
+    }
+
+    #[test]
+    fn openai_strict_objects_are_closed_and_fully_required() {
+        let allowed = [
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "enum",
+            "const",
+            "anyOf",
+            "$ref",
+            "$defs",
+            "description",
+            "title",
+            "pattern",
+            "format",
+            "multipleOf",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "minItems",
+            "maxItems",
+        ];
+        let all = schemas(Dialect::OpenAiChatStrict, |d| d.get("function").and_then(|f| f.get("parameters")));
+        assert!(all.len() >= 18, "{}", all.len());
+        for schema in &all {
+            let mut found = Vec::new();
+            nodes(schema, &mut found);
+            for node in found {
+                for key in node.keys() {
+                    assert!(allowed.contains(&key.as_str()), "`{key}` in {node:?}");
+                }
+                if let Some(properties) = node.get("properties").and_then(Value::as_object) {
+                    assert_eq!(node["additionalProperties"], false, "{node:?}");
+                    let required: Vec<&str> =
+                        node["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+                    let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+                    assert_eq!(required, names);
+                }
+                if node.contains_key("$ref") {
+                    assert_eq!(node.len(), 1, "a $ref stands alone: {node:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gemini_schemas_use_only_the_openapi_subset() {
+        let allowed = [
+            "type",
+            "format",
+            "description",
+            "nullable",
+            "enum",
+            "items",
+            "properties",
+            "required",
+            "minItems",
+            "maxItems",
+            "minProperties",
+            "maxProperties",
+            "minLength",
+            "maxLength",
+            "pattern",
+            "minimum",
+            "maximum",
+            "anyOf",
+            "propertyOrdering",
+        ];
+        let all = schemas(Dialect::Gemini, |d| d.get("parameters"));
+        assert!(all.len() >= 17, "{}", all.len());
+        for schema in &all {
+            let mut found = Vec::new();
+            nodes(schema, &mut found);
+            for node in found {
+                for key in node.keys() {
+                    assert!(allowed.contains(&key.as_str()), "`{key}` in {node:?}");
+                }
+                assert!(node.get("type").is_none_or(Value::is_string), "one type: {node:?}");
+                if node.contains_key("anyOf") {
+                    assert_eq!(node.len(), 1, "anyOf alone: {node:?}");
+                }
+                if let Some(format) = node.get("format") {
+                    assert!(format == "enum" || format == "date-time", "{node:?}");
+                }
+                if let Some(values) = node.get("enum") {
+                    assert!(values.as_array().unwrap().iter().all(Value::is_string), "{node:?}");
+                }
+                if let Some(properties) = node.get("properties") {
+                    assert!(!properties.as_object().unwrap().is_empty(), "non-empty properties: {node:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn anthropic_and_mcp_roots_are_objects() {
+        for tool in corpus::tools() {
+            let anthropic = Dialect::Anthropic.function(&tool).unwrap();
+            assert_eq!(anthropic["input_schema"]["type"], "object");
+            let mcp = Dialect::Mcp.function(&tool).unwrap();
+            assert_eq!(mcp["inputSchema"]["type"], "object");
+            assert!(mcp["inputSchema"]["properties"].is_object());
+        }
+    }
+}

@@ -155,11 +155,7 @@ pub fn report(dialect: Dialect, toolset: &Toolset) -> Report {
 }
 
 /// The first limit the definitions break, as an error.
-pub(crate) fn enforce(
-    dialect: Dialect,
-    _toolset: &Toolset,
-    definitions: &[Definition],
-) -> Result<(), DialectError> {
+pub(crate) fn enforce(dialect: Dialect, definitions: &[Definition]) -> Result<(), DialectError> {
     match compare(dialect, &dialect.limits(), definitions).into_iter().next() {
         Some(problem) => Err(problem),
         None => Ok(()),

@@ -182,7 +182,7 @@ impl Dialect {
             };
             definitions.push(definition);
         }
-        budget::enforce(self, toolset, &definitions)?;
+        budget::enforce(self, &definitions)?;
         Ok(definitions)
     }
 
