@@ -226,3 +226,58 @@ fn malformed_payloads_are_errors_not_panics() {
         assert_eq!(gemini::parse_calls(&payload).unwrap_err().to_string(), expected);
     }
 }
+
+mod fuzz {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+    use tools_core::provider::{anthropic, gemini, openai};
+
+    /// Any JSON value, biased towards the keys the parsers look for.
+    fn json_value() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            Just("choices".to_owned()),
+            Just("message".to_owned()),
+            Just("tool_calls".to_owned()),
+            Just("function".to_owned()),
+            Just("arguments".to_owned()),
+            Just("output".to_owned()),
+            Just("type".to_owned()),
+            Just("content".to_owned()),
+            Just("candidates".to_owned()),
+            Just("parts".to_owned()),
+            Just("functionCall".to_owned()),
+            Just("name".to_owned()),
+            Just("id".to_owned()),
+            "[a-z]{1,6}",
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            prop_oneof![
+                Just("function".to_owned()),
+                Just("tool_use".to_owned()),
+                Just("function_call".to_owned()),
+                ".{0,8}"
+            ]
+            .prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 64, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..5)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn parsers_never_panic(value in json_value()) {
+            let _ = openai::parse_chat_calls(&value);
+            let _ = openai::parse_responses_calls(&value);
+            let _ = anthropic::parse_calls(&value);
+            let _ = gemini::parse_calls(&value);
+        }
+    }
+}

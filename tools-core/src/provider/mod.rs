@@ -150,6 +150,30 @@ impl Dialect {
         }
     }
 
+    /// Whether one tool can be sent in this dialect: its definition builds
+    /// and fits the per-tool limits. Call it when registering a tool to
+    /// refuse it there rather than at export.
+    ///
+    /// ```
+    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+    /// # struct Named(&'static str, JsonObject);
+    /// # impl Tool for Named {
+    /// #     fn name(&self) -> &str { self.0 }
+    /// #     fn description(&self) -> &str { "" }
+    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// # }
+    /// use tools_core::provider::Dialect;
+    /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
+    /// let tool = Named("2fa_code", schema.as_object().unwrap().clone());
+    /// assert!(Dialect::OpenAiChat.check(&tool).is_ok());
+    /// assert_eq!(Dialect::Gemini.check(&tool).unwrap_err().keyword, "name");
+    /// ```
+    pub fn check(self, tool: &dyn Tool) -> Result<(), DialectError> {
+        let definition = Definition { name: tool.name().to_owned(), value: self.function(tool)? };
+        budget::enforce(self, std::slice::from_ref(&definition))
+    }
+
     /// The provider's native web search tool, for dialects that have one.
     pub fn native_web_search(self, search: &WebSearch) -> Result<Option<Value>, DialectError> {
         match self {
