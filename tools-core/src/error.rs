@@ -1,26 +1,26 @@
 //! The error contract: what a tool call can fail with, and what the model is
 //! shown for each kind.
-//!
-//! | variant | a failure? | the model is shown |
-//! |---|---|---|
-//! | [`ToolError::InvalidArguments`] | no | the reason, and an instruction to fix the arguments against the schema and call again |
-//! | [`ToolError::Retry`] | no | the tool's own message, as it is |
-//! | [`ToolError::Failed`] | yes | `{"error": "<message>"}`, always valid JSON |
-//!
-//! Neither of the first two counts as a failure: the model made a mistake it
-//! can correct, and the agent loop simply goes on. A failure is still not
-//! fatal: the run continues and the model reads the error object.
-//!
-//! Any [`std::error::Error`] and any `anyhow::Error` converts into
-//! [`ToolError::Failed`] by `?`. For that reason `ToolError` itself does not
-//! implement `std::error::Error` (the same trade-off `anyhow::Error` makes).
 
 use std::fmt;
 
 /// The boxed error inside [`ToolError::Failed`].
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-/// Why a tool call did not produce content. See the [module docs](self).
+/// Why a tool call did not produce content.
+///
+/// | variant | a failure? | the model is shown |
+/// |---|---|---|
+/// | [`ToolError::InvalidArguments`] | no | the reason, and an instruction to fix the arguments against the schema and call again |
+/// | [`ToolError::Retry`] | no | the tool's own message, as it is |
+/// | [`ToolError::Failed`] | yes | `{"error": "<message>"}`, always valid JSON |
+///
+/// Neither of the first two counts as a failure: the model made a mistake it
+/// can correct, and the agent loop simply goes on. A failure is still not
+/// fatal: the run continues and the model reads the error object.
+///
+/// Any [`std::error::Error`] and any `anyhow::Error` converts into
+/// [`ToolError::Failed`] by `?`. For that reason `ToolError` itself does not
+/// implement `std::error::Error` (the same trade-off `anyhow::Error` makes).
 ///
 /// ```
 /// use tools_core::ToolError;
