@@ -76,7 +76,11 @@ impl Search<'_> {
                 excerpt(&body)
             )))
         })?;
-        tracing::debug!(results = parsed.results.len(), answer = parsed.answer.is_some(), "Tavily search done");
+        tracing::debug!(
+            results = parsed.results.len(),
+            answer = parsed.answer.is_some(),
+            "Tavily search done"
+        );
         Ok(parsed)
     }
 
@@ -94,9 +98,9 @@ impl Search<'_> {
                 ))
             }
             // Tavily's codes for a key whose plan or spending limit is used up.
-            432 | 433 => {
-                ToolError::failed(format!("Tavily refused the search for this key (HTTP {status_text}): {detail}"))
-            }
+            432 | 433 => ToolError::failed(format!(
+                "Tavily refused the search for this key (HTTP {status_text}): {detail}"
+            )),
             _ if status.is_server_error() => {
                 ToolError::failed(format!("Tavily failed (HTTP {status_text}): {detail}"))
             }

@@ -7,7 +7,9 @@
 #[non_exhaustive]
 pub enum TavilyError {
     /// The environment variable that should hold the key is unset or blank.
-    #[error("{var} is not set: put your Tavily API key (tvly-...) in it, or pass the key to Tavily::from_api_key")]
+    #[error(
+        "{var} is not set: put your Tavily API key (tvly-...) in it, or pass the key to Tavily::from_api_key"
+    )]
     MissingApiKey {
         /// The variable's name.
         var: &'static str,

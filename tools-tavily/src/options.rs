@@ -397,13 +397,17 @@ mod tests {
     fn limits_are_checked_and_named() {
         assert!(SearchOptions::new().max_results(0).validate().is_ok());
         assert!(SearchOptions::new().max_results(20).validate().is_ok());
-        assert!(reason(SearchOptions::new().max_results(21)).contains("`max_results`: must be 0 to 20, not 21"));
+        assert!(
+            reason(SearchOptions::new().max_results(21)).contains("`max_results`: must be 0 to 20, not 21")
+        );
         assert!(reason(SearchOptions::new().chunks_per_source(0)).contains("chunks_per_source"));
         assert!(reason(SearchOptions::new().chunks_per_source(4)).contains("1 to 3, not 4"));
         assert!(reason(SearchOptions::new().days(0)).contains("`days`"));
         assert!(reason(SearchOptions::new().start_date("2025-1-01")).contains("YYYY-MM-DD"));
         assert!(reason(SearchOptions::new().end_date("2025-13-01")).contains("end_date"));
-        assert!(reason(SearchOptions::new().start_date("2025-03-01").end_date("2025-02-01")).contains("after"));
+        assert!(
+            reason(SearchOptions::new().start_date("2025-03-01").end_date("2025-02-01")).contains("after")
+        );
         assert!(reason(SearchOptions::new().include_domains([" "])).contains("empty domain"));
         assert!(reason(SearchOptions::new().exclude_domains(vec!["a.com"; 151])).contains("at most 150"));
         assert!(reason(SearchOptions::new().include_domains(vec!["a.com"; 301])).contains("at most 300"));

@@ -65,7 +65,12 @@ pub struct SearchResult {
 
 impl SearchResult {
     /// A result with a title, URL, content and score, and nothing else.
-    pub fn new(title: impl Into<String>, url: impl Into<String>, content: impl Into<String>, score: f64) -> Self {
+    pub fn new(
+        title: impl Into<String>,
+        url: impl Into<String>,
+        content: impl Into<String>,
+        score: f64,
+    ) -> Self {
         Self { title: title.into(), url: url.into(), content: content.into(), score, ..Self::default() }
     }
 }
@@ -151,14 +156,23 @@ mod tests {
         assert_eq!(parsed.images[1].description.as_deref(), Some("a cat"));
         assert_eq!(parsed.results[0].published_date.as_deref(), Some("Mon, 01 Dec 2025"));
         let content = parsed.into_content().unwrap();
-        assert!(!content.contains("request_id") && !content.contains("raw_content") && !content.contains("answer"));
-        assert!(content.contains(r#""images":[{"url":"https://i/1.png"},{"url":"https://i/2.png","description":"a cat"}]"#));
+        assert!(
+            !content.contains("request_id")
+                && !content.contains("raw_content")
+                && !content.contains("answer")
+        );
+        assert!(content.contains(
+            r#""images":[{"url":"https://i/1.png"},{"url":"https://i/2.png","description":"a cat"}]"#
+        ));
     }
 
     #[test]
     fn display_without_answer_or_results() {
         assert_eq!(SearchResponse::default().to_string(), "");
-        let one = SearchResponse { results: vec![SearchResult::new("T", "https://u", "C", 0.456)], ..Default::default() };
+        let one = SearchResponse {
+            results: vec![SearchResult::new("T", "https://u", "C", 0.456)],
+            ..Default::default()
+        };
         assert_eq!(one.to_string(), "URL: https://u\nTITLE: T\nSCORE: 0.46\nCONTENT: C\n");
     }
 }

@@ -239,7 +239,8 @@ mod tests {
 
     #[test]
     fn builders_update_the_spec_and_defaults_hold() {
-        let tavily = Tavily::from_api_key("tvly-k").unwrap().with_name("search").with_description("Find pages.");
+        let tavily =
+            Tavily::from_api_key("tvly-k").unwrap().with_name("search").with_description("Find pages.");
         assert_eq!(tavily.spec().name(), "search");
         assert_eq!(tavily.spec().description(), "Find pages.");
         assert_eq!(tavily.search_opts(), &SearchOptions::default());
