@@ -1,6 +1,7 @@
 //! One `POST /search`: the request, a size-capped read of the answer, and
-//! the mapping of every way it can go wrong onto the error contract. Every
-//! message made here passes through [`ApiKey::redact`] before it leaves.
+//! the mapping of every way it can go wrong onto the error contract. All text
+//! that came from the server or the network passes through [`ApiKey::redact`]
+//! before it is put in an error.
 
 use std::time::Duration;
 

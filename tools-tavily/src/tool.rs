@@ -27,11 +27,11 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The arguments the model sends.
+// The doc comments below are the schema's descriptions: the model reads them.
+/// The arguments of one web search.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
 pub struct Request {
-    /// The search query, as you would type it into a search engine: short and
-    /// specific, under 400 characters.
+    /// The search query, as you would type it into a search engine: short and specific, under 400 characters.
     pub query: String,
 }
 

@@ -300,6 +300,14 @@ async fn a_malformed_body_gives_the_status_and_an_excerpt() {
 }
 
 #[tokio::test]
+async fn a_runaway_body_is_cut_off() {
+    let huge = "x".repeat(16 * 1024 * 1024 + 1);
+    let (_server, tavily) = serve(ResponseTemplate::new(200).set_body_string(huge)).await;
+    let error = call(&tavily, r#"{"query":"q"}"#).await.unwrap_err();
+    assert_eq!(error.to_string(), "Tavily's answer (HTTP 200 OK) is larger than 16 MiB");
+}
+
+#[tokio::test]
 async fn a_slow_server_times_out() {
     let slow = ResponseTemplate::new(200).set_body_json(answer_body()).set_delay(Duration::from_secs(30));
     let (_server, tavily) = serve(slow).await;

@@ -68,3 +68,15 @@ async fn renamed_to_web_search_it_is_the_fallback_and_nothing_else() {
     tools.add(tavily(&server)).unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), ["web_search", DEFAULT_NAME]);
 }
+
+#[test]
+fn the_model_sees_one_described_required_field() {
+    let tavily = Tavily::from_api_key("tvly-schema").unwrap();
+    let schema = serde_json::Value::Object(tavily.parameters().clone());
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["query"]));
+    assert_eq!(schema["properties"]["query"]["type"], "string");
+    let description = schema["properties"]["query"]["description"].as_str().unwrap();
+    assert!(description.starts_with("The search query") && !description.contains('\n'), "{description}");
+    assert_eq!(schema["description"], "The arguments of one web search.");
+}
