@@ -43,10 +43,16 @@ fn a_case_collision_names_both_tools() {
 fn invalid_names_are_refused() {
     let mut tools = Toolset::new();
     let err = tools.add(echo("get.weather")).unwrap_err();
-    assert_eq!(err, ToolsetError::InvalidName(NameError::Character { name: "get.weather".into(), found: '.' }));
+    assert_eq!(
+        err,
+        ToolsetError::InvalidName(NameError::Character { name: "get.weather".into(), found: '.' })
+    );
     assert!(err.to_string().contains("`get.weather`"), "{err}");
     let long = "x".repeat(65);
-    assert!(matches!(tools.add(echo(&long)), Err(ToolsetError::InvalidName(NameError::Length { len: 65, .. }))));
+    assert!(matches!(
+        tools.add(echo(&long)),
+        Err(ToolsetError::InvalidName(NameError::Length { len: 65, .. }))
+    ));
     assert!(matches!(tools.add(echo("")), Err(ToolsetError::InvalidName(NameError::Length { len: 0, .. }))));
     assert!(tools.add(echo(&"x".repeat(64))).is_ok());
     assert_eq!(tools.len(), 1);
@@ -144,7 +150,10 @@ fn add_web_search_records_the_options_without_a_function() {
     let mut tools = Toolset::new();
     tools
         .add_web_search(
-            WebSearch::new().with_max_uses(2).with_allowed_domains(["docs.rs"]).with_blocked_domains(["x.com"]),
+            WebSearch::new()
+                .with_max_uses(2)
+                .with_allowed_domains(["docs.rs"])
+                .with_blocked_domains(["x.com"]),
         )
         .unwrap();
     let search = tools.web_search().unwrap();
@@ -185,7 +194,8 @@ async fn renamed_changes_name_and_description_only() {
     assert_eq!(renamed.parameters(), Weather.parameters());
     let tools = Toolset::new().with(renamed).unwrap();
     assert!(tools.get("get_weather").is_none());
-    let result = tools.call(&ToolContext::new(), &ToolCall::new("1", "weather_now", r#"{"city":"Oslo"}"#)).await;
+    let result =
+        tools.call(&ToolContext::new(), &ToolCall::new("1", "weather_now", r#"{"city":"Oslo"}"#)).await;
     assert_eq!(result.content, "21°C in Oslo for 1 days");
     // Unrenamed, it is the inner tool.
     let plain = Renamed::new(Weather);

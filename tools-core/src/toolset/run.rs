@@ -164,9 +164,10 @@ impl Toolset {
                 };
                 (Outcome::TimedOut, error_object(&message))
             }
-            Ended::Cancelled => {
-                (Outcome::Cancelled, error_object(&format!("the call of tool `{}` was cancelled", tool.name())))
-            }
+            Ended::Cancelled => (
+                Outcome::Cancelled,
+                error_object(&format!("the call of tool `{}` was cancelled", tool.name())),
+            ),
         };
 
         let elapsed = started.elapsed();

@@ -64,7 +64,8 @@ pub fn echo(name: &str) -> FnTool {
 /// returns that number.
 pub fn sleeper(name: &str) -> FnTool {
     FnTool::new(name, |_, input| async move {
-        let ms: u64 = input.trim().parse().map_err(|_| ToolError::invalid_arguments("expected milliseconds"))?;
+        let ms: u64 =
+            input.trim().parse().map_err(|_| ToolError::invalid_arguments("expected milliseconds"))?;
         tokio::time::sleep(Duration::from_millis(ms)).await;
         Ok(ms.to_string())
     })
@@ -87,8 +88,9 @@ impl TypedTool for Weather {
     type Error = ToolError;
 
     fn spec(&self) -> &ToolSpec {
-        static SPEC: LazyLock<ToolSpec> =
-            LazyLock::new(|| ToolSpec::new::<WeatherRequest>("get_weather", "Current temperature for a city."));
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<WeatherRequest>("get_weather", "Current temperature for a city.")
+        });
         &SPEC
     }
 
