@@ -105,7 +105,9 @@ impl Toolset {
             outcome = tracing::field::Empty,
             duration_us = tracing::field::Empty,
         );
-        let started = std::time::Instant::now();
+        // Reading the clock costs as much as a trivial tool: only when
+        // someone will see the duration.
+        let started = (!span.is_disabled() || !self.observers.is_empty()).then(std::time::Instant::now);
         self.notify_start(call);
 
         let timeout = entry.timeout.or_else(|| tool.timeout()).or(self.default_timeout);
@@ -125,11 +127,17 @@ impl Toolset {
             // The tool's own `call` runs inside the guarded future, so a panic
             // while building its future is caught as well.
             let run = AssertUnwindSafe(async { tool.call(&child, &call.arguments).await }).catch_unwind();
+            // The tool is polled first, so one that finishes without waiting
+            // never registers with the cancellation token (a lock and a list
+            // insert); a turn cancelled before the call starts never runs it.
             let raced = async {
+                if child.is_cancelled() {
+                    return Ended::Cancelled;
+                }
                 tokio::select! {
                     biased;
-                    () = child.cancellation().cancelled() => Ended::Cancelled,
                     ended = run => ended.map_or_else(Ended::Panicked, Ended::Returned),
+                    () = child.cancellation().cancelled() => Ended::Cancelled,
                 }
             };
             match child.deadline() {
@@ -170,7 +178,7 @@ impl Toolset {
             ),
         };
 
-        let elapsed = started.elapsed();
+        let elapsed = started.map(|started| started.elapsed()).unwrap_or_default();
         span.record("outcome", outcome.as_str());
         span.record("duration_us", elapsed.as_micros() as u64);
         entry.counters.record(outcome);
