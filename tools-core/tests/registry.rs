@@ -204,3 +204,18 @@ async fn renamed_changes_name_and_description_only() {
     // A new name still has to follow the rules.
     assert!(Toolset::new().add(Renamed::new(Weather).with_name("get weather")).is_err());
 }
+
+#[test]
+fn lookup_and_removal_hold_in_a_large_toolset() {
+    // Past a handful of tools the lookup goes through the index.
+    let mut tools = Toolset::new();
+    for i in 0..20 {
+        tools.add(echo(&format!("Tool_{i}"))).unwrap();
+    }
+    assert_eq!(tools.get("TOOL_13").unwrap().name(), "Tool_13");
+    assert!(tools.add(echo("tool_13")).is_err());
+    tools.remove("tool_3").unwrap();
+    assert_eq!(tools.get("tool_19").unwrap().name(), "Tool_19");
+    assert!(tools.get("tool_3").is_none());
+    assert_eq!(tools.len(), 19);
+}

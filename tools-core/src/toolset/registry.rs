@@ -43,6 +43,9 @@ pub enum ToolsetError {
     },
 }
 
+/// Up to this many tools, a lookup compares names instead of hashing.
+const LINEAR_LOOKUP: usize = 8;
+
 /// The provider-native web search entry, and the function that stands in for
 /// it where a provider has no native search.
 ///
@@ -148,6 +151,9 @@ pub struct Toolset {
 #[derive(Clone)]
 pub(super) struct Entry {
     pub(super) tool: Arc<dyn Tool>,
+    /// The display name, shared with every call's context instead of
+    /// copied into it.
+    pub(super) name: Arc<str>,
     /// A timeout set at registration, ahead of the tool's own.
     pub(super) timeout: Option<Duration>,
     pub(super) counters: Arc<ToolCounters>,
@@ -247,6 +253,10 @@ impl Toolset {
     /// The registration under this name, ignoring case; the exact name is
     /// tried first so the common call allocates nothing.
     pub(super) fn entry(&self, name: &str) -> Option<&Entry> {
+        // A short list is scanned faster than a name is hashed.
+        if self.tools.len() <= LINEAR_LOOKUP {
+            return self.tools.iter().find(|entry| entry.name.eq_ignore_ascii_case(name));
+        }
         let index = match self.index.get(name) {
             Some(index) => *index,
             None => *self.index.get(&name.to_ascii_lowercase())?,
@@ -285,7 +295,7 @@ impl Toolset {
             return Err(ToolsetError::NotAnObject { name: tool.name().to_owned() });
         }
         let key = tool.name().to_ascii_lowercase();
-        let entry = Entry { tool, timeout: None, counters: Arc::default() };
+        let entry = Entry { name: Arc::from(tool.name()), tool, timeout: None, counters: Arc::default() };
         match self.index.get(&key) {
             Some(&index) if replace => Ok(Some(std::mem::replace(&mut self.tools[index], entry).tool)),
             Some(&index) => Err(ToolsetError::Duplicate {

@@ -3,8 +3,10 @@
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
+use std::pin::pin;
 use std::time::Duration;
 
+use futures::future::Either;
 use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
@@ -111,7 +113,7 @@ impl Toolset {
         self.notify_start(call);
 
         let timeout = entry.timeout.or_else(|| tool.timeout()).or(self.default_timeout);
-        let mut child = ctx.for_call(call.id.as_str(), tool.name());
+        let mut child = ctx.for_call(call.id.as_str(), std::sync::Arc::clone(&entry.name));
         // Whether the call's own timeout, rather than the turn's deadline, is
         // the one that binds: it decides what a timed-out call reports.
         let mut own_timeout = None;
@@ -134,10 +136,10 @@ impl Toolset {
                 if child.is_cancelled() {
                     return Ended::Cancelled;
                 }
-                tokio::select! {
-                    biased;
-                    ended = run => ended.map_or_else(Ended::Panicked, Ended::Returned),
-                    () = child.cancellation().cancelled() => Ended::Cancelled,
+                // `select` polls its first future first.
+                match futures::future::select(pin!(run), pin!(child.cancellation().cancelled())).await {
+                    Either::Left((ended, _)) => ended.map_or_else(Ended::Panicked, Ended::Returned),
+                    Either::Right(((), _)) => Ended::Cancelled,
                 }
             };
             match child.deadline() {
