@@ -41,7 +41,8 @@ impl Tool for RawAdd {
     }
     fn call<'a>(&'a self, _ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         Box::pin(async move {
-            let req: AddRequest = serde_json::from_str(input).map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
+            let req: AddRequest =
+                serde_json::from_str(input).map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
             Ok(add(req))
         })
     }
@@ -56,7 +57,8 @@ impl TypedTool for TypedAdd {
     type Output = String;
     type Error = ToolError;
     fn spec(&self) -> &ToolSpec {
-        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<AddRequest>("add", "Add two numbers."));
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<AddRequest>("add", "Add two numbers."));
         &SPEC
     }
     async fn run(&self, _ctx: &ToolContext, req: AddRequest) -> Result<String, ToolError> {
@@ -100,16 +102,22 @@ fn bench(c: &mut Criterion) {
     group.bench_function("direct_1", |b| {
         b.iter_custom(|iters| timed(&rt, iters, || async { direct(black_box(&one[0].arguments)) }))
     });
-    group.bench_function("run_1", |b| b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&one)))));
+    group.bench_function("run_1", |b| {
+        b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&one))))
+    });
     group.bench_function("typed_run_1", |b| {
         b.iter_custom(|iters| timed(&rt, iters, || typed.run(&ctx, black_box(&one))))
     });
     group.bench_function("direct_64", |b| {
         b.iter_custom(|iters| {
-            timed(&rt, iters, || async { many.iter().map(|call| direct(black_box(&call.arguments))).collect::<Vec<_>>() })
+            timed(&rt, iters, || async {
+                many.iter().map(|call| direct(black_box(&call.arguments))).collect::<Vec<_>>()
+            })
         })
     });
-    group.bench_function("run_64", |b| b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&many)))));
+    group.bench_function("run_64", |b| {
+        b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&many))))
+    });
     group.finish();
 }
 
@@ -137,7 +145,11 @@ fn main() {
     let means: Vec<Option<f64>> = ids.iter().map(|id| mean_ns(&dir, id)).collect();
     if let [Some(d1), Some(r1), Some(t1), Some(d64), Some(r64)] = means[..] {
         println!("\nsummary of this run:");
-        println!("  one call:  direct {d1:.0} ns, run {r1:.0} ns: ratio {:.2}x, overhead {:.0} ns", r1 / d1, r1 - d1);
+        println!(
+            "  one call:  direct {d1:.0} ns, run {r1:.0} ns: ratio {:.2}x, overhead {:.0} ns",
+            r1 / d1,
+            r1 - d1
+        );
         println!("             typed adapter through run {t1:.0} ns ({:.2}x direct)", t1 / d1);
         println!(
             "  64 calls:  direct {d64:.0} ns, run {r64:.0} ns: ratio {:.2}x, overhead {:.0} ns/call ({:.0} ns/call in all)",

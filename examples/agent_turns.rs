@@ -33,8 +33,11 @@ impl TypedTool for GetWeather {
 
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
-            ToolSpec::new::<WeatherRequest>("get_weather", "Temperature for a city, today or some days ahead.")
-                .with_timeout(Duration::from_secs(2))
+            ToolSpec::new::<WeatherRequest>(
+                "get_weather",
+                "Temperature for a city, today or some days ahead.",
+            )
+            .with_timeout(Duration::from_secs(2))
         });
         &SPEC
     }
@@ -61,8 +64,9 @@ impl TypedTool for ToFahrenheit {
     type Error = ToolError;
 
     fn spec(&self) -> &ToolSpec {
-        static SPEC: LazyLock<ToolSpec> =
-            LazyLock::new(|| ToolSpec::new::<ConvertRequest>("to_fahrenheit", "Convert Celsius to Fahrenheit."));
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<ConvertRequest>("to_fahrenheit", "Convert Celsius to Fahrenheit.")
+        });
         &SPEC
     }
 
@@ -86,8 +90,9 @@ impl TypedTool for WeatherAlerts {
     type Error = ToolError;
 
     fn spec(&self) -> &ToolSpec {
-        static SPEC: LazyLock<ToolSpec> =
-            LazyLock::new(|| ToolSpec::new::<AlertsRequest>("weather_alerts", "Active weather alerts for a region."));
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<AlertsRequest>("weather_alerts", "Active weather alerts for a region.")
+        });
         &SPEC
     }
 
@@ -170,7 +175,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         results = tools.run(&ctx, &calls).await;
         println!("turn {turn}: {} call(s) in {:?}", calls.len(), started.elapsed());
         for result in &results {
-            println!("  {:<6} {:<15} {:<17} {}", result.id, result.name, result.outcome.as_str(), result.content);
+            println!(
+                "  {:<6} {:<15} {:<17} {}",
+                result.id,
+                result.name,
+                result.outcome.as_str(),
+                result.content
+            );
         }
         if let Err(limit) = budget.record(&results) {
             println!("stopping: {limit}");
