@@ -102,6 +102,10 @@ fn bench(c: &mut Criterion) {
     group.bench_function("direct_1", |b| {
         b.iter_custom(|iters| timed(&rt, iters, || async { direct(black_box(&one[0].arguments)) }))
     });
+    let raw_tool = raw.get("add").unwrap();
+    group.bench_function("tool_call_1", |b| {
+        b.iter_custom(|iters| timed(&rt, iters, || raw_tool.call(&ctx, black_box(&one[0].arguments))))
+    });
     group.bench_function("run_1", |b| {
         b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&one))))
     });
@@ -141,15 +145,16 @@ fn main() {
     bench(&mut criterion);
     criterion.final_summary();
 
-    let ids = ["direct_1", "run_1", "typed_run_1", "direct_64", "run_64"];
+    let ids = ["direct_1", "tool_call_1", "run_1", "typed_run_1", "direct_64", "run_64"];
     let means: Vec<Option<f64>> = ids.iter().map(|id| mean_ns(&dir, id)).collect();
-    if let [Some(d1), Some(r1), Some(t1), Some(d64), Some(r64)] = means[..] {
+    if let [Some(d1), Some(c1), Some(r1), Some(t1), Some(d64), Some(r64)] = means[..] {
         println!("\nsummary of this run:");
         println!(
             "  one call:  direct {d1:.0} ns, run {r1:.0} ns: ratio {:.2}x, overhead {:.0} ns",
             r1 / d1,
             r1 - d1
         );
+        println!("             the bare Tool::call, no executor: {c1:.0} ns ({:.2}x direct)", c1 / d1);
         println!("             typed adapter through run {t1:.0} ns ({:.2}x direct)", t1 / d1);
         println!(
             "  64 calls:  direct {d64:.0} ns, run {r64:.0} ns: ratio {:.2}x, overhead {:.0} ns/call ({:.0} ns/call in all)",
