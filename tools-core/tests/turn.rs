@@ -319,6 +319,22 @@ async fn order_holds_past_the_small_batch_size_too() {
 }
 
 #[tokio::test]
+async fn large_turns_keep_order_and_run_at_once() {
+    // 64 runs in groups, 400 through one task node per call: both in order.
+    let tools = Toolset::new().with(sleeper("sleep")).unwrap();
+    for n in [64, 400] {
+        let calls: Vec<_> =
+            (0..n).map(|i| call(&i.to_string(), "sleep", &((n - i) % 7 * 10).to_string())).collect();
+        let started = Instant::now();
+        let results = tools.run(&ToolContext::new(), &calls).await;
+        assert!(started.elapsed() < Duration::from_secs(2), "{n} calls took {:?}", started.elapsed());
+        let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+        assert_eq!(ids, (0..n).map(|i| i.to_string()).collect::<Vec<_>>());
+        assert!(results.iter().all(|r| r.outcome == Outcome::Success));
+    }
+}
+
+#[tokio::test]
 async fn a_concurrency_bound_is_respected_and_keeps_order() {
     let running = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
