@@ -132,11 +132,12 @@ fn output_directory() -> PathBuf {
         .join("criterion")
 }
 
-/// Criterion's mean for one benchmark of this run, in nanoseconds.
+/// Criterion's estimate for one benchmark of this run, in nanoseconds: the
+/// slope it prints as the middle value, or the mean where it has no slope.
 fn mean_ns(dir: &std::path::Path, id: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join("turn").join(id).join("new").join("estimates.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value["mean"]["point_estimate"].as_f64()
+    value["slope"]["point_estimate"].as_f64().or_else(|| value["mean"]["point_estimate"].as_f64())
 }
 
 fn main() {
