@@ -77,6 +77,9 @@ impl Toolset {
     /// dropped and the result says so; a panic is caught and reported as
     /// [`Outcome::Panicked`]. Each call is traced in a `tool_call` span and
     /// counted in [`Toolset::counts`].
+    ///
+    /// A call with a timeout or a deadline must run inside a Tokio runtime
+    /// with its time driver enabled; without one, calls run on any executor.
     pub async fn call(&self, ctx: &ToolContext, call: &ToolCall) -> ToolResult {
         match self.entry(&call.name) {
             Some(entry) => self.call_entry(ctx, entry, call).await,
