@@ -2,8 +2,11 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
+use super::counters::ToolCounters;
 use super::names::{NameError, RESERVED_WEB_SEARCH, validate_name};
+use super::observe::Observer;
 use crate::Tool;
 
 /// Why a tool could not be registered.
@@ -39,6 +42,9 @@ pub enum ToolsetError {
         name: String,
     },
 }
+
+/// Up to this many tools, a lookup compares names instead of hashing.
+const LINEAR_LOOKUP: usize = 8;
 
 /// The provider-native web search entry, and the function that stands in for
 /// it where a provider has no native search.
@@ -126,12 +132,31 @@ impl std::fmt::Debug for WebSearch {
 /// let err = tools.add(tool("GET_WEATHER")).unwrap_err();
 /// assert!(err.to_string().contains("`Get_Weather`"));
 /// ```
+///
+/// A clone holds the same tools and shares their call counters.
 #[derive(Clone, Default)]
 pub struct Toolset {
-    tools: Vec<Arc<dyn Tool>>,
+    tools: Vec<Entry>,
     /// Lower-cased name to index in `tools`.
     index: HashMap<String, usize>,
     web_search: Option<WebSearch>,
+    /// Settings of the turn executor (see `run.rs`).
+    pub(super) default_timeout: Option<Duration>,
+    pub(super) max_concurrency: Option<usize>,
+    pub(super) observers: Vec<Arc<dyn Observer>>,
+    pub(super) not_found: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// One registered tool and what the executor keeps beside it.
+#[derive(Clone)]
+pub(super) struct Entry {
+    pub(super) tool: Arc<dyn Tool>,
+    /// The display name, shared with every call's context instead of
+    /// copied into it.
+    pub(super) name: Arc<str>,
+    /// A timeout set at registration, ahead of the tool's own.
+    pub(super) timeout: Option<Duration>,
+    pub(super) counters: Arc<ToolCounters>,
 }
 
 impl Toolset {
@@ -151,6 +176,21 @@ impl Toolset {
             return Err(ToolsetError::Reserved { name: tool.name().to_owned() });
         }
         self.insert(tool, false).map(|_| self)
+    }
+
+    /// Register a tool whose calls may take at most `timeout`, whatever the
+    /// tool itself declares.
+    pub fn add_with_timeout(
+        &mut self,
+        tool: impl Tool + 'static,
+        timeout: Duration,
+    ) -> Result<&mut Self, ToolsetError> {
+        let name = tool.name().to_ascii_lowercase();
+        self.add(tool)?;
+        if let Some(&index) = self.index.get(&name) {
+            self.tools[index].timeout = Some(timeout);
+        }
+        Ok(self)
     }
 
     /// The same toolset with `tool` added, for building in one expression.
@@ -202,11 +242,21 @@ impl Toolset {
                 *slot -= 1;
             }
         }
-        Some(removed)
+        Some(removed.tool)
     }
 
     /// The tool with this name, ignoring case.
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.entry(name).map(|entry| &entry.tool)
+    }
+
+    /// The registration under this name, ignoring case; the exact name is
+    /// tried first so the common call allocates nothing.
+    pub(super) fn entry(&self, name: &str) -> Option<&Entry> {
+        // A short list is scanned faster than a name is hashed.
+        if self.tools.len() <= LINEAR_LOOKUP {
+            return self.tools.iter().find(|entry| entry.name.eq_ignore_ascii_case(name));
+        }
         let index = match self.index.get(name) {
             Some(index) => *index,
             None => *self.index.get(&name.to_ascii_lowercase())?,
@@ -214,14 +264,19 @@ impl Toolset {
         self.tools.get(index)
     }
 
+    /// The registrations in order, for the executor.
+    pub(super) fn entries(&self) -> &[Entry] {
+        &self.tools
+    }
+
     /// The tools in registration order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &Arc<dyn Tool>> {
-        self.tools.iter()
+        self.tools.iter().map(|entry| &entry.tool)
     }
 
     /// The tools' display names in registration order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.tools.iter().map(|tool| tool.name())
+        self.tools.iter().map(|entry| entry.tool.name())
     }
 
     /// How many tools are registered.
@@ -240,15 +295,16 @@ impl Toolset {
             return Err(ToolsetError::NotAnObject { name: tool.name().to_owned() });
         }
         let key = tool.name().to_ascii_lowercase();
+        let entry = Entry { name: Arc::from(tool.name()), tool, timeout: None, counters: Arc::default() };
         match self.index.get(&key) {
-            Some(&index) if replace => Ok(Some(std::mem::replace(&mut self.tools[index], tool))),
+            Some(&index) if replace => Ok(Some(std::mem::replace(&mut self.tools[index], entry).tool)),
             Some(&index) => Err(ToolsetError::Duplicate {
-                existing: self.tools[index].name().to_owned(),
-                new: tool.name().to_owned(),
+                existing: self.tools[index].tool.name().to_owned(),
+                new: entry.tool.name().to_owned(),
             }),
             None => {
                 self.index.insert(key, self.tools.len());
-                self.tools.push(tool);
+                self.tools.push(entry);
                 Ok(None)
             }
         }
@@ -260,6 +316,9 @@ impl std::fmt::Debug for Toolset {
         f.debug_struct("Toolset")
             .field("tools", &self.names().collect::<Vec<_>>())
             .field("web_search", &self.web_search)
+            .field("default_timeout", &self.default_timeout)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("observers", &self.observers.len())
             .finish()
     }
 }

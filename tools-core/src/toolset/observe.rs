@@ -1,0 +1,105 @@
+//! Hooks into every call the toolset runs, for logs, metrics or tests.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Toolset;
+use crate::{ToolCall, ToolResult};
+
+/// Callbacks around each call (the Go `OnToolStart`, `OnToolEnd`,
+/// `OnToolError` and `OnToolNotFound`). Every method does nothing by default,
+/// so an observer implements only what it needs.
+///
+/// Each call of a registered tool gets `on_start` and then exactly one of
+/// `on_end` (success) or `on_error` (any other outcome); a call of an unknown
+/// name gets only `on_not_found`. Callbacks run on the task running the
+/// turn, between polls of the tools: keep them quick.
+///
+/// ```
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use tools_core::toolset::{Observer, Toolset};
+/// use tools_core::{ToolCall, ToolResult};
+///
+/// #[derive(Default)]
+/// struct Failures(AtomicUsize);
+///
+/// impl Observer for Failures {
+///     fn on_error(&self, _call: &ToolCall, _result: &ToolResult, _elapsed: std::time::Duration) {
+///         self.0.fetch_add(1, Ordering::Relaxed);
+///     }
+/// }
+///
+/// let tools = Toolset::new().with_observer(Failures::default());
+/// ```
+pub trait Observer: Send + Sync {
+    /// A call of a registered tool is about to run.
+    fn on_start(&self, call: &ToolCall) {
+        let _ = call;
+    }
+
+    /// A call succeeded.
+    fn on_end(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
+        let _ = (call, result, elapsed);
+    }
+
+    /// A call ended in any other way; `result.outcome` says which.
+    fn on_error(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
+        let _ = (call, result, elapsed);
+    }
+
+    /// The model called a name no tool has.
+    fn on_not_found(&self, call: &ToolCall) {
+        let _ = call;
+    }
+}
+
+impl<T: Observer + ?Sized> Observer for Arc<T> {
+    fn on_start(&self, call: &ToolCall) {
+        (**self).on_start(call)
+    }
+    fn on_end(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
+        (**self).on_end(call, result, elapsed)
+    }
+    fn on_error(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
+        (**self).on_error(call, result, elapsed)
+    }
+    fn on_not_found(&self, call: &ToolCall) {
+        (**self).on_not_found(call)
+    }
+}
+
+impl Toolset {
+    /// Add an observer; observers are called in the order they were added.
+    pub fn add_observer(&mut self, observer: impl Observer + 'static) -> &mut Self {
+        self.observers.push(Arc::new(observer));
+        self
+    }
+
+    /// The same toolset with `observer` added.
+    pub fn with_observer(mut self, observer: impl Observer + 'static) -> Self {
+        self.add_observer(observer);
+        self
+    }
+
+    pub(super) fn notify_start(&self, call: &ToolCall) {
+        for observer in &self.observers {
+            observer.on_start(call);
+        }
+    }
+
+    pub(super) fn notify_end(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
+        for observer in &self.observers {
+            if result.outcome.is_success() {
+                observer.on_end(call, result, elapsed);
+            } else {
+                observer.on_error(call, result, elapsed);
+            }
+        }
+    }
+
+    pub(super) fn notify_not_found(&self, call: &ToolCall) {
+        for observer in &self.observers {
+            observer.on_not_found(call);
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! One model turn: every call at once, each ending in a result for the
+//! model, whatever the tool does.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::pin::pin;
+use std::time::Duration;
+
+use futures::future::Either;
+use futures::{FutureExt, StreamExt};
+use tracing::Instrument;
+
+use super::Toolset;
+use super::registry::Entry;
+use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, error_object};
+
+/// How the race between the tool, the clock and the cancellation ended.
+enum Ended {
+    Returned(Result<String, ToolError>),
+    Panicked(Box<dyn Any + Send>),
+    TimedOut,
+    Cancelled,
+}
+
+impl Toolset {
+    /// Run one turn's calls concurrently and return their results in call
+    /// order.
+    ///
+    /// Every call gets a result: a tool's error, panic or timeout becomes
+    /// that call's result and never touches the others (see [`Toolset::call`]).
+    /// Calls run on the current task, interleaved at their `.await` points:
+    /// a tool with heavy CPU work should move it to
+    /// `tokio::task::spawn_blocking`. At most [`Toolset::with_max_concurrency`]
+    /// calls run at once; unbounded by default.
+    ///
+    /// ```
+    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+    /// # struct Echo(JsonObject);
+    /// # impl Tool for Echo {
+    /// #     fn name(&self) -> &str { "echo" }
+    /// #     fn description(&self) -> &str { "" }
+    /// #     fn parameters(&self) -> &JsonObject { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
+    /// #         Box::pin(async move { Ok(input.to_owned()) })
+    /// #     }
+    /// # }
+    /// # let echo = Echo(serde_json::json!({"type": "object"}).as_object().unwrap().clone());
+    /// use tools_core::{Outcome, ToolCall, toolset::Toolset};
+    ///
+    /// let tools = Toolset::new().with(echo).unwrap();
+    /// let calls = [ToolCall::new("1", "echo", "{}"), ToolCall::new("2", "nope", "{}")];
+    /// let results = futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
+    /// assert_eq!(results[0].outcome, Outcome::Success);
+    /// assert_eq!(results[1].outcome, Outcome::NotFound);
+    /// assert!(results[1].content.contains("echo"));
+    /// ```
+    pub async fn run(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+        match (calls, self.max_concurrency) {
+            ([], _) => Vec::new(),
+            // One call needs no combinator.
+            ([call], _) => vec![self.call(ctx, call).await],
+            (_, None) => self.run_unbounded(ctx, calls).await,
+            (_, Some(limit)) => {
+                futures::stream::iter(calls).map(|call| self.call(ctx, call)).buffered(limit).collect().await
+            }
+        }
+    }
+
+    /// Run one call and turn however it ends into its result.
+    ///
+    /// The name is looked up ignoring case; an unknown name yields
+    /// [`Outcome::NotFound`] with the registered names in the content. The
+    /// tool runs with `ctx.for_call(id, name)`, whose deadline is the
+    /// earlier of `ctx`'s and the call's timeout (set at registration, else
+    /// [`Tool::timeout`](crate::Tool::timeout), else the toolset's default).
+    /// When the deadline passes or `ctx` is cancelled, the tool's future is
+    /// dropped and the result says so; a panic is caught and reported as
+    /// [`Outcome::Panicked`]. Each call is traced in a `tool_call` span and
+    /// counted in [`Toolset::counts`].
+    ///
+    /// A call with a timeout or a deadline must run inside a Tokio runtime
+    /// with its time driver enabled; without one, calls run on any executor.
+    pub async fn call(&self, ctx: &ToolContext, call: &ToolCall) -> ToolResult {
+        match self.entry(&call.name) {
+            Some(entry) => self.call_entry(ctx, entry, call).await,
+            None => self.not_found(call),
+        }
+    }
+
+    /// Every call at once. `join_all` polls up to 30 futures in one
+    /// allocation, and past that gives each its own task node; a turn of up
+    /// to a few hundred calls is cheaper as groups of at most 30, at the
+    /// price of polling a group's pending calls whenever one of them wakes.
+    async fn run_unbounded(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+        const GROUP: usize = 30;
+        const GROUPED_MAX: usize = 300;
+        let each = |call| self.call(ctx, call);
+        if calls.len() <= GROUP || calls.len() > GROUPED_MAX {
+            return futures::future::join_all(calls.iter().map(each)).await;
+        }
+        let size = calls.len().div_ceil(calls.len().div_ceil(GROUP));
+        let groups = calls.chunks(size).map(|group| futures::future::join_all(group.iter().map(each)));
+        futures::future::join_all(groups).await.into_iter().flatten().collect()
+    }
+
+    /// The same toolset giving each call at most `timeout`, for tools that
+    /// declare none.
+    pub fn with_default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// The same toolset running at most `limit` calls of a turn at once
+    /// (at least one).
+    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
+        self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    async fn call_entry(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall) -> ToolResult {
+        let tool = &*entry.tool;
+        let span = tracing::info_span!(
+            "tool_call",
+            tool = tool.name(),
+            call_id = call.id.as_str(),
+            outcome = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        // Reading the clock costs as much as a trivial tool: only when
+        // someone will see the duration.
+        let started = (!span.is_disabled() || !self.observers.is_empty()).then(std::time::Instant::now);
+        self.notify_start(call);
+
+        let timeout = entry.timeout.or_else(|| tool.timeout()).or(self.default_timeout);
+        let mut child = ctx.for_call(call.id.as_str(), std::sync::Arc::clone(&entry.name));
+        // Whether the call's own timeout, rather than the turn's deadline, is
+        // the one that binds: it decides what a timed-out call reports.
+        let mut own_timeout = None;
+        if let Some(timeout) = timeout {
+            let deadline = tokio::time::Instant::now() + timeout;
+            if ctx.deadline().is_none_or(|outer| deadline <= outer) {
+                child = child.with_deadline(deadline);
+                own_timeout = Some(timeout);
+            }
+        }
+
+        let ended = async {
+            // The tool's own `call` runs inside the guarded future, so a panic
+            // while building its future is caught as well.
+            let run = AssertUnwindSafe(async { tool.call(&child, &call.arguments).await }).catch_unwind();
+            // The tool is polled first, so one that finishes without waiting
+            // never registers with the cancellation token (a lock and a list
+            // insert); a turn cancelled before the call starts never runs it.
+            let raced = async {
+                if child.is_cancelled() {
+                    return Ended::Cancelled;
+                }
+                // `select` polls its first future first.
+                match futures::future::select(pin!(run), pin!(child.cancellation().cancelled())).await {
+                    Either::Left((ended, _)) => ended.map_or_else(Ended::Panicked, Ended::Returned),
+                    Either::Right(((), _)) => Ended::Cancelled,
+                }
+            };
+            match child.deadline() {
+                Some(deadline) => tokio::time::timeout_at(deadline, raced).await.unwrap_or(Ended::TimedOut),
+                None => raced.await,
+            }
+        }
+        .instrument(span.clone())
+        .await;
+
+        let (outcome, content) = match ended {
+            Ended::Returned(Ok(content)) => (Outcome::Success, content),
+            Ended::Returned(Err(error)) => {
+                let outcome = match error {
+                    ToolError::InvalidArguments(_) => Outcome::InvalidArguments,
+                    ToolError::Retry(_) => Outcome::RetryRequested,
+                    ToolError::Failed(_) => Outcome::Error,
+                };
+                (outcome, error.model_content())
+            }
+            Ended::Panicked(payload) => {
+                // The panic message stays in the logs: it may hold internals
+                // the model has no use for.
+                let _enter = span.enter();
+                tracing::error!(panic = panic_message(&*payload), "tool panicked");
+                (Outcome::Panicked, error_object(&format!("tool `{}` panicked", tool.name())))
+            }
+            Ended::TimedOut => {
+                let message = match own_timeout {
+                    Some(timeout) => format!("tool `{}` timed out after {timeout:?}", tool.name()),
+                    None => format!("tool `{}` did not finish before the turn's deadline", tool.name()),
+                };
+                (Outcome::TimedOut, error_object(&message))
+            }
+            Ended::Cancelled => (
+                Outcome::Cancelled,
+                error_object(&format!("the call of tool `{}` was cancelled", tool.name())),
+            ),
+        };
+
+        let elapsed = started.map(|started| started.elapsed()).unwrap_or_default();
+        span.record("outcome", outcome.as_str());
+        span.record("duration_us", elapsed.as_micros() as u64);
+        entry.counters.record(outcome);
+        let result = ToolResult { id: call.id.clone(), name: call.name.clone(), content, outcome };
+        self.notify_end(call, &result, elapsed);
+        result
+    }
+
+    fn not_found(&self, call: &ToolCall) -> ToolResult {
+        self.not_found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::warn!(tool = call.name.as_str(), call_id = call.id.as_str(), "tool not found");
+        self.notify_not_found(call);
+        let message = if self.is_empty() {
+            format!("there is no tool named `{}`, and no tools are available", call.name)
+        } else {
+            let names: Vec<&str> = self.names().collect();
+            format!("there is no tool named `{}`; the available tools are: {}", call.name, names.join(", "))
+        };
+        ToolResult {
+            id: call.id.clone(),
+            name: call.name.clone(),
+            content: error_object(&message),
+            outcome: Outcome::NotFound,
+        }
+    }
+}
+
+/// The text of a panic payload, when it has one.
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload")
+}
