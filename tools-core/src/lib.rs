@@ -25,6 +25,8 @@ mod spec;
 mod tool;
 mod typed;
 
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod toolset;
 
 pub use call::{Outcome, ToolCall, ToolResult};

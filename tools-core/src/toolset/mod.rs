@@ -1,5 +1,6 @@
 //! The toolset: a registry of tools under their lower-cased names.
 
+mod call_one;
 mod names;
 mod registry;
 
