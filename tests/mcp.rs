@@ -28,14 +28,26 @@ fn example_binary() -> &'static PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut command = StdCommand::new(cargo);
         command
-            .args(["build", "--example", "mcp_server", "--features", "mcp", "--message-format=json", "--quiet"])
+            .args([
+                "build",
+                "--example",
+                "mcp_server",
+                "--features",
+                "mcp",
+                "--message-format=json",
+                "--quiet",
+            ])
             .arg("--manifest-path")
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
         if !cfg!(debug_assertions) {
             command.arg("--release");
         }
         let output = command.output().expect("cargo runs");
-        assert!(output.status.success(), "building the example failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "building the example failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8_lossy(&output.stdout)
             .lines()
             .filter_map(|line| serde_json::from_str::<Value>(line).ok())
@@ -86,11 +98,13 @@ async fn stdio_calls_follow_the_error_contract() {
     assert_eq!(structured["days"], 3);
     assert_eq!(serde_json::from_str::<Value>(&text(&ok)).unwrap(), structured);
 
-    let out_of_range = client.call_tool(call("get_weather", json!({"city": "Paris", "days": 17}))).await.unwrap();
+    let out_of_range =
+        client.call_tool(call("get_weather", json!({"city": "Paris", "days": 17}))).await.unwrap();
     assert_eq!(out_of_range.is_error, Some(true));
     assert!(text(&out_of_range).contains("`days` must be at most 16"), "{}", text(&out_of_range));
 
-    let wrong_type = client.call_tool(call("get_weather", json!({"city": "Paris", "days": "three"}))).await.unwrap();
+    let wrong_type =
+        client.call_tool(call("get_weather", json!({"city": "Paris", "days": "three"}))).await.unwrap();
     assert_eq!(wrong_type.is_error, Some(true));
     assert!(text(&wrong_type).contains("at `days`: invalid type"), "{}", text(&wrong_type));
     assert!(wrong_type.structured_content.is_none());
@@ -129,7 +143,8 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     let ok = tools.call(&ctx, &ToolCall::new("1", "get_weather", "```json\n{\"city\":\"Rome\"}\n```")).await;
     assert_eq!(ok.outcome, Outcome::Success, "{}", ok.content);
     assert_eq!(serde_json::from_str::<Value>(&ok.content).unwrap()["city"], "Rome");
-    let remote_error = tools.call(&ctx, &ToolCall::new("2", "get_weather", r#"{"city":"Rome","days":99}"#)).await;
+    let remote_error =
+        tools.call(&ctx, &ToolCall::new("2", "get_weather", r#"{"city":"Rome","days":99}"#)).await;
     assert_eq!(remote_error.outcome, Outcome::Error);
     assert!(remote_error.content.contains("at most 16"), "{}", remote_error.content);
     let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
@@ -167,7 +182,8 @@ impl TypedTool for Panics {
     type Output = String;
     type Error = ToolError;
     fn spec(&self) -> &ToolSpec {
-        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Number>("panics", "Always panics."));
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("panics", "Always panics."));
         &SPEC
     }
     async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
@@ -182,7 +198,8 @@ impl TypedTool for Steps {
     type Output = String;
     type Error = ToolError;
     fn spec(&self) -> &ToolSpec {
-        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Number>("steps", "Report progress."));
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("steps", "Report progress."));
         &SPEC
     }
     async fn run(&self, ctx: &ToolContext, req: Number) -> Result<String, ToolError> {
@@ -283,7 +300,8 @@ impl ClientHandler for Watcher {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_hundred_concurrent_http_calls_each_get_their_own_answer() {
     let http = http_server(HttpOptions::new(), None).await;
-    let client = Arc::new(().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap());
+    let client =
+        Arc::new(().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap());
     let calls = (0..100).map(|n| {
         let client = Arc::clone(&client);
         tokio::spawn(async move { (n, client.call_tool(call("echo", json!({ "n": n }))).await.unwrap()) })
@@ -294,7 +312,11 @@ async fn a_hundred_concurrent_http_calls_each_get_their_own_answer() {
         assert_eq!(text(&result), (n * 2).to_string());
     }
     http.shutdown.cancel();
-    tokio::time::timeout(Duration::from_secs(10), http.task).await.expect("graceful shutdown").unwrap().unwrap();
+    tokio::time::timeout(Duration::from_secs(10), http.task)
+        .await
+        .expect("graceful shutdown")
+        .unwrap()
+        .unwrap();
 }
 
 #[tokio::test]
@@ -302,7 +324,8 @@ async fn a_panicking_tool_gets_an_error_reply_and_the_server_lives_on() {
     let http = http_server(HttpOptions::new(), None).await;
     let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
     let call_panics = client.call_tool(call("panics", json!({"n": 7})));
-    let panicked = tokio::time::timeout(Duration::from_secs(10), call_panics).await.expect("a reply").unwrap();
+    let panicked =
+        tokio::time::timeout(Duration::from_secs(10), call_panics).await.expect("a reply").unwrap();
     assert_eq!(panicked.is_error, Some(true));
     assert!(text(&panicked).contains("the tool panicked: boom at 7"), "{}", text(&panicked));
     let after = client.call_tool(call("echo", json!({"n": 1}))).await.unwrap();
@@ -314,7 +337,8 @@ async fn a_panicking_tool_gets_an_error_reply_and_the_server_lives_on() {
 async fn progress_reaches_the_client_before_the_result() {
     let http = http_server(HttpOptions::new(), None).await;
     let watcher = Watcher::default();
-    let client = watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let client =
+        watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
     let request = ClientRequest::CallToolRequest(Request::new(call("steps", json!({"n": 3}))));
     let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
     let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
@@ -334,7 +358,9 @@ async fn a_cancelled_request_cancels_the_tool_context() {
     let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
     handle.cancel(Some("the user gave up".into())).await.unwrap();
-    tokio::time::timeout(Duration::from_secs(10), notify.notified()).await.expect("the tool saw the cancellation");
+    tokio::time::timeout(Duration::from_secs(10), notify.notified())
+        .await
+        .expect("the tool saw the cancellation");
     assert!(flag.load(Ordering::SeqCst));
     http.shutdown.cancel();
 }
@@ -358,12 +384,14 @@ async fn rich_results_keep_their_blocks_and_structured_content() {
 async fn changing_the_toolset_notifies_clients() {
     let http = http_server(HttpOptions::new(), None).await;
     let watcher = Watcher::default();
-    let client = watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let client =
+        watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
     assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
     let changed = watcher.changed.notified();
     http.server.update(|tools| tools.remove("panics")).await.unwrap();
     tokio::time::timeout(Duration::from_secs(10), changed).await.expect("notifications/tools/list_changed");
-    let names: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.into_owned()).collect();
+    let names: Vec<String> =
+        client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.into_owned()).collect();
     assert_eq!(names, ["echo", "steps", "chart"]);
     http.shutdown.cancel();
 }
@@ -405,7 +433,10 @@ async fn foreign_hosts_and_origins_are_refused() {
 async fn a_bearer_token_is_required_when_set() {
     let http = http_server(HttpOptions::new().with_bearer_token("s3cret"), None).await;
     assert_eq!(post(&http.url, &[]).await, reqwest::StatusCode::UNAUTHORIZED);
-    assert_eq!(post(&http.url, &[("authorization", "Bearer wrong")]).await, reqwest::StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        post(&http.url, &[("authorization", "Bearer wrong")]).await,
+        reqwest::StatusCode::UNAUTHORIZED
+    );
     assert!(post(&http.url, &[("authorization", "Bearer s3cret")]).await.is_success());
 
     let config = StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).auth_header("s3cret");

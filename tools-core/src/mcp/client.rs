@@ -13,7 +13,10 @@ use serde_json::Value;
 
 use super::McpError;
 use crate::toolset::ToolsetError;
-use crate::{Annotations, JsonObject, Limits, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset, clean_json};
+use crate::{
+    Annotations, JsonObject, Limits, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset,
+    clean_json,
+};
 
 type Connection = Arc<RunningService<RoleClient, ()>>;
 
@@ -156,7 +159,8 @@ impl RemoteTool {
 /// The content string of a remote result: its text blocks, else its
 /// structured content, else its blocks as JSON.
 fn remote_content(result: CallToolResult) -> Result<String, ToolError> {
-    let texts: Vec<&str> = result.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
+    let texts: Vec<&str> =
+        result.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
     let content = if !texts.is_empty() {
         texts.join("\n")
     } else if let Some(structured) = &result.structured_content {

@@ -63,7 +63,8 @@ impl McpResult {
     /// What a model reads of this result: its text blocks, one per line; the
     /// structured content as JSON when there is no text.
     pub fn model_content(&self) -> String {
-        let texts: Vec<&str> = self.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
+        let texts: Vec<&str> =
+            self.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
         if let (true, Some(value)) = (texts.is_empty(), &self.structured) {
             return value.to_string();
         }
@@ -72,8 +73,11 @@ impl McpResult {
 
     /// The MCP result, flagged as an error or not.
     pub fn into_call_result(self, is_error: bool) -> CallToolResult {
-        let mut result =
-            if is_error { CallToolResult::error(self.content) } else { CallToolResult::success(self.content) };
+        let mut result = if is_error {
+            CallToolResult::error(self.content)
+        } else {
+            CallToolResult::success(self.content)
+        };
         result.structured_content = self.structured;
         result
     }

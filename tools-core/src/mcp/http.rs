@@ -167,7 +167,11 @@ impl HttpServer {
 
     /// The URL clients connect to, e.g. `http://127.0.0.1:8000/mcp`.
     pub fn url(&self) -> String {
-        let path = if self.options.path.starts_with('/') { self.options.path.clone() } else { format!("/{}", self.options.path) };
+        let path = if self.options.path.starts_with('/') {
+            self.options.path.clone()
+        } else {
+            format!("/{}", self.options.path)
+        };
         format!("http://{}{}", self.local_addr, path)
     }
 
@@ -199,8 +203,14 @@ async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: N
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")));
     match presented {
-        Some(presented) if same_secret(presented.trim().as_bytes(), token.as_bytes()) => next.run(request).await,
-        _ => (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "missing or wrong bearer token")
+        Some(presented) if same_secret(presented.trim().as_bytes(), token.as_bytes()) => {
+            next.run(request).await
+        }
+        _ => (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token",
+        )
             .into_response(),
     }
 }

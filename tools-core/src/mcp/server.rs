@@ -177,8 +177,7 @@ impl ServerHandler for McpServer {
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
         let slot = ResultSlot::default();
-        let mut ctx =
-            self.context.clone().with_cancellation(context.ct.clone()).with_extension(slot.clone());
+        let mut ctx = self.context.clone().with_cancellation(context.ct.clone()).with_extension(slot.clone());
         let token = context
             .meta
             .get_progress_token()
