@@ -282,9 +282,12 @@ async fn http_server(options: HttpOptions, cancelled: Option<(Arc<AtomicBool>, A
     Http { url, shutdown, server, task }
 }
 
+/// One progress report: how far, out of how much.
+type Step = (f64, Option<f64>);
+
 #[derive(Clone, Default)]
 struct Watcher {
-    progress: Arc<Mutex<Vec<(f64, Option<f64>)>>>,
+    progress: Arc<Mutex<Vec<Step>>>,
     changed: Arc<Notify>,
 }
 
