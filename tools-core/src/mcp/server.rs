@@ -182,32 +182,52 @@ impl ServerHandler for McpServer {
             .meta
             .get_progress_token()
             .or_else(|| request.meta.as_ref().and_then(|meta| meta.get_progress_token()));
-        let mut forwarder = None;
+        let forwarder = Arc::new(Mutex::new(None::<Forwarder>));
         if let Some(token) = token {
-            let (sender, mut reports) = mpsc::unbounded_channel::<ProgressNotificationParam>();
             let peer = context.peer.clone();
-            // One task sends the reports in order; the reply waits for it, so
-            // no progress arrives after the result.
-            forwarder = Some(tokio::spawn(async move {
-                while let Some(report) = reports.recv().await {
-                    if peer.notify_progress(report).await.is_err() {
-                        break;
-                    }
-                }
-            }));
+            let slot = Arc::clone(&forwarder);
+            // Captured here so a tool may report from any thread.
+            let runtime = tokio::runtime::Handle::current();
             ctx = ctx.with_progress(move |progress, total, message| {
                 let mut report = ProgressNotificationParam::new(token.clone(), progress);
                 report.total = total;
                 report.message = message.map(str::to_owned);
-                let _ = sender.send(report);
+                if let Ok(mut forwarder) = slot.lock() {
+                    // Started on the first report: most calls report none.
+                    let forwarder = forwarder.get_or_insert_with(|| Forwarder::start(&runtime, peer.clone()));
+                    let _ = forwarder.sender.send(report);
+                }
             });
         }
         let result = state.toolset.call(&ctx, &call).await;
         drop(ctx);
-        if let Some(forwarder) = forwarder {
-            let _ = forwarder.await;
+        let started = forwarder.lock().ok().and_then(|mut forwarder| forwarder.take());
+        if let Some(Forwarder { sender, task }) = started {
+            // The reply waits for the reports, so no progress arrives after it.
+            drop(sender);
+            let _ = task.await;
         }
         Ok(call_result(result, slot.take()).into())
+    }
+}
+
+/// The task that sends one call's progress reports, in order.
+struct Forwarder {
+    sender: mpsc::UnboundedSender<ProgressNotificationParam>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Forwarder {
+    fn start(runtime: &tokio::runtime::Handle, peer: Peer<RoleServer>) -> Self {
+        let (sender, mut reports) = mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let task = runtime.spawn(async move {
+            while let Some(report) = reports.recv().await {
+                if peer.notify_progress(report).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Self { sender, task }
     }
 }
 
