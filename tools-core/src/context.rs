@@ -32,6 +32,20 @@ pub struct ToolContext {
     cancellation: CancellationToken,
     deadline: Option<Instant>,
     extensions: Arc<Extensions>,
+    progress: Option<ProgressHook>,
+}
+
+/// Where [`ToolContext::report_progress`] goes: set by whoever serves the
+/// call (the MCP bridge turns it into `notifications/progress`).
+#[derive(Clone)]
+struct ProgressHook(Arc<ProgressFn>);
+
+type ProgressFn = dyn Fn(f64, Option<f64>, Option<&str>) + Send + Sync;
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook")
+    }
 }
 
 impl ToolContext {
@@ -50,6 +64,7 @@ impl ToolContext {
             cancellation: self.cancellation.child_token(),
             deadline: self.deadline,
             extensions: Arc::clone(&self.extensions),
+            progress: self.progress.clone(),
         }
     }
 
@@ -106,6 +121,43 @@ impl ToolContext {
     pub fn with_deadline(mut self, deadline: Instant) -> Self {
         self.deadline = Some(deadline);
         self
+    }
+
+    /// This context with a receiver for the progress its tool reports:
+    /// `hook(progress, total, message)`. It must not block: forward the
+    /// report (e.g. into a channel) and return.
+    pub fn with_progress(
+        mut self,
+        hook: impl Fn(f64, Option<f64>, Option<&str>) + Send + Sync + 'static,
+    ) -> Self {
+        self.progress = Some(ProgressHook(Arc::new(hook)));
+        self
+    }
+
+    /// Report how far the call has got (`total`, when known, is the value
+    /// `progress` ends at). Does nothing unless the caller asked for progress,
+    /// so a tool may report freely.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use tools_core::ToolContext;
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let ctx = ToolContext::new().with_progress(move |done, total, _msg| sink.lock().unwrap().push((done, total)));
+    /// ctx.for_call("1", "import").report_progress(1.0, Some(4.0), Some("first file"));
+    /// assert_eq!(*seen.lock().unwrap(), [(1.0, Some(4.0))]);
+    /// ToolContext::new().report_progress(1.0, None, None); // nobody listens: a no-op
+    /// ```
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(hook) = &self.progress {
+            (hook.0)(progress, total, message);
+        }
+    }
+
+    /// Whether anyone receives [`report_progress`](Self::report_progress).
+    pub fn reports_progress(&self) -> bool {
+        self.progress.is_some()
     }
 
     /// This context with a deadline `timeout` from now.

@@ -28,6 +28,8 @@ mod tool;
 mod typed;
 
 pub mod provider;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod toolset;
 
 pub use call::{Outcome, ToolCall, ToolResult};

@@ -70,4 +70,7 @@ impl<T: Tool> Tool for Renamed<T> {
     fn timeout(&self) -> Option<Duration> {
         self.inner.timeout()
     }
+    fn output_schema(&self) -> Option<&JsonObject> {
+        self.inner.output_schema()
+    }
 }

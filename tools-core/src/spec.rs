@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 
-use crate::{Limits, Parameters};
+use crate::{JsonObject, Limits, Parameters};
 
 /// Hints about a tool's behaviour, as MCP defines them. All are hints a
 /// client may show or use; none is enforced.
@@ -64,6 +64,7 @@ pub struct ToolSpec {
     parameters: Parameters,
     limits: Limits,
     timeout: Option<Duration>,
+    output_schema: Option<JsonObject>,
 }
 
 impl ToolSpec {
@@ -88,6 +89,7 @@ impl ToolSpec {
             parameters,
             limits: Limits::DEFAULT,
             timeout: None,
+            output_schema: None,
         }
     }
 
@@ -179,6 +181,22 @@ impl ToolSpec {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// The JSON Schema of what the tool returns, when it returns a JSON
+    /// object of type `O` (e.g. through [`Json`](crate::Json)); MCP clients
+    /// get it as `outputSchema`.
+    pub fn with_output<O: JsonSchema + ?Sized>(mut self) -> Self {
+        let schema = Parameters::of::<O>();
+        if schema.schema().get("type").and_then(serde_json::Value::as_str) == Some("object") {
+            self.output_schema = Some(schema.schema().clone());
+        }
+        self
+    }
+
+    /// The schema of the output, if one was declared.
+    pub fn output_schema(&self) -> Option<&JsonObject> {
+        self.output_schema.as_ref()
     }
 
     /// Check only types (serde), not the schema's constraints.

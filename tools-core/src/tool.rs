@@ -60,6 +60,12 @@ pub trait Tool: Send + Sync {
     fn timeout(&self) -> Option<Duration> {
         None
     }
+
+    /// The JSON Schema of the content, when the content is a JSON object of
+    /// a known shape (MCP's `outputSchema`); `None` for free text.
+    fn output_schema(&self) -> Option<&JsonObject> {
+        None
+    }
 }
 
 impl<T: Tool + ?Sized> Tool for Arc<T> {
@@ -80,5 +86,8 @@ impl<T: Tool + ?Sized> Tool for Arc<T> {
     }
     fn timeout(&self) -> Option<Duration> {
         (**self).timeout()
+    }
+    fn output_schema(&self) -> Option<&JsonObject> {
+        (**self).output_schema()
     }
 }

@@ -95,4 +95,8 @@ impl<T: TypedTool> Tool for T {
     fn timeout(&self) -> Option<Duration> {
         self.spec().timeout()
     }
+
+    fn output_schema(&self) -> Option<&JsonObject> {
+        self.spec().output_schema()
+    }
 }

@@ -1,0 +1,127 @@
+//! Serve two tools over MCP: on stdio by default, or as streamable HTTP.
+//!
+//! ```sh
+//! cargo run --example mcp_server --features mcp                         # stdio
+//! cargo run --example mcp_server --features mcp -- --http 127.0.0.1:8000 # http://127.0.0.1:8000/mcp
+//! ```
+//!
+//! Flags: `--http ADDR` serves HTTP (port 0 picks one; the URL is printed on
+//! stderr), `--token TOKEN` requires a bearer token, `--stateless` keeps no
+//! sessions.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use tools::mcp::{HttpOptions, McpServer};
+use tools::{Json, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct WeatherRequest {
+    /// City name, e.g. "Paris".
+    city: String,
+    /// Days ahead to forecast, 1 to 16 (default 1).
+    #[schemars(range(min = 1, max = 16))]
+    days: Option<u8>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Forecast {
+    city: String,
+    days: u8,
+    celsius: Vec<f32>,
+}
+
+/// A forecast made up from the city's name: a stand-in for a weather API.
+struct GetWeather;
+
+impl TypedTool for GetWeather {
+    type Request = WeatherRequest;
+    type Output = Json<Forecast>;
+    type Error = ToolError;
+
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<WeatherRequest>("get_weather", "Daily temperatures in °C for a city.")
+                .with_title("Weather forecast")
+                .read_only(true)
+                .with_output::<Forecast>()
+        });
+        &SPEC
+    }
+
+    async fn run(&self, _ctx: &ToolContext, req: WeatherRequest) -> Result<Json<Forecast>, ToolError> {
+        if req.city.trim().is_empty() {
+            return Err(ToolError::retry("`city` is empty: ask again with a city name"));
+        }
+        let days = req.days.unwrap_or(1);
+        let seed = req.city.bytes().map(u32::from).sum::<u32>() % 15;
+        let celsius = (0..days).map(|day| 10.0 + seed as f32 + f32::from(day % 4)).collect();
+        Ok(Json(Forecast { city: req.city, days, celsius }))
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CountRequest {
+    /// How far to count, 1 to 100.
+    #[schemars(range(min = 1, max = 100))]
+    to: u32,
+    /// Pause between steps, in milliseconds (at most 1000).
+    #[schemars(range(max = 1000))]
+    #[serde(default)]
+    step_ms: u64,
+}
+
+/// Counts up, reporting each step as progress: shows progress and cancellation.
+struct CountSlowly;
+
+impl TypedTool for CountSlowly {
+    type Request = CountRequest;
+    type Output = String;
+    type Error = ToolError;
+
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<CountRequest>("count_slowly", "Count from 1 to `to`, reporting progress.")
+                .idempotent(true)
+        });
+        &SPEC
+    }
+
+    async fn run(&self, ctx: &ToolContext, req: CountRequest) -> Result<String, ToolError> {
+        for step in 1..=req.to {
+            if ctx.is_cancelled() {
+                return Err(ToolError::failed("cancelled"));
+            }
+            tokio::time::sleep(Duration::from_millis(req.step_ms)).await;
+            ctx.report_progress(f64::from(step), Some(f64::from(req.to)), Some(&format!("counted {step}")));
+        }
+        Ok(format!("counted to {}", req.to))
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let tools = Toolset::new().with(GetWeather)?.with(CountSlowly)?;
+    let server = McpServer::new(tools).with_server_info("tools-example", env!("CARGO_PKG_VERSION"));
+
+    let mut args = std::env::args().skip(1);
+    let (mut http, mut options) = (None, HttpOptions::new());
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => http = Some(args.next().ok_or("--http needs an address, e.g. 127.0.0.1:8000")?),
+            "--token" => options = options.with_bearer_token(args.next().ok_or("--token needs a value")?),
+            "--stateless" => options = options.stateless(true),
+            other => return Err(format!("unknown argument `{other}`; try --http ADDR").into()),
+        }
+    }
+    match http {
+        // stdout is the protocol channel on stdio: say nothing on it.
+        None => server.serve_stdio().await?,
+        Some(addr) => {
+            let bound = options.bind(server, addr.parse()?).await?;
+            eprintln!("listening on {}", bound.url());
+            bound.serve().await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,452 @@
+//! The MCP bridge against rmcp's own client: the example binary over stdio,
+//! in-process servers over HTTP on loopback.
+
+use std::path::PathBuf;
+use std::process::Command as StdCommand;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, ErrorCode, ProgressNotificationParam, Request,
+    ServerResult,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+use tools::mcp::rmcp::model::ContentBlock;
+use tools::mcp::{HttpOptions, McpClient, McpResult, McpServer, McpTool, Rich};
+use tools::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+
+/// The example server, built once with the same profile as this test.
+fn example_binary() -> &'static PathBuf {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut command = StdCommand::new(cargo);
+        command
+            .args([
+                "build",
+                "--example",
+                "mcp_server",
+                "--features",
+                "mcp",
+                "--message-format=json",
+                "--quiet",
+            ])
+            .arg("--manifest-path")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
+        if !cfg!(debug_assertions) {
+            command.arg("--release");
+        }
+        let output = command.output().expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building the example failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "mcp_server")
+            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+            .expect("cargo reports the example's executable")
+    })
+}
+
+async fn stdio_client() -> RunningService<RoleClient, ()> {
+    let transport = TokioChildProcess::new(tokio::process::Command::new(example_binary())).unwrap();
+    ().serve(transport).await.unwrap()
+}
+
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name.to_owned()).with_arguments(arguments.as_object().unwrap().clone())
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.clone()).collect::<Vec<_>>().join("\n")
+}
+
+#[tokio::test]
+async fn stdio_example_lists_its_tools_with_schemas_and_annotations() {
+    let client = stdio_client().await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["get_weather", "count_slowly"]);
+    let weather = &tools[0];
+    let schema = Value::Object((*weather.input_schema).clone());
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["city"]));
+    assert_eq!(schema["properties"]["days"]["maximum"], 16);
+    assert_eq!(weather.title.as_deref(), Some("Weather forecast"));
+    assert_eq!(weather.annotations.as_ref().unwrap().read_only_hint, Some(true));
+    let output = weather.output_schema.as_ref().expect("get_weather declares its output");
+    assert_eq!(output["type"], "object");
+    assert!(tools[1].output_schema.is_none());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdio_calls_follow_the_error_contract() {
+    let client = stdio_client().await;
+    let ok = client.call_tool(call("get_weather", json!({"city": "Paris", "days": 3}))).await.unwrap();
+    assert_eq!(ok.is_error, Some(false));
+    let structured = ok.structured_content.clone().expect("a JSON object is structured content");
+    assert_eq!(structured["days"], 3);
+    assert_eq!(serde_json::from_str::<Value>(&text(&ok)).unwrap(), structured);
+
+    let out_of_range =
+        client.call_tool(call("get_weather", json!({"city": "Paris", "days": 17}))).await.unwrap();
+    assert_eq!(out_of_range.is_error, Some(true));
+    assert!(text(&out_of_range).contains("`days` must be at most 16"), "{}", text(&out_of_range));
+
+    let wrong_type =
+        client.call_tool(call("get_weather", json!({"city": "Paris", "days": "three"}))).await.unwrap();
+    assert_eq!(wrong_type.is_error, Some(true));
+    assert!(text(&wrong_type).contains("at `days`: invalid type"), "{}", text(&wrong_type));
+    assert!(wrong_type.structured_content.is_none());
+
+    let retry = client.call_tool(call("get_weather", json!({"city": " "}))).await.unwrap();
+    assert_eq!((retry.is_error, text(&retry).contains("ask again")), (Some(true), true));
+
+    // Lookup ignores case, as for a model.
+    let cased = client.call_tool(call("GET_WEATHER", json!({"city": "Oslo"}))).await.unwrap();
+    assert_eq!(cased.is_error, Some(false));
+
+    match client.call_tool(call("no_such_tool", json!({}))).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+            assert!(error.message.contains("no_such_tool"));
+        }
+        other => panic!("expected -32602, got {other:?}"),
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn remote_stdio_tools_join_a_local_toolset() {
+    let mut command = tokio::process::Command::new(example_binary());
+    command.kill_on_drop(true);
+    let client = McpClient::stdio(command).await.unwrap();
+    let mut tools = Toolset::new().with(Echo).unwrap();
+    assert_eq!(client.register(&mut tools).await.unwrap(), 2);
+    assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "get_weather", "count_slowly"]);
+    let weather = tools.get("get_weather").unwrap();
+    assert_eq!(weather.parameters()["properties"]["days"]["maximum"], 16);
+    assert_eq!(weather.annotations().read_only, Some(true));
+
+    let ctx = ToolContext::new();
+    // Fenced arguments are cleaned locally before they travel.
+    let ok = tools.call(&ctx, &ToolCall::new("1", "get_weather", "```json\n{\"city\":\"Rome\"}\n```")).await;
+    assert_eq!(ok.outcome, Outcome::Success, "{}", ok.content);
+    assert_eq!(serde_json::from_str::<Value>(&ok.content).unwrap()["city"], "Rome");
+    let remote_error =
+        tools.call(&ctx, &ToolCall::new("2", "get_weather", r#"{"city":"Rome","days":99}"#)).await;
+    assert_eq!(remote_error.outcome, Outcome::Error);
+    assert!(remote_error.content.contains("at most 16"), "{}", remote_error.content);
+    let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
+    assert_eq!(not_json.outcome, Outcome::InvalidArguments);
+    let local = tools.call(&ctx, &ToolCall::new("4", "echo", r#"{"n":4}"#)).await;
+    assert_eq!(local.content, "8");
+}
+
+// ---- in-process servers over HTTP ----
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Number {
+    n: i64,
+}
+
+/// Doubles `n`: every concurrent caller can check its own answer.
+struct Echo;
+impl TypedTool for Echo {
+    type Request = Number;
+    type Output = i64;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Number>("echo", "Double n."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<i64, ToolError> {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        Ok(req.n * 2)
+    }
+}
+
+struct Panics;
+impl TypedTool for Panics {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("panics", "Always panics."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
+        panic!("boom at {}", req.n)
+    }
+}
+
+/// Reports `n` progress steps.
+struct Steps;
+impl TypedTool for Steps {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("steps", "Report progress."));
+        &SPEC
+    }
+    async fn run(&self, ctx: &ToolContext, req: Number) -> Result<String, ToolError> {
+        for step in 1..=req.n {
+            ctx.report_progress(step as f64, Some(req.n as f64), Some("step"));
+        }
+        Ok("done".into())
+    }
+}
+
+/// Waits forever; when its call is dropped, records whether its context
+/// had been cancelled.
+struct WaitsForCancel(Arc<AtomicBool>, Arc<Notify>);
+impl TypedTool for WaitsForCancel {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Number>("waits", "Wait forever."));
+        &SPEC
+    }
+    async fn run(&self, ctx: &ToolContext, _: Number) -> Result<String, ToolError> {
+        let _guard = OnDrop(ctx.clone(), Arc::clone(&self.0), Arc::clone(&self.1));
+        std::future::pending::<()>().await;
+        Ok(String::new())
+    }
+}
+
+struct OnDrop(ToolContext, Arc<AtomicBool>, Arc<Notify>);
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        self.1.store(self.0.is_cancelled(), Ordering::SeqCst);
+        self.2.notify_one();
+    }
+}
+
+/// Answers with an image and structured content.
+struct Chart;
+impl TypedTool for Chart {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Number>("chart", "A chart."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
+        Ok(format!("a chart of {}", req.n))
+    }
+}
+impl McpTool for Chart {
+    async fn run_mcp(&self, ctx: &ToolContext, req: Number) -> Result<McpResult, ToolError> {
+        let n = req.n;
+        let caption = self.run(ctx, req).await?;
+        Ok(McpResult::text(caption)
+            .with(ContentBlock::image("iVBORw0KGgo=", "image/png"))
+            .with_structured(json!({ "n": n })))
+    }
+}
+
+struct Http {
+    url: String,
+    shutdown: CancellationToken,
+    server: McpServer,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn http_server(options: HttpOptions, cancelled: Option<(Arc<AtomicBool>, Arc<Notify>)>) -> Http {
+    let mut tools = Toolset::new().with(Echo).unwrap().with(Panics).unwrap().with(Steps).unwrap();
+    tools.add(Rich(Chart)).unwrap();
+    if let Some((flag, notify)) = cancelled {
+        tools.add(WaitsForCancel(flag, notify)).unwrap();
+    }
+    let server = McpServer::new(tools);
+    let shutdown = CancellationToken::new();
+    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let bound = options.bind(server.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let url = bound.url();
+    let task = tokio::spawn(bound.serve());
+    Http { url, shutdown, server, task }
+}
+
+/// One progress report: how far, out of how much.
+type Step = (f64, Option<f64>);
+
+#[derive(Clone, Default)]
+struct Watcher {
+    progress: Arc<Mutex<Vec<Step>>>,
+    changed: Arc<Notify>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_progress(&self, params: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        self.progress.lock().unwrap().push((params.progress, params.total));
+    }
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_hundred_concurrent_http_calls_each_get_their_own_answer() {
+    let http = http_server(HttpOptions::new(), None).await;
+    let client =
+        Arc::new(().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap());
+    let calls = (0..100).map(|n| {
+        let client = Arc::clone(&client);
+        tokio::spawn(async move { (n, client.call_tool(call("echo", json!({ "n": n }))).await.unwrap()) })
+    });
+    for joined in futures::future::join_all(calls).await {
+        let (n, result) = joined.unwrap();
+        assert_eq!(result.is_error, Some(false));
+        assert_eq!(text(&result), (n * 2).to_string());
+    }
+    http.shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(10), http.task)
+        .await
+        .expect("graceful shutdown")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_panicking_tool_gets_an_error_reply_and_the_server_lives_on() {
+    let http = http_server(HttpOptions::new(), None).await;
+    let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let call_panics = client.call_tool(call("panics", json!({"n": 7})));
+    let panicked =
+        tokio::time::timeout(Duration::from_secs(10), call_panics).await.expect("a reply").unwrap();
+    assert_eq!(panicked.is_error, Some(true));
+    assert!(text(&panicked).contains("the tool panicked: boom at 7"), "{}", text(&panicked));
+    let after = client.call_tool(call("echo", json!({"n": 1}))).await.unwrap();
+    assert_eq!(text(&after), "2");
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn progress_reaches_the_client_before_the_result() {
+    let http = http_server(HttpOptions::new(), None).await;
+    let watcher = Watcher::default();
+    let client =
+        watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let request = ClientRequest::CallToolRequest(Request::new(call("steps", json!({"n": 3}))));
+    let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
+    let ServerResult::CallToolResult(result) = handle.await_response().await.unwrap() else {
+        panic!("expected a tool result");
+    };
+    assert_eq!(text(&result), "done");
+    assert_eq!(*watcher.progress.lock().unwrap(), [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]);
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_cancelled_request_cancels_the_tool_context() {
+    let (flag, notify) = (Arc::new(AtomicBool::new(false)), Arc::new(Notify::new()));
+    let http = http_server(HttpOptions::new(), Some((Arc::clone(&flag), Arc::clone(&notify)))).await;
+    let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let request = ClientRequest::CallToolRequest(Request::new(call("waits", json!({"n": 0}))));
+    let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    handle.cancel(Some("the user gave up".into())).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), notify.notified())
+        .await
+        .expect("the tool saw the cancellation");
+    assert!(flag.load(Ordering::SeqCst));
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn rich_results_keep_their_blocks_and_structured_content() {
+    let http = http_server(HttpOptions::new(), None).await;
+    let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let result = client.call_tool(call("chart", json!({"n": 5}))).await.unwrap();
+    assert_eq!(result.content.len(), 2);
+    assert_eq!(text(&result), "a chart of 5");
+    assert_eq!(result.content[1].as_image().unwrap().mime_type, "image/png");
+    assert_eq!(result.structured_content, Some(json!({"n": 5})));
+    // The plain default: content as text, structured only for JSON objects.
+    let plain = client.call_tool(call("echo", json!({"n": 5}))).await.unwrap();
+    assert_eq!((text(&plain).as_str(), plain.structured_content.is_none()), ("10", true));
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn changing_the_toolset_notifies_clients() {
+    let http = http_server(HttpOptions::new(), None).await;
+    let watcher = Watcher::default();
+    let client =
+        watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
+    let changed = watcher.changed.notified();
+    http.server.update(|tools| tools.remove("panics")).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), changed).await.expect("notifications/tools/list_changed");
+    let names: Vec<String> =
+        client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.into_owned()).collect();
+    assert_eq!(names, ["echo", "steps", "chart"]);
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn stateless_mode_answers_calls() {
+    let http = http_server(HttpOptions::new().stateless(true), None).await;
+    let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let result = client.call_tool(call("echo", json!({"n": 21}))).await.unwrap();
+    assert_eq!(text(&result), "42");
+    http.shutdown.cancel();
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+async fn post(url: &str, headers: &[(&str, &str)]) -> reqwest::StatusCode {
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(INITIALIZE);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.unwrap().status()
+}
+
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_refused() {
+    let http = http_server(HttpOptions::new(), None).await;
+    assert!(post(&http.url, &[]).await.is_success());
+    assert!(post(&http.url, &[("origin", "http://localhost:3000")]).await.is_success());
+    assert_eq!(post(&http.url, &[("host", "evil.example")]).await, reqwest::StatusCode::FORBIDDEN);
+    assert_eq!(post(&http.url, &[("origin", "http://evil.example")]).await, reqwest::StatusCode::FORBIDDEN);
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_bearer_token_is_required_when_set() {
+    let http = http_server(HttpOptions::new().with_bearer_token("s3cret"), None).await;
+    assert_eq!(post(&http.url, &[]).await, reqwest::StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        post(&http.url, &[("authorization", "Bearer wrong")]).await,
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    assert!(post(&http.url, &[("authorization", "Bearer s3cret")]).await.is_success());
+
+    let config = StreamableHttpClientTransportConfig::with_uri(http.url.as_str()).auth_header("s3cret");
+    let client = ().serve(StreamableHttpClientTransport::from_config(config)).await.unwrap();
+    assert_eq!(text(&client.call_tool(call("echo", json!({"n": 2}))).await.unwrap()), "4");
+    let remote = McpClient::http_with_token(&http.url, "s3cret").await.unwrap();
+    assert_eq!(remote.tools().await.unwrap().len(), 4);
+    assert!(McpClient::http(&http.url).await.is_err());
+    http.shutdown.cancel();
+}

@@ -1,0 +1,207 @@
+//! Remote MCP tools as local ones: connect to a server (a child process over
+//! stdio, or a URL) and register its tools into a toolset.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+
+use super::McpError;
+use crate::toolset::ToolsetError;
+use crate::{
+    Annotations, JsonObject, Limits, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset,
+    clean_json,
+};
+
+type Connection = Arc<RunningService<RoleClient, ()>>;
+
+/// A connection to an MCP server, whose tools can join a [`Toolset`].
+///
+/// ```no_run
+/// use tools_core::{Toolset, mcp::McpClient};
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = McpClient::stdio(tokio::process::Command::new("my-mcp-server")).await?;
+/// let mut tools = Toolset::new();
+/// client.register(&mut tools).await?; // remote tools, called like local ones
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpClient {
+    connection: Connection,
+}
+
+impl McpClient {
+    /// Start `command` and speak MCP on its stdin/stdout.
+    pub async fn stdio(command: tokio::process::Command) -> Result<Self, McpError> {
+        let transport = TokioChildProcess::new(command).map_err(McpError::from_display)?;
+        Self::connect(transport).await
+    }
+
+    /// Connect to a streamable HTTP server at `url` (e.g. `http://127.0.0.1:8000/mcp`).
+    pub async fn http(url: &str) -> Result<Self, McpError> {
+        Self::connect(StreamableHttpClientTransport::from_uri(url)).await
+    }
+
+    /// Connect to a streamable HTTP server that wants a bearer token.
+    pub async fn http_with_token(url: &str, token: &str) -> Result<Self, McpError> {
+        let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
+        Self::connect(StreamableHttpClientTransport::from_config(config)).await
+    }
+
+    /// Connect over any rmcp client transport (a duplex stream, a socket...).
+    pub async fn connect<T, E, A>(transport: T) -> Result<Self, McpError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let service = ().serve(transport).await.map_err(McpError::from_display)?;
+        Ok(Self { connection: Arc::new(service) })
+    }
+
+    /// The rmcp peer, for anything beyond tools.
+    pub fn peer(&self) -> &rmcp::Peer<RoleClient> {
+        self.connection.peer()
+    }
+
+    /// The server's tools, as local [`Tool`]s.
+    pub async fn tools(&self) -> Result<Vec<RemoteTool>, McpError> {
+        let listed = self.connection.peer().list_all_tools().await.map_err(McpError::from_display)?;
+        Ok(listed.into_iter().map(|tool| RemoteTool::new(Arc::clone(&self.connection), tool)).collect())
+    }
+
+    /// Add every tool of the server to `toolset`; returns how many. A name
+    /// that breaks the rules or collides is an error, and nothing is added.
+    pub async fn register(&self, toolset: &mut Toolset) -> Result<usize, McpError> {
+        let tools = self.tools().await?;
+        let mut grown = toolset.clone();
+        for tool in &tools {
+            grown.add(tool.clone()).map_err(|e: ToolsetError| McpError::from_display(e))?;
+        }
+        *toolset = grown;
+        Ok(tools.len())
+    }
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient").field("server", &self.connection.peer().peer_info()).finish()
+    }
+}
+
+/// One tool of a remote MCP server, callable as a local [`Tool`].
+///
+/// Errors keep the contract: a result with `isError` is
+/// [`ToolError::Failed`] with its text, a JSON-RPC invalid-params error is
+/// [`ToolError::InvalidArguments`], and a broken connection is a failure.
+/// Cancelling the context cancels the remote request.
+#[derive(Clone)]
+pub struct RemoteTool {
+    connection: Connection,
+    name: String,
+    description: String,
+    parameters: Parameters,
+    output_schema: Option<JsonObject>,
+    annotations: Annotations,
+}
+
+impl RemoteTool {
+    fn new(connection: Connection, tool: rmcp::model::Tool) -> Self {
+        let hints = tool.annotations.unwrap_or_default();
+        let title = tool.title.or(hints.title);
+        Self {
+            connection,
+            name: tool.name.into_owned(),
+            description: tool.description.map(Cow::into_owned).unwrap_or_default(),
+            parameters: Parameters::from_schema((*tool.input_schema).clone()),
+            output_schema: tool.output_schema.map(|schema| (*schema).clone()),
+            annotations: Annotations {
+                title: title.map(Cow::Owned),
+                read_only: hints.read_only_hint,
+                destructive: hints.destructive_hint,
+                idempotent: hints.idempotent_hint,
+                open_world: hints.open_world_hint,
+            },
+        }
+    }
+
+    async fn call_remote(&self, input: &str) -> Result<String, ToolError> {
+        let limits = Limits::DEFAULT;
+        limits.check_size(input)?;
+        let json = clean_json(input);
+        limits.check_depth(&json)?;
+        let arguments = match serde_json::from_str::<Value>(&json) {
+            Ok(Value::Object(arguments)) => arguments,
+            Ok(Value::Null) => JsonObject::new(),
+            Ok(other) => {
+                return Err(ToolError::invalid_arguments(format!("expected a JSON object, got `{other}`")));
+            }
+            Err(e) => return Err(ToolError::invalid_arguments(format!("not JSON: {e}"))),
+        };
+        let request = CallToolRequestParams::new(self.name.clone()).with_arguments(arguments);
+        match self.connection.peer().call_tool(request).await {
+            Ok(result) => remote_content(result),
+            Err(ServiceError::McpError(error)) if error.code == ErrorCode::INVALID_PARAMS => {
+                Err(ToolError::invalid_arguments(error.message.into_owned()))
+            }
+            Err(ServiceError::McpError(error)) => {
+                Err(ToolError::failed(format!("the MCP server answered {}: {}", error.code.0, error.message)))
+            }
+            Err(error) => Err(ToolError::failed(format!("calling the MCP server failed: {error}"))),
+        }
+    }
+}
+
+/// The content string of a remote result: its text blocks, else its
+/// structured content, else its blocks as JSON.
+fn remote_content(result: CallToolResult) -> Result<String, ToolError> {
+    let texts: Vec<&str> =
+        result.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
+    let content = if !texts.is_empty() {
+        texts.join("\n")
+    } else if let Some(structured) = &result.structured_content {
+        structured.to_string()
+    } else if result.content.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string(&result.content).unwrap_or_default()
+    };
+    if result.is_error == Some(true) { Err(ToolError::failed(content)) } else { Ok(content) }
+}
+
+impl Tool for RemoteTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        &self.description
+    }
+    fn parameters(&self) -> &JsonObject {
+        self.parameters.schema()
+    }
+    fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
+        Box::pin(async move {
+            // Dropping the request future sends notifications/cancelled.
+            tokio::select! {
+                () = ctx.cancellation().cancelled() => Err(ToolError::failed("the call was cancelled")),
+                result = self.call_remote(input) => result,
+            }
+        })
+    }
+    fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+    fn output_schema(&self) -> Option<&JsonObject> {
+        self.output_schema.as_ref()
+    }
+}
+
+impl std::fmt::Debug for RemoteTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteTool").field("name", &self.name).finish()
+    }
+}

@@ -1,0 +1,263 @@
+//! A toolset as an rmcp server: `tools/list`, `tools/call` through the
+//! toolset's contract, `notifications/tools/list_changed` on updates.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::content::{ResultSlot, call_result};
+use crate::{Annotations, Tool, ToolCall, ToolContext, Toolset};
+
+/// A [`Toolset`] served over MCP, on any rmcp transport.
+///
+/// Cheap to clone: clones share the toolset, so [`McpServer::set_toolset`]
+/// on one is seen by every session, and each connected client is sent
+/// `notifications/tools/list_changed`.
+///
+/// ```no_run
+/// use tools_core::{Toolset, mcp::McpServer};
+/// # async fn run(tools: Toolset) -> Result<(), Box<dyn std::error::Error>> {
+/// McpServer::new(tools).with_server_info("weather", "1.0.0").serve_stdio().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    info: Arc<Implementation>,
+    context: ToolContext,
+}
+
+struct Shared {
+    state: RwLock<Arc<State>>,
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+/// One version of the toolset, with its `tools/list` answer built once.
+struct State {
+    toolset: Toolset,
+    listed: Vec<rmcp::model::Tool>,
+}
+
+impl State {
+    fn new(toolset: Toolset) -> Arc<Self> {
+        let listed = toolset.iter().map(|tool| mcp_tool(tool.as_ref())).collect();
+        Arc::new(Self { toolset, listed })
+    }
+}
+
+impl McpServer {
+    /// Serve these tools, as the package that builds this crate names itself.
+    pub fn new(toolset: Toolset) -> Self {
+        Self {
+            shared: Arc::new(Shared { state: RwLock::new(State::new(toolset)), peers: Mutex::default() }),
+            info: Arc::new(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
+            context: ToolContext::new(),
+        }
+    }
+
+    /// The name and version the server reports in `initialize`.
+    pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Arc::new(Implementation::new(name, version));
+        self
+    }
+
+    /// The context every call starts from (shared state as extensions, a
+    /// deadline); each call gets a child of it, cancelled with the request.
+    pub fn with_context(mut self, context: ToolContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// The toolset served now.
+    pub fn toolset(&self) -> Toolset {
+        self.state().toolset.clone()
+    }
+
+    /// Serve another toolset from now on, and tell every connected client
+    /// that the list changed.
+    pub async fn set_toolset(&self, toolset: Toolset) {
+        let state = State::new(toolset);
+        match self.shared.state.write() {
+            Ok(mut slot) => *slot = state,
+            Err(poisoned) => *poisoned.into_inner() = state,
+        }
+        let peers: Vec<Peer<RoleServer>> = match self.shared.peers.lock() {
+            Ok(mut peers) => {
+                peers.retain(|peer| !peer.is_transport_closed());
+                peers.clone()
+            }
+            Err(_) => Vec::new(),
+        };
+        for peer in peers {
+            // A client that went away in between needs no notice.
+            let _ = peer.notify_tool_list_changed().await;
+        }
+    }
+
+    /// Change the toolset in place (add, remove, replace tools), then notify
+    /// clients as [`set_toolset`](Self::set_toolset) does.
+    pub async fn update<R>(&self, change: impl FnOnce(&mut Toolset) -> R) -> R {
+        let mut toolset = self.toolset();
+        let out = change(&mut toolset);
+        self.set_toolset(toolset).await;
+        out
+    }
+
+    /// Serve one client on stdin/stdout until it disconnects.
+    pub async fn serve_stdio(self) -> Result<(), super::McpError> {
+        let running = self.serve(rmcp::transport::stdio()).await.map_err(super::McpError::from_display)?;
+        running.waiting().await.map_err(super::McpError::from_display)?;
+        Ok(())
+    }
+
+    fn state(&self) -> Arc<State> {
+        match self.shared.state.read() {
+            Ok(state) => Arc::clone(&state),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer").field("info", &self.info).field("toolset", &self.state().toolset).finish()
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
+            .with_server_info((*self.info).clone())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Ok(mut peers) = self.shared.peers.lock() {
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.push(context.peer);
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.state().listed.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        let state = self.state();
+        let tool = state.toolset.get(name)?;
+        state.listed.iter().find(|listed| listed.name == tool.name()).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let state = self.state();
+        if state.toolset.get(&request.name).is_none() {
+            let names: Vec<&str> = state.toolset.names().collect();
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{}`", request.name),
+                Some(json!({ "tools": names })),
+            ));
+        }
+        let arguments = match &request.arguments {
+            Some(arguments) => serde_json::Value::Object(arguments.clone()).to_string(),
+            None => String::from("{}"),
+        };
+        let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
+        let slot = ResultSlot::default();
+        let mut ctx = self.context.clone().with_cancellation(context.ct.clone()).with_extension(slot.clone());
+        let token = context
+            .meta
+            .get_progress_token()
+            .or_else(|| request.meta.as_ref().and_then(|meta| meta.get_progress_token()));
+        let forwarder = Arc::new(Mutex::new(None::<Forwarder>));
+        if let Some(token) = token {
+            let peer = context.peer.clone();
+            let slot = Arc::clone(&forwarder);
+            // Captured here so a tool may report from any thread.
+            let runtime = tokio::runtime::Handle::current();
+            ctx = ctx.with_progress(move |progress, total, message| {
+                let mut report = ProgressNotificationParam::new(token.clone(), progress);
+                report.total = total;
+                report.message = message.map(str::to_owned);
+                if let Ok(mut forwarder) = slot.lock() {
+                    // Started on the first report: most calls report none.
+                    let forwarder = forwarder.get_or_insert_with(|| Forwarder::start(&runtime, peer.clone()));
+                    let _ = forwarder.sender.send(report);
+                }
+            });
+        }
+        let result = state.toolset.call(&ctx, &call).await;
+        drop(ctx);
+        let started = forwarder.lock().ok().and_then(|mut forwarder| forwarder.take());
+        if let Some(Forwarder { sender, task }) = started {
+            // The reply waits for the reports, so no progress arrives after it.
+            drop(sender);
+            let _ = task.await;
+        }
+        Ok(call_result(result, slot.take()).into())
+    }
+}
+
+/// The task that sends one call's progress reports, in order.
+struct Forwarder {
+    sender: mpsc::UnboundedSender<ProgressNotificationParam>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Forwarder {
+    fn start(runtime: &tokio::runtime::Handle, peer: Peer<RoleServer>) -> Self {
+        let (sender, mut reports) = mpsc::unbounded_channel::<ProgressNotificationParam>();
+        let task = runtime.spawn(async move {
+            while let Some(report) = reports.recv().await {
+                if peer.notify_progress(report).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Self { sender, task }
+    }
+}
+
+/// How a tool is listed: name, title, description, input and output schema,
+/// annotations.
+fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
+    let mut listed = rmcp::model::Tool::new(
+        tool.name().to_owned(),
+        tool.description().to_owned(),
+        Arc::new(tool.parameters().clone()),
+    );
+    let annotations = tool.annotations();
+    if let Some(title) = &annotations.title {
+        listed = listed.with_title(title.as_ref());
+    }
+    if let Some(schema) = tool.output_schema() {
+        listed = listed.with_raw_output_schema(Arc::new(schema.clone()));
+    }
+    if !annotations.is_empty() {
+        listed = listed.with_annotations(mcp_annotations(annotations));
+    }
+    listed
+}
+
+fn mcp_annotations(annotations: &Annotations) -> ToolAnnotations {
+    ToolAnnotations::from_raw(
+        annotations.title.as_ref().map(|title| title.to_string()),
+        annotations.read_only,
+        annotations.destructive,
+        annotations.idempotent,
+        annotations.open_world,
+    )
+}
