@@ -27,6 +27,9 @@ mod typed;
 
 pub mod toolset;
 
+#[doc(hidden)]
+pub mod __private;
+
 pub use call::{Outcome, ToolCall, ToolResult};
 pub use clean::clean_json;
 pub use context::ToolContext;
