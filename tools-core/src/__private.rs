@@ -5,6 +5,7 @@
 
 pub use schemars;
 pub use serde;
+pub use std::fmt;
 pub use std::future::Future;
 pub use std::result::Result;
 pub use std::string::{String, ToString};

@@ -201,7 +201,7 @@ pub fn docs(attrs: &[Attribute]) -> Option<String> {
             && nv.path.is_ident("doc")
             && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) = &nv.value
         {
-            lines.extend(text.value().lines().map(|line| line.trim().to_owned()));
+            lines.extend(text.value().split('\n').map(|line| line.trim().to_owned()));
         }
     }
     let mut out = String::new();

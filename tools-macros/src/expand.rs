@@ -138,7 +138,10 @@ fn expand_method(tool: &Tool, item: &ItemImpl, paths: &Paths) -> TokenStream {
         Type::Path(path) => path.path.segments.last().map_or_else(|| format_ident!("Tool"), |s| s.ident.clone()),
         _ => format_ident!("Tool"),
     };
-    let request = Request::new(tool, &base, &vis, paths);
+    // Public: the impl's type may be more visible than the method, and the
+    // request appears in its `TypedTool` impl.
+    let public: syn::Visibility = syn::parse_quote!(pub);
+    let request = Request::new(tool, &base, &public, paths);
     let method = &tool.sig.ident;
     let target = quote!(Self::#method);
     let typed = typed_impl(tool, &quote!(#self_ty), &request, &target, true, paths);
@@ -275,6 +278,8 @@ fn typed_impl(
     let receiver = method.then(|| quote!(self,));
     let call_args = tool.args.iter().map(|arg| {
         if arg.is_ctx {
+            // Located on the user's type: a context of another type is reported there.
+            let ctx = Ident::new("__ctx", Span::mixed_site().located_at(arg.ty.span()));
             quote!(#ctx)
         } else if tool.attr.args {
             let ident = field_ident(arg.pat);

@@ -24,7 +24,18 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let paths = Paths::resolve(attr.krate.as_ref());
     let (krate, private) = (&paths.krate, &paths.private);
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut generics = input.generics.clone();
+    // On `Self`, so a generic type needs its parameters to be only as
+    // serializable as it is itself.
+    let bound: syn::WherePredicate = if attr.display {
+        syn::parse_quote!(Self: #private::fmt::Display)
+    } else {
+        syn::parse_quote!(Self: #private::serde::Serialize)
+    };
+    if !generics.params.is_empty() {
+        generics.make_where_clause().predicates.push(bound);
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     // Spanned on the type, so a missing Serialize or Display lands there.
     let body = if attr.display {
         quote_spanned!(ident.span()=> #private::Result::Ok(#private::ToString::to_string(&self)))

@@ -70,7 +70,7 @@ fn check_signature(cx: &mut Ctxt, tool: &Tool) {
         );
     }
     if let syn::ReturnType::Type(_, ty) = &sig.output {
-        borrowed(cx, ty, "the return type");
+        borrowed(cx, ty, "the return type", true);
     }
 }
 
@@ -141,7 +141,7 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
                     "with #[tool(args)] each argument is a named field of the request: write `city: String`",
                 ),
             }
-            borrowed(cx, arg.ty, "an argument");
+            borrowed(cx, arg.ty, "an argument", false);
         }
         return;
     }
@@ -152,7 +152,7 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
              Deserialize + JsonSchema), or write #[tool(args)] to take named arguments (none for a tool without \
              arguments)",
         ),
-        [request] => borrowed(cx, request.ty, "the request type"),
+        [request] => borrowed(cx, request.ty, "the request type", false),
         [_, second, ..] => {
             let (pat, ty) = (second.pat, second.ty);
             cx.error_spanned_by(
@@ -227,29 +227,39 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
 }
 
 /// Report a reference, lifetime or `impl Trait` in a type the request is
-/// made of: requests are deserialized into owned values.
-fn borrowed(cx: &mut Ctxt, ty: &Type, what: &str) {
-    struct Finder<'a>(Option<&'a dyn quote::ToTokens>);
+/// made of: requests are deserialized into owned values. An output may
+/// borrow for `'static` (`&'static str`).
+fn borrowed(cx: &mut Ctxt, ty: &Type, what: &str, allow_static: bool) {
+    struct Finder<'a>(Option<&'a dyn quote::ToTokens>, bool);
     impl<'ast> Visit<'ast> for Finder<'ast> {
         fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
-            self.0.get_or_insert(lifetime);
+            if !(self.1 && lifetime.ident == "static") {
+                self.0.get_or_insert(lifetime);
+            }
         }
         fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
-            self.0.get_or_insert(reference);
+            match &reference.lifetime {
+                Some(lifetime) if self.1 && lifetime.ident == "static" => syn::visit::visit_type(self, &reference.elem),
+                _ => {
+                    self.0.get_or_insert(reference);
+                }
+            }
         }
         fn visit_type_impl_trait(&mut self, it: &'ast syn::TypeImplTrait) {
             self.0.get_or_insert(it);
         }
     }
-    let mut finder = Finder(None);
+    let mut finder = Finder(None, allow_static);
     finder.visit_type(ty);
     if let Some(found) = finder.0 {
-        cx.error_spanned_by(
-            found,
+        let message = if allow_static {
+            format!("{what} borrows or is `impl Trait`: return a named, owned type (String instead of &str) or a `&'static` one")
+        } else {
             format!(
                 "{what} borrows or is generic: #[tool] parses requests into owned, concrete types; use owned \
                  types (String instead of &str, Vec<T> instead of &[T])"
-            ),
-        );
+            )
+        };
+        cx.error_spanned_by(found, message);
     }
 }
