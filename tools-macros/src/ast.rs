@@ -137,21 +137,20 @@ impl<'a> Return<'a> {
             && path.qself.is_none()
             && let Some(last) = path.path.segments.last()
             && last.ident == "Result"
+            && let syn::PathArguments::AngleBracketed(generics) = &last.arguments
         {
-            if let syn::PathArguments::AngleBracketed(generics) = &last.arguments {
-                let types: Vec<&Type> = generics
-                    .args
-                    .iter()
-                    .filter_map(|a| match a {
-                        syn::GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    })
-                    .collect();
-                match types.as_slice() {
-                    [ok, err] => return Self::Result { ok, err },
-                    [_] => return Self::ResultAlias(ty),
-                    _ => {}
-                }
+            let types: Vec<&Type> = generics
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            match types.as_slice() {
+                [ok, err] => return Self::Result { ok, err },
+                [_] => return Self::ResultAlias(ty),
+                _ => {}
             }
         }
         Self::Plain(Some(ty))

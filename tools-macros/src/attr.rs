@@ -53,9 +53,13 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
         attr.seen.push(key.clone());
         let path = &meta.path;
         match key.as_str() {
-            "name" => attr.name = string(cx, path, &key, value).map(|v| Spanned { value: v.value(), span: v.span() }),
+            "name" => {
+                attr.name =
+                    string(cx, path, &key, value).map(|v| Spanned { value: v.value(), span: v.span() })
+            }
             "description" => {
-                attr.description = string(cx, path, &key, value).map(|v| Spanned { value: v.value(), span: v.span() })
+                attr.description =
+                    string(cx, path, &key, value).map(|v| Spanned { value: v.value(), span: v.span() })
             }
             "title" => attr.title = string(cx, path, &key, value).map(|v| v.value()),
             "read_only" => attr.read_only = flag(cx, path, &key, value),
@@ -96,7 +100,10 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
                         Ok(krate) => attr.krate = Some(krate),
                         Err(_) => cx.error_spanned_by(
                             path,
-                            format!("`crate = {:?}` is not a path: write e.g. `crate = \"my_tools\"`", text.value()),
+                            format!(
+                                "`crate = {:?}` is not a path: write e.g. `crate = \"my_tools\"`",
+                                text.value()
+                            ),
                         ),
                     }
                 }
@@ -108,7 +115,10 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
                     "`spec` takes the field that holds the tool's spec: write `spec = self.spec`",
                 ),
             },
-            _ => cx.error_spanned_by(path, format!("unknown key `{key}` in #[tool]: expected one of {TOOL_KEYS}")),
+            _ => cx.error_spanned_by(
+                path,
+                format!("unknown key `{key}` in #[tool]: expected one of {TOOL_KEYS}"),
+            ),
         }
         Ok(())
     });
@@ -141,7 +151,10 @@ pub fn parse_output_attr(cx: &mut Ctxt, attr: &syn::Attribute, out: &mut OutputA
                 if let Some(text) = string(cx, &meta.path, &key, value) {
                     match text.parse::<Path>() {
                         Ok(krate) => out.krate = Some(krate),
-                        Err(_) => cx.error_spanned_by(&meta.path, format!("`crate = {:?}` is not a path", text.value())),
+                        Err(_) => cx.error_spanned_by(
+                            &meta.path,
+                            format!("`crate = {:?}` is not a path", text.value()),
+                        ),
                     }
                 }
             }

@@ -66,7 +66,10 @@ fn tool_impl(attr: TokenStream, item: ItemImpl) -> TokenStream {
     let marked = marked_methods(&item);
     valid::check_impl(&mut cx, &item, marked.len());
     for extra in marked.iter().skip(1) {
-        cx.error_spanned_by(&extra.sig.ident, "only one method of the impl can be the tool: one type, one tool");
+        cx.error_spanned_by(
+            &extra.sig.ident,
+            "only one method of the impl can be the tool: one type, one tool",
+        );
     }
     let tool = marked.first().map(|method| Tool::from_method(&mut cx, &item.self_ty, method));
     if let Some(tool) = &tool {
@@ -135,7 +138,9 @@ fn expand_method(tool: &Tool, item: &ItemImpl, paths: &Paths) -> TokenStream {
     let self_ty = &item.self_ty;
     let vis = marked_vis(item, tool);
     let base = match &**self_ty {
-        Type::Path(path) => path.path.segments.last().map_or_else(|| format_ident!("Tool"), |s| s.ident.clone()),
+        Type::Path(path) => {
+            path.path.segments.last().map_or_else(|| format_ident!("Tool"), |s| s.ident.clone())
+        }
         _ => format_ident!("Tool"),
     };
     // Public: the impl's type may be more visible than the method, and the
@@ -191,7 +196,8 @@ impl Request {
         let name = format_ident!("{}Args", base, span = base.span());
         let serde_crate = paths.private_str("serde");
         let schemars_crate = paths.private_str("schemars");
-        let fields: Vec<_> = tool.inputs().map(|arg| (field_ident(arg.pat), arg.ty, &arg.field_attrs)).collect();
+        let fields: Vec<_> =
+            tool.inputs().map(|arg| (field_ident(arg.pat), arg.ty, &arg.field_attrs)).collect();
         let defs = fields.iter().map(|(ident, ty, attrs)| quote!(#(#attrs)* #ident: #ty));
         let idents = fields.iter().map(|(ident, _, _)| ident);
         let definition = quote! {
@@ -374,4 +380,3 @@ fn ctx_ident() -> Ident {
 fn req_ident() -> Ident {
     Ident::new("__req", Span::mixed_site())
 }
-

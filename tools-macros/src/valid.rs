@@ -24,7 +24,10 @@ pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
 /// Check the impl block of the method form.
 pub fn check_impl(cx: &mut Ctxt, item: &ItemImpl, marked: usize) {
     if let Some((path, _)) = &item.trait_ {
-        cx.error_spanned_by(path, "#[tool] goes on an inherent impl (`impl MyTool { ... }`), not a trait impl");
+        cx.error_spanned_by(
+            path,
+            "#[tool] goes on an inherent impl (`impl MyTool { ... }`), not a trait impl",
+        );
     }
     if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -222,7 +225,10 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
     if tool.self_ty.is_some()
         && let Some(name) = &tool.attr.struct_name
     {
-        cx.error_spanned_by(name, "`struct_name` is for free fns: the method form's tool is the impl's own type");
+        cx.error_spanned_by(
+            name,
+            "`struct_name` is for free fns: the method form's tool is the impl's own type",
+        );
     }
 }
 
@@ -239,7 +245,9 @@ fn borrowed(cx: &mut Ctxt, ty: &Type, what: &str, allow_static: bool) {
         }
         fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
             match &reference.lifetime {
-                Some(lifetime) if self.1 && lifetime.ident == "static" => syn::visit::visit_type(self, &reference.elem),
+                Some(lifetime) if self.1 && lifetime.ident == "static" => {
+                    syn::visit::visit_type(self, &reference.elem)
+                }
                 _ => {
                     self.0.get_or_insert(reference);
                 }
@@ -253,7 +261,9 @@ fn borrowed(cx: &mut Ctxt, ty: &Type, what: &str, allow_static: bool) {
     finder.visit_type(ty);
     if let Some(found) = finder.0 {
         let message = if allow_static {
-            format!("{what} borrows or is `impl Trait`: return a named, owned type (String instead of &str) or a `&'static` one")
+            format!(
+                "{what} borrows or is `impl Trait`: return a named, owned type (String instead of &str) or a `&'static` one"
+            )
         } else {
             format!(
                 "{what} borrows or is generic: #[tool] parses requests into owned, concrete types; use owned \
