@@ -13,7 +13,7 @@
 //! UpperCamelCase: `get_weather` -> `GetWeather`) that implements
 //! `TypedTool`, and through it `Tool`:
 //!
-//! ```ignore
+//! ```text
 //! /// Current temperature for a city.
 //! #[tool(name = "get_weather", read_only, timeout = "5s")]
 //! async fn get_weather(ctx: &ToolContext, req: WeatherRequest) -> Result<Weather, WeatherError> { ... }
@@ -23,7 +23,7 @@
 //! the tool and the impl's own type implements `TypedTool`, keeping its
 //! fields as state:
 //!
-//! ```ignore
+//! ```text
 //! #[tool]
 //! impl Search {
 //!     /// Search the web.
