@@ -32,6 +32,9 @@ pub mod provider;
 pub mod mcp;
 pub mod toolset;
 
+#[doc(hidden)]
+pub mod __private;
+
 pub use call::{Outcome, ToolCall, ToolResult};
 pub use clean::clean_json;
 pub use context::ToolContext;

@@ -26,6 +26,11 @@ use crate::ToolError;
 /// assert_eq!(Json(Weather { celsius: 21.5 }).into_content().unwrap(), r#"{"celsius":21.5}"#);
 /// assert_eq!("sunny".into_content().unwrap(), "sunny");
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool output",
+    label = "a tool returns a `ToolOutput` or a `Result<T, E>` whose `T` is one",
+    note = "return `String`, `Json<T>` or `Display<T>`, or put `#[derive(ToolOutput)]` on `{Self}` (compact JSON of a `Serialize` type)"
+)]
 pub trait ToolOutput {
     /// The content string for the model. Fails only if serialization fails.
     fn into_content(self) -> Result<String, ToolError>;

@@ -1,1 +1,90 @@
-//! The `#[tool]` attribute (see issue 3); empty until the macro lands.
+//! `#[tool]` and `#[derive(ToolOutput)]` for the tools SDK; use them through
+//! the facade crate `tools` (or with `tools-core`, which the generated code
+//! names).
+//!
+//! The macro runs in three passes, as thiserror's does: `ast`/`attr` parse
+//! the input into typed pieces, `valid` checks the rules and collects every
+//! error with its span (`ctxt`), `expand` writes the code. On error it emits
+//! the input as written, plus a stand-in impl, so one mistake is one error.
+//!
+//! # `#[tool]`
+//!
+//! On a free async fn, it writes a unit struct (the fn's name in
+//! UpperCamelCase: `get_weather` -> `GetWeather`) that implements
+//! `TypedTool`, and through it `Tool`:
+//!
+//! ```text
+//! /// Current temperature for a city.
+//! #[tool(name = "get_weather", read_only, timeout = "5s")]
+//! async fn get_weather(ctx: &ToolContext, req: WeatherRequest) -> Result<Weather, WeatherError> { ... }
+//! ```
+//!
+//! On an impl block, the method marked `#[tool(...)]` (taking `&self`) is
+//! the tool and the impl's own type implements `TypedTool`, keeping its
+//! fields as state:
+//!
+//! ```text
+//! #[tool]
+//! impl Search {
+//!     /// Search the web.
+//!     #[tool(name = "search", spec = self.spec)]
+//!     async fn search(&self, req: SearchRequest) -> anyhow::Result<String> { ... }
+//! }
+//! ```
+//!
+//! Arguments: at most one `&ToolContext` (optional, anywhere), and one
+//! request whose type is `Deserialize + JsonSchema`; or, with `args`,
+//! named arguments (`city: String, days: Option<u8>`) from which the macro
+//! writes the request struct `<Type>Args` (doc comments, `#[serde]` and
+//! `#[schemars]` on an argument go to its field; `Option` fields are not
+//! required). Returns: `Result<T, E>` (also an alias such as
+//! `anyhow::Result<T>`) whose `T` is a `ToolOutput` and `E` converts into
+//! `ToolError`, or a plain `ToolOutput` for an infallible tool.
+//!
+//! | key | value | default |
+//! |---|---|---|
+//! | `name` | `"get_weather"`, must match `^[a-zA-Z0-9_-]{1,64}$` | the fn's name |
+//! | `description` | `"..."` | the doc comment, lines trimmed and joined (required if there is no doc comment) |
+//! | `title` | `"..."` | none |
+//! | `read_only`, `destructive`, `idempotent`, `open_world` | flag, or `= true`/`= false` | unset |
+//! | `timeout` | `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or several (`"1m30s"`) | none |
+//! | `args` | flag: take named arguments | off |
+//! | `struct_name` | `"Weather"` (free fns only) | the fn's name in UpperCamelCase |
+//! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
+//! | `web_search_fallback` | flag: allow the reserved name `web_search` | off |
+//! | `crate` | `"my_tools"`: the path to the facade or `tools-core` | found in Cargo.toml |
+//!
+//! Each tool type also gets `fn tool_spec() -> ToolSpec`: the spec the
+//! attribute declares, for a stateful tool to start from
+//! (`Self::tool_spec().with_name(...)`).
+//!
+//! # `#[derive(ToolOutput)]`
+//!
+//! Compact JSON of a `Serialize` type; with `#[tool_output(display)]`, its
+//! `Display` text. `#[tool_output(crate = "...")]` as above.
+
+mod ast;
+mod attr;
+mod ctxt;
+mod expand;
+mod krate;
+mod output;
+#[cfg(test)]
+mod snapshots;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Turn an async fn, or an impl block with a method marked `#[tool]`, into
+/// a tool. See the [crate docs](crate) for the keys.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::tool(attr.into(), item.into()).into()
+}
+
+/// Implement `ToolOutput` as compact JSON (or `Display` text with
+/// `#[tool_output(display)]`).
+#[proc_macro_derive(ToolOutput, attributes(tool_output))]
+pub fn derive_tool_output(input: TokenStream) -> TokenStream {
+    output::derive(input.into()).into()
+}

@@ -1,0 +1,17 @@
+//! One mistake, one error: the uses of the tool still compile.
+use tools::{Tool, tool};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+/// Doc.
+#[tool(read_only = 1)]
+async fn get_weather(_req: Req) -> String {
+    String::new()
+}
+
+fn main() {
+    let mut tools = tools::Toolset::new();
+    tools.add(GetWeather).unwrap();
+    let _ = GetWeather.name();
+}

@@ -1,0 +1,12 @@
+use tools::tool;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+/// Doc.
+#[tool(description = "  ")]
+async fn get_weather(_req: Req) -> String {
+    String::new()
+}
+
+fn main() {}

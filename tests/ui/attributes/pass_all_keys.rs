@@ -1,0 +1,52 @@
+//! Every key of #[tool], and what each puts in the spec.
+#![deny(warnings, missing_docs)]
+
+use std::time::Duration;
+use tools::{Tool, ToolContext, tool};
+
+/// The request.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Req {
+    /// A city.
+    pub city: String,
+}
+
+/// Ignored: the description key wins.
+#[tool(
+    name = "lookup-city",
+    description = "Look a city up.",
+    title = "City lookup",
+    read_only,
+    destructive = false,
+    idempotent = true,
+    open_world = false,
+    timeout = "1m30s",
+    struct_name = "Lookup",
+    crate = "tools"
+)]
+pub async fn lookup(req: Req) -> String {
+    req.city
+}
+
+/// A timeout in milliseconds.
+#[tool(timeout = "250ms")]
+pub async fn quick(req: Req) -> String {
+    req.city
+}
+
+fn main() {
+    let tool = Lookup;
+    assert_eq!(tool.name(), "lookup-city");
+    assert_eq!(tool.description(), "Look a city up.");
+    let hints = tool.annotations();
+    assert_eq!(hints.title.as_deref(), Some("City lookup"));
+    assert_eq!(
+        (hints.read_only, hints.destructive, hints.idempotent, hints.open_world),
+        (Some(true), Some(false), Some(true), Some(false))
+    );
+    assert_eq!(tool.timeout(), Some(Duration::from_secs(90)));
+    assert_eq!(Quick.timeout(), Some(Duration::from_millis(250)));
+    assert!(Quick.annotations().is_empty());
+    let out = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
+    assert_eq!(out, "Oslo");
+}

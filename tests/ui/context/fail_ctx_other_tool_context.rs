@@ -1,0 +1,16 @@
+use tools::tool;
+
+mod mine {
+    pub struct ToolContext;
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+/// Doc.
+#[tool]
+async fn get_weather(_ctx: &mine::ToolContext, _req: Req) -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use tools::tool;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+struct Search;
+
+impl Search {
+    /// Doc.
+    #[tool]
+    async fn search(&self, _req: Req) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use tools::tool;
+
+struct Search;
+
+#[tool]
+impl Search {
+    /// Doc.
+    async fn search(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use tools::tool;
+
+/// Doc.
+#[tool]
+struct Search;
+
+fn main() {}

@@ -1,0 +1,17 @@
+use tools::tool;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+struct Search;
+
+#[tool(name = "search")]
+impl Search {
+    /// Doc.
+    #[tool]
+    async fn search(&self, _req: Req) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

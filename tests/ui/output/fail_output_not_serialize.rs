@@ -1,0 +1,8 @@
+use tools::ToolOutput;
+
+#[derive(ToolOutput)]
+struct Weather {
+    celsius: f32,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tools::ToolOutput;
+
+#[derive(serde::Serialize, ToolOutput)]
+#[tool_output(json)]
+struct Weather {
+    celsius: f32,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use tools::tool;
+
+/// Doc.
+#[tool(args)]
+async fn distance((a, b): (f64, f64)) -> f64 {
+    a - b
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use tools::tool;
+
+#[derive(schemars::JsonSchema)]
+struct Req {
+    city: String,
+}
+
+/// Doc.
+#[tool]
+async fn get_weather(req: Req) -> String {
+    req.city
+}
+
+fn main() {}

@@ -1,0 +1,28 @@
+//! `()` as the request of a tool without arguments, and a request behind a path.
+use tools::{Tool, ToolContext, tool};
+
+mod api {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    pub struct Req {
+        pub n: u8,
+    }
+}
+
+/// Always the same.
+#[tool]
+async fn constant(_req: ()) -> &'static str {
+    "42"
+}
+
+/// Doubles.
+#[tool]
+async fn double(req: api::Req) -> u16 {
+    u16::from(req.n) * 2
+}
+
+fn main() {
+    let ctx = ToolContext::new();
+    assert_eq!(Constant.parameters()["type"], "object");
+    assert_eq!(futures::executor::block_on(Constant.call(&ctx, "")).unwrap_or_default(), "");
+    assert_eq!(futures::executor::block_on(Double.call(&ctx, r#"{"n":21}"#)).unwrap(), "42");
+}

@@ -1,0 +1,14 @@
+use tools::tool;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+struct Weather;
+
+/// Doc.
+#[tool]
+async fn get_weather(_req: Req) -> Weather {
+    Weather
+}
+
+fn main() {}

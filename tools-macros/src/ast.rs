@@ -1,0 +1,267 @@
+//! The typed AST of a `#[tool]` input: a free async fn, or an impl block
+//! with one method marked `#[tool]`. Parsing only sorts the pieces; the
+//! rules live in `valid.rs`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::{Attribute, FnArg, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, Pat, Signature, Type};
+
+use crate::attr::{ToolAttr, parse_tool_attr};
+use crate::ctxt::Ctxt;
+
+/// What `#[tool]` was put on.
+pub enum Input {
+    /// `#[tool] async fn ...`
+    Fn(ItemFn),
+    /// `#[tool] impl T { #[tool] async fn ...(&self, ...) }`
+    Impl(ItemImpl),
+}
+
+/// A tool: its options, its docs and the signature of its async fn.
+pub struct Tool<'a> {
+    pub attr: ToolAttr,
+    /// The doc comment, lines trimmed and joined.
+    pub docs: Option<String>,
+    pub sig: &'a Signature,
+    /// `Some` for the method form: the type that holds the state.
+    pub self_ty: Option<&'a Type>,
+    /// The `&self` (or wrong) receiver, for the method form's checks.
+    pub receiver: Option<&'a syn::Receiver>,
+    pub args: Vec<Arg<'a>>,
+    pub ret: Return<'a>,
+}
+
+/// One argument of the fn, besides the receiver.
+pub struct Arg<'a> {
+    pub pat: &'a Pat,
+    pub ty: &'a Type,
+    /// `#[doc]`, `#[serde]` and `#[schemars]` on the argument: they go to the
+    /// field of the generated request struct.
+    pub field_attrs: Vec<&'a Attribute>,
+    pub is_ctx: bool,
+}
+
+/// What the fn returns.
+pub enum Return<'a> {
+    /// `Result<T, E>`, spelled with both parameters.
+    Result { ok: &'a Type, err: &'a Type },
+    /// A `Result` alias with one parameter (`anyhow::Result<T>`).
+    ResultAlias(&'a Type),
+    /// Anything else, or nothing (`()`): an infallible tool.
+    Plain(Option<&'a Type>),
+}
+
+impl Input {
+    /// Parse the item under `#[tool]`.
+    pub fn parse(item: TokenStream) -> syn::Result<Self> {
+        match syn::parse2::<syn::Item>(item)? {
+            syn::Item::Fn(item) => Ok(Self::Fn(item)),
+            syn::Item::Impl(item) => Ok(Self::Impl(item)),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "#[tool] goes on an async fn, or on an impl block whose tool method is marked #[tool]",
+            )),
+        }
+    }
+}
+
+impl<'a> Tool<'a> {
+    /// A tool from a free fn and the tokens of its `#[tool(...)]`.
+    pub fn from_fn(cx: &mut Ctxt, attr: TokenStream, item: &'a ItemFn) -> Self {
+        let attr = parse_tool_attr(cx, attr);
+        Self::new(attr, &item.attrs, &item.sig, None)
+    }
+
+    /// A tool from the marked method of an impl block.
+    pub fn from_method(cx: &mut Ctxt, self_ty: &'a Type, method: &'a ImplItemFn) -> Self {
+        let mut attr = ToolAttr::default();
+        for marker in method.attrs.iter().filter(|a| is_tool_attr(a)) {
+            let tokens = match &marker.meta {
+                syn::Meta::Path(_) => TokenStream::new(),
+                syn::Meta::List(list) => list.tokens.clone(),
+                syn::Meta::NameValue(nv) => {
+                    cx.error_spanned_by(nv, "write #[tool] or #[tool(key = value, ...)]");
+                    TokenStream::new()
+                }
+            };
+            attr = parse_tool_attr(cx, tokens);
+        }
+        Self::new(attr, &method.attrs, &method.sig, Some(self_ty))
+    }
+
+    fn new(attr: ToolAttr, attrs: &'a [Attribute], sig: &'a Signature, self_ty: Option<&'a Type>) -> Self {
+        let mut receiver = None;
+        let mut args = Vec::new();
+        for input in &sig.inputs {
+            match input {
+                FnArg::Receiver(r) => receiver = Some(r),
+                FnArg::Typed(typed) => args.push(Arg {
+                    pat: &typed.pat,
+                    ty: &typed.ty,
+                    field_attrs: typed.attrs.iter().filter(|a| is_field_attr(a)).collect(),
+                    is_ctx: looks_like_ctx(&typed.pat, &typed.ty),
+                }),
+            }
+        }
+        Self { attr, docs: docs(attrs), sig, self_ty, receiver, args, ret: Return::of(&sig.output) }
+    }
+
+    /// The request arguments: all but the context.
+    pub fn inputs(&self) -> impl Iterator<Item = &Arg<'a>> {
+        self.args.iter().filter(|arg| !arg.is_ctx)
+    }
+
+    /// The tool's name: the `name` key, or the fn's name.
+    pub fn name(&self) -> (String, Span) {
+        match &self.attr.name {
+            Some(name) => (name.value.clone(), name.span),
+            None => (unraw(&self.sig.ident), self.sig.ident.span()),
+        }
+    }
+
+    /// The generated struct's name: `struct_name`, or the fn's name in
+    /// UpperCamelCase (`get_weather` -> `GetWeather`).
+    pub fn struct_name(&self) -> Ident {
+        match &self.attr.struct_name {
+            Some(ident) => ident.clone(),
+            None => Ident::new(&upper_camel(&unraw(&self.sig.ident)), self.sig.ident.span()),
+        }
+    }
+}
+
+impl<'a> Return<'a> {
+    fn of(output: &'a syn::ReturnType) -> Self {
+        let syn::ReturnType::Type(_, ty) = output else {
+            return Self::Plain(None);
+        };
+        if let Type::Path(path) = &**ty
+            && path.qself.is_none()
+            && let Some(last) = path.path.segments.last()
+            && last.ident == "Result"
+            && let syn::PathArguments::AngleBracketed(generics) = &last.arguments
+        {
+            let types: Vec<&Type> = generics
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    syn::GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect();
+            match types.as_slice() {
+                [ok, err] => return Self::Result { ok, err },
+                [_] => return Self::ResultAlias(ty),
+                _ => {}
+            }
+        }
+        Self::Plain(Some(ty))
+    }
+}
+
+/// Whether an attribute is `#[tool]` or `#[tool(...)]`.
+pub fn is_tool_attr(attr: &Attribute) -> bool {
+    attr.path().is_ident("tool")
+}
+
+/// Attributes of an argument that belong to the generated request field.
+pub fn is_field_attr(attr: &Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars")
+}
+
+/// An argument is the context if its type names `ToolContext` or it is
+/// called `ctx`/`context`: a wrongly typed context is then reported as such,
+/// not as a second request.
+fn looks_like_ctx(pat: &Pat, ty: &Type) -> bool {
+    let named = match pat {
+        Pat::Ident(ident) => {
+            matches!(ident.ident.to_string().trim_start_matches('_'), "ctx" | "context")
+        }
+        _ => false,
+    };
+    named || last_segment(ty).is_some_and(|ident| ident == "ToolContext")
+}
+
+/// The last path segment of a type, under any references.
+pub fn last_segment(ty: &Type) -> Option<&Ident> {
+    match ty {
+        Type::Reference(reference) => last_segment(&reference.elem),
+        Type::Paren(inner) => last_segment(&inner.elem),
+        Type::Path(path) => path.path.segments.last().map(|s| &s.ident),
+        _ => None,
+    }
+}
+
+/// The doc comment: each line trimmed; lines joined by spaces, blank lines
+/// kept as paragraph breaks.
+pub fn docs(attrs: &[Attribute]) -> Option<String> {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if let syn::Meta::NameValue(nv) = &attr.meta
+            && nv.path.is_ident("doc")
+            && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(text), .. }) = &nv.value
+        {
+            lines.extend(text.value().split('\n').map(|line| line.trim().to_owned()));
+        }
+    }
+    let mut out = String::new();
+    let mut blank = false;
+    for line in lines {
+        if line.is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank { "\n\n" } else { " " });
+        }
+        blank = false;
+        out.push_str(&line);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+fn upper_camel(snake: &str) -> String {
+    let mut out = String::new();
+    for part in snake.split('_').filter(|p| !p.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    if out.is_empty() { "Tool".to_owned() } else { out }
+}
+
+/// The impl block's methods marked `#[tool]`.
+pub fn marked_methods(item: &ItemImpl) -> Vec<&ImplItemFn> {
+    item.items
+        .iter()
+        .filter_map(|i| match i {
+            ImplItem::Fn(f) if f.attrs.iter().any(is_tool_attr) => Some(f),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_docs() {
+        assert_eq!(upper_camel("get_weather"), "GetWeather");
+        assert_eq!(upper_camel("_x__y"), "XY");
+        let item: ItemFn = syn::parse_quote! {
+            /// Current temperature
+            ///   for a city.
+            ///
+            /// Second paragraph.
+            async fn f() {}
+        };
+        assert_eq!(docs(&item.attrs).unwrap(), "Current temperature for a city.\n\nSecond paragraph.");
+    }
+}

@@ -1,0 +1,275 @@
+//! The rules a `#[tool]` input must follow, each failure an error on the
+//! user's own code saying how to fix it.
+
+use syn::visit::Visit;
+use syn::{ItemImpl, Pat, Type};
+
+use crate::ast::{Tool, last_segment};
+use crate::ctxt::Ctxt;
+
+/// The name providers reserve for their native web search.
+const RESERVED_WEB_SEARCH: &str = "web_search";
+
+/// Check a tool, recording every broken rule.
+pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
+    check_signature(cx, tool);
+    check_receiver(cx, tool);
+    check_ctx(cx, tool);
+    check_requests(cx, tool);
+    check_name(cx, tool);
+    check_description(cx, tool);
+    check_keys(cx, tool);
+}
+
+/// Check the impl block of the method form.
+pub fn check_impl(cx: &mut Ctxt, item: &ItemImpl, marked: usize) {
+    if let Some((path, _)) = &item.trait_ {
+        cx.error_spanned_by(
+            path,
+            "#[tool] goes on an inherent impl (`impl MyTool { ... }`), not a trait impl",
+        );
+    }
+    if !item.generics.params.is_empty() || item.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &item.generics,
+            "#[tool] does not support generic tool types: implement `TypedTool` by hand, or make the type concrete",
+        );
+    }
+    if !matches!(&*item.self_ty, Type::Path(_)) {
+        cx.error_spanned_by(&item.self_ty, "#[tool] needs a named type here: `impl MyTool { ... }`");
+    }
+    match marked {
+        0 => cx.error_spanned_by(
+            &item.self_ty,
+            "no method of this impl is marked as the tool: put #[tool] on the async method that runs it",
+        ),
+        1 => {}
+        _ => {} // reported on the second method by the caller
+    }
+}
+
+fn check_signature(cx: &mut Ctxt, tool: &Tool) {
+    let sig = tool.sig;
+    if sig.asyncness.is_none() {
+        cx.error_spanned_by(sig.fn_token, format!("a tool fn must be async: write `async fn {}`", sig.ident));
+    }
+    if let Some(constness) = sig.constness {
+        cx.error_spanned_by(constness, "a tool fn cannot be const");
+    }
+    if !matches!(sig.safety, syn::Safety::Default) {
+        cx.error_spanned_by(&sig.safety, "a tool fn cannot be unsafe: a model calls it with any arguments");
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(abi, "a tool fn cannot have an extern ABI");
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(variadic, "a tool fn cannot be variadic");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "#[tool] does not support generic or lifetime parameters: the request is parsed into one concrete, \
+             owned type; remove them (use owned types such as String instead of &str)",
+        );
+    }
+    if let syn::ReturnType::Type(_, ty) = &sig.output {
+        borrowed(cx, ty, "the return type", true);
+    }
+}
+
+fn check_receiver(cx: &mut Ctxt, tool: &Tool) {
+    match (tool.self_ty, tool.receiver) {
+        (None, Some(receiver)) => cx.error_spanned_by(
+            receiver,
+            "a method tool needs #[tool] on its impl block as well: write #[tool] above `impl MyTool { ... }` \
+             and keep #[tool(...)] on this method",
+        ),
+        (Some(_), None) => cx.error_spanned_by(
+            &tool.sig.ident,
+            "the tool method takes `&self`: write `async fn run(&self, ...)`, or make it a free fn with #[tool]",
+        ),
+        (Some(_), Some(receiver)) => {
+            match &receiver.kind {
+                syn::ReceiverKind::Typed(..) => {
+                    cx.error_spanned_by(receiver, "the tool method takes plain `&self`, not a typed receiver")
+                }
+                syn::ReceiverKind::Reference(_, _, Some(_)) => cx.error_spanned_by(
+                    receiver,
+                    "the tool method takes `&mut self`: take `&self`, calls run concurrently (put mutable state \
+                     behind a Mutex)",
+                ),
+                syn::ReceiverKind::Reference(_, Some(lifetime), None) => {
+                    cx.error_spanned_by(lifetime, "the tool method takes plain `&self`: remove the lifetime")
+                }
+                syn::ReceiverKind::Reference(_, None, None) => {}
+                _ => cx.error_spanned_by(
+                    receiver,
+                    "the tool method takes `self` by value: take `&self`, the toolset shares one instance \
+                     across calls",
+                ),
+            }
+        }
+        (None, None) => {}
+    }
+}
+
+fn check_ctx(cx: &mut Ctxt, tool: &Tool) {
+    let mut seen = false;
+    for arg in tool.args.iter().filter(|a| a.is_ctx) {
+        if seen {
+            cx.error_spanned_by(arg.pat, "a tool takes at most one `&ToolContext` argument");
+        }
+        seen = true;
+        let ok = matches!(arg.ty, Type::Reference(r)
+            if r.mutability.is_none() && r.lifetime.is_none()
+                && last_segment(&r.elem).is_some_and(|i| i == "ToolContext")
+                && matches!(&*r.elem, Type::Path(_)));
+        if !ok {
+            cx.error_spanned_by(
+                arg.ty,
+                "the context argument must be a shared reference to the SDK's context: write `ctx: &ToolContext`",
+            );
+        }
+    }
+}
+
+fn check_requests(cx: &mut Ctxt, tool: &Tool) {
+    let inputs: Vec<_> = tool.inputs().collect();
+    if tool.attr.args {
+        for arg in &inputs {
+            match arg.pat {
+                Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {}
+                _ => cx.error_spanned_by(
+                    arg.pat,
+                    "with #[tool(args)] each argument is a named field of the request: write `city: String`",
+                ),
+            }
+            borrowed(cx, arg.ty, "an argument", false);
+        }
+        return;
+    }
+    match inputs.as_slice() {
+        [] => cx.error_spanned_by(
+            &tool.sig.ident,
+            "this tool has no request: add an argument whose type is the request struct (`req: WeatherRequest`, \
+             Deserialize + JsonSchema), or write #[tool(args)] to take named arguments (none for a tool without \
+             arguments)",
+        ),
+        [request] => borrowed(cx, request.ty, "the request type", false),
+        [_, second, ..] => {
+            let (pat, ty) = (second.pat, second.ty);
+            cx.error_spanned_by(
+                quote::quote!(#pat: #ty),
+                "a tool takes one request, and this is a second: put the fields in one struct, or write \
+                 #[tool(args)] to take named arguments and let the macro write the request struct",
+            );
+        }
+    }
+}
+
+fn check_name(cx: &mut Ctxt, tool: &Tool) {
+    let (name, span) = tool.name();
+    let len = name.chars().count();
+    let bad = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'));
+    if len == 0 || len > 64 || bad.is_some() {
+        let why = match bad {
+            Some(c) if len <= 64 && len > 0 => format!("it contains {c:?}"),
+            _ => format!("it is {len} characters long"),
+        };
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "tool name `{name}` is refused by the model providers ({why}): a name must match \
+                 ^[a-zA-Z0-9_-]{{1,64}}$, e.g. `name = \"get_weather\"`"
+            ),
+        ));
+    }
+    if name.eq_ignore_ascii_case(RESERVED_WEB_SEARCH) && !tool.attr.web_search_fallback {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "the name `{name}` is reserved for the providers' native web search: choose another name, or add \
+                 `web_search_fallback` to #[tool] and register the tool with \
+                 `Toolset::add_web_search(WebSearch::new().with_fallback(...))`"
+            ),
+        ));
+    }
+}
+
+fn check_description(cx: &mut Ctxt, tool: &Tool) {
+    match &tool.attr.description {
+        Some(description) if description.value.trim().is_empty() => cx.syn_error(syn::Error::new(
+            description.span,
+            "the description is empty: the model reads it to decide when to call the tool",
+        )),
+        Some(_) => {}
+        None if tool.docs.is_none() => cx.error_spanned_by(
+            &tool.sig.ident,
+            "a tool needs a description for the model: add a doc comment (`/// Current temperature for a \
+             city.`) or `description = \"...\"` to #[tool]",
+        ),
+        None => {}
+    }
+}
+
+fn check_keys(cx: &mut Ctxt, tool: &Tool) {
+    if tool.self_ty.is_none()
+        && let Some(spec) = &tool.attr.spec
+    {
+        cx.syn_error(syn::Error::new(
+            spec.span,
+            "`spec` is for the method form (`#[tool] impl MyTool`), whose fields can hold a spec; a free fn's \
+             spec is built from the other keys",
+        ));
+    }
+    if tool.self_ty.is_some()
+        && let Some(name) = &tool.attr.struct_name
+    {
+        cx.error_spanned_by(
+            name,
+            "`struct_name` is for free fns: the method form's tool is the impl's own type",
+        );
+    }
+}
+
+/// Report a reference, lifetime or `impl Trait` in a type the request is
+/// made of: requests are deserialized into owned values. An output may
+/// borrow for `'static` (`&'static str`).
+fn borrowed(cx: &mut Ctxt, ty: &Type, what: &str, allow_static: bool) {
+    struct Finder<'a>(Option<&'a dyn quote::ToTokens>, bool);
+    impl<'ast> Visit<'ast> for Finder<'ast> {
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            if !(self.1 && lifetime.ident == "static") {
+                self.0.get_or_insert(lifetime);
+            }
+        }
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            match &reference.lifetime {
+                Some(lifetime) if self.1 && lifetime.ident == "static" => {
+                    syn::visit::visit_type(self, &reference.elem)
+                }
+                _ => {
+                    self.0.get_or_insert(reference);
+                }
+            }
+        }
+        fn visit_type_impl_trait(&mut self, it: &'ast syn::TypeImplTrait) {
+            self.0.get_or_insert(it);
+        }
+    }
+    let mut finder = Finder(None, allow_static);
+    finder.visit_type(ty);
+    if let Some(found) = finder.0 {
+        let message = if allow_static {
+            format!(
+                "{what} borrows or is `impl Trait`: return a named, owned type (String instead of &str) or a `&'static` one"
+            )
+        } else {
+            format!(
+                "{what} borrows or is generic: #[tool] parses requests into owned, concrete types; use owned \
+                 types (String instead of &str, Vec<T> instead of &[T])"
+            )
+        };
+        cx.error_spanned_by(found, message);
+    }
+}
