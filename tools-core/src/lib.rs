@@ -27,9 +27,9 @@ mod spec;
 mod tool;
 mod typed;
 
-pub mod provider;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod provider;
 pub mod toolset;
 
 #[doc(hidden)]
