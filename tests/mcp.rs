@@ -330,7 +330,8 @@ async fn a_panicking_tool_gets_an_error_reply_and_the_server_lives_on() {
     let panicked =
         tokio::time::timeout(Duration::from_secs(10), call_panics).await.expect("a reply").unwrap();
     assert_eq!(panicked.is_error, Some(true));
-    assert!(text(&panicked).contains("the tool panicked: boom at 7"), "{}", text(&panicked));
+    // The executor keeps the panic message in the logs, away from the model.
+    assert_eq!(text(&panicked), r#"{"error":"tool `panics` panicked"}"#);
     let after = client.call_tool(call("echo", json!({"n": 1}))).await.unwrap();
     assert_eq!(text(&after), "2");
     http.shutdown.cancel();

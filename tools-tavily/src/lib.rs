@@ -24,6 +24,4 @@ pub use options::{
     TimeRange, Topic,
 };
 pub use response::{Image, SearchResponse, SearchResult};
-pub use tool::{
-    API_KEY_VAR, DEFAULT_BASE_URL, DEFAULT_DESCRIPTION, DEFAULT_NAME, DEFAULT_TIMEOUT, Request, Tavily,
-};
+pub use tool::{API_KEY_VAR, DEFAULT_BASE_URL, DEFAULT_NAME, DEFAULT_TIMEOUT, Request, Tavily};

@@ -6,7 +6,8 @@ use std::time::Duration;
 use reqwest::{Client, Url};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools_core::{ToolContext, ToolError, ToolSpec, TypedTool};
+use tools_core::{ToolContext, ToolError, ToolSpec};
+use tools_macros::tool;
 
 use crate::api::Search;
 use crate::key::{ApiKey, REDACTED};
@@ -14,10 +15,6 @@ use crate::{SearchOptions, SearchResponse, TavilyError};
 
 /// The name the tool is registered under unless renamed.
 pub const DEFAULT_NAME: &str = "tavily_web_search";
-/// What the model reads about the tool unless replaced.
-pub const DEFAULT_DESCRIPTION: &str = "Search the web for current information and for facts you do not know. \
-     Returns the most relevant pages (title, url, content excerpt, relevance score from 0 to 1) and, \
-     when there is one, a short answer written from them. Cite the urls of the pages you use.";
 /// The environment variable [`Tavily::new`] reads the key from.
 pub const API_KEY_VAR: &str = "TAVILY_API_KEY";
 /// Where the API lives.
@@ -86,7 +83,7 @@ impl Tavily {
             .build()
             .map_err(TavilyError::HttpClient)?;
         Ok(Self {
-            spec: default_spec(),
+            spec: Self::tool_spec(),
             key: ApiKey::new(key.into())?,
             options: SearchOptions::default(),
             endpoint: endpoint(DEFAULT_BASE_URL)?,
@@ -153,13 +150,6 @@ impl Tavily {
     }
 }
 
-fn default_spec() -> ToolSpec {
-    ToolSpec::new::<Request>(DEFAULT_NAME, DEFAULT_DESCRIPTION)
-        .with_title("Tavily web search")
-        .read_only(true)
-        .open_world(true)
-}
-
 /// `<base>/search`, keeping any path the base has.
 fn endpoint(base: &str) -> Result<Url, TavilyError> {
     let invalid = |reason: &str| TavilyError::InvalidBaseUrl { url: base.to_owned(), reason: reason.into() };
@@ -174,16 +164,15 @@ fn endpoint(base: &str) -> Result<Url, TavilyError> {
     url.join("search").map_err(|error| invalid(&error.to_string()))
 }
 
-impl TypedTool for Tavily {
-    type Request = Request;
-    type Output = SearchResponse;
-    type Error = ToolError;
-
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    async fn run(&self, ctx: &ToolContext, req: Request) -> Result<SearchResponse, ToolError> {
+// `#[tool]` makes `Tavily` a TypedTool; `spec = self.spec` lets the builder
+// methods rename and re-describe it at run time.
+#[tool]
+impl Tavily {
+    /// Search the web for current information and for facts you do not know.
+    /// Returns the most relevant pages (title, url, content excerpt, relevance score from 0 to 1) and,
+    /// when there is one, a short answer written from them. Cite the urls of the pages you use.
+    #[tool(name = "tavily_web_search", title = "Tavily web search", read_only, open_world, spec = self.spec)]
+    pub async fn search(&self, ctx: &ToolContext, req: Request) -> Result<SearchResponse, ToolError> {
         let query = req.query.trim();
         if query.is_empty() {
             return Err(ToolError::invalid_arguments("`query` is empty: give the words to search for"));
@@ -219,6 +208,7 @@ impl std::fmt::Debug for Tavily {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tools_core::TypedTool;
 
     #[test]
     fn a_missing_variable_is_named() {
