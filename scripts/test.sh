@@ -3,10 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
+# One feature set for lints and tests, so every dependency is built once.
 cargo clippy --workspace --all-targets --all-features -- -D warnings
-# Default features: the trybuild .stderr files pin rustc's messages, which name
-# trait paths by what the enabled features make visible.
-cargo test --workspace
-# The MCP bridge (feature `mcp`): its unit and doc tests, and the real-client tests.
-cargo test -p tools-core --features mcp
-cargo test -p tools --features mcp --test mcp
+cargo test --workspace --all-features

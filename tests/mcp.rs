@@ -21,7 +21,8 @@ use tools::mcp::rmcp::model::ContentBlock;
 use tools::mcp::{HttpOptions, McpClient, McpResult, McpServer, McpTool, Rich};
 use tools::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
-/// The example server, built once with the same profile as this test.
+/// The example server, built once with the same profile as this test, and
+/// the test command's selection and features, so cargo reuses its build.
 fn example_binary() -> &'static PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
@@ -30,10 +31,10 @@ fn example_binary() -> &'static PathBuf {
         command
             .args([
                 "build",
+                "--workspace",
+                "--all-features",
                 "--example",
                 "mcp_server",
-                "--features",
-                "mcp",
                 "--message-format=json",
                 "--quiet",
             ])

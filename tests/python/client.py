@@ -30,8 +30,10 @@ def field(obj, snake, camel):
 
 
 def build_server() -> str:
+    # The test command's selection and features, so cargo reuses its build.
     out = subprocess.run(
-        ["cargo", "build", "--example", "mcp_server", "--features", "mcp", "--message-format=json", "--quiet"],
+        ["cargo", "build", "--workspace", "--all-features", "--example", "mcp_server",
+         "--message-format=json", "--quiet"],
         cwd=ROOT, check=True, capture_output=True, text=True,
     ).stdout
     for line in out.splitlines():
