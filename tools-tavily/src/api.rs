@@ -74,7 +74,7 @@ impl Search<'_> {
             ToolError::failed(self.key.redact(&format!(
                 "Tavily's answer (HTTP {}) is not the expected JSON ({error}): {}",
                 status_text(status),
-                excerpt(&body)
+                excerpt(&self.redacted(&body))
             )))
         })?;
         tracing::debug!(
@@ -87,7 +87,7 @@ impl Search<'_> {
 
     fn status_error(&self, status: StatusCode, retry_after: Option<u64>, body: &[u8]) -> ToolError {
         let status_text = status_text(status);
-        let detail = self.key.redact(&detail(body));
+        let detail = detail(&self.redacted(body));
         match status.as_u16() {
             401 | 403 => ToolError::failed(format!(
                 "Tavily rejected the API key (HTTP {status_text}): check the key in TAVILY_API_KEY ({detail})"
@@ -107,6 +107,12 @@ impl Search<'_> {
             }
             _ => ToolError::failed(format!("Tavily rejected the search (HTTP {status_text}): {detail}")),
         }
+    }
+
+    /// The body as text without the key, before anything cuts it: a key
+    /// echoed across the excerpt's end would otherwise leave a prefix behind.
+    fn redacted(&self, body: &[u8]) -> String {
+        self.key.redact(&String::from_utf8_lossy(body))
     }
 
     fn transport_error(&self, error: &reqwest::Error) -> ToolError {
@@ -148,22 +154,21 @@ fn status_text(status: StatusCode) -> String {
 
 /// Tavily's own error message (`{"detail": {"error": "..."}}`), or else an
 /// excerpt of the body.
-fn detail(body: &[u8]) -> String {
-    let message = serde_json::from_slice::<serde_json::Value>(body).ok().and_then(|value| {
+fn detail(body: &str) -> String {
+    let message = serde_json::from_str::<serde_json::Value>(body).ok().and_then(|value| {
         let detail = value.get("detail")?;
         let text = detail.get("error").unwrap_or(detail);
         text.as_str().map(str::to_owned)
     });
     match message {
-        Some(message) => excerpt(message.as_bytes()),
+        Some(message) => excerpt(&message),
         None => excerpt(body),
     }
 }
 
 /// The first [`EXCERPT_CHARS`] characters of `body` on one line.
-fn excerpt(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let mut out: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+fn excerpt(body: &str) -> String {
+    let mut out: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
     if out.is_empty() {
         return "empty body".into();
     }
@@ -192,19 +197,19 @@ mod tests {
 
     #[test]
     fn excerpts_are_short_single_lines() {
-        assert_eq!(excerpt(b""), "empty body");
-        assert_eq!(excerpt(b"<html>\n  <b>oops</b>\n</html>"), "<html> <b>oops</b> </html>");
+        assert_eq!(excerpt(""), "empty body");
+        assert_eq!(excerpt("<html>\n  <b>oops</b>\n</html>"), "<html> <b>oops</b> </html>");
         let long = "é".repeat(500);
-        let cut = excerpt(long.as_bytes());
+        let cut = excerpt(&long);
         assert_eq!(cut.chars().count(), EXCERPT_CHARS + 1);
         assert!(cut.ends_with('…'));
     }
 
     #[test]
     fn tavily_error_details_are_preferred() {
-        assert_eq!(detail(br#"{"detail":{"error":"Query is too long."}}"#), "Query is too long.");
-        assert_eq!(detail(br#"{"detail":"Not found"}"#), "Not found");
-        assert_eq!(detail(br#"{"detail":[{"loc":["query"]}]}"#), r#"{"detail":[{"loc":["query"]}]}"#);
+        assert_eq!(detail(r#"{"detail":{"error":"Query is too long."}}"#), "Query is too long.");
+        assert_eq!(detail(r#"{"detail":"Not found"}"#), "Not found");
+        assert_eq!(detail(r#"{"detail":[{"loc":["query"]}]}"#), r#"{"detail":[{"loc":["query"]}]}"#);
     }
 
     #[test]

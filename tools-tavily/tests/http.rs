@@ -265,6 +265,20 @@ async fn server_errors_give_the_status_and_a_short_excerpt() {
 }
 
 #[tokio::test]
+async fn a_key_echoed_across_the_excerpts_end_leaves_no_part_behind() {
+    // The excerpt keeps 200 characters; the key starts ten before the cut.
+    for status in [200, 400, 502] {
+        let page = format!("{}{KEY} and more", "x".repeat(190));
+        let (_server, tavily) = serve(ResponseTemplate::new(status).set_body_string(page)).await;
+        let error = call(&tavily, r#"{"query":"q"}"#).await.unwrap_err();
+        for text in [error.to_string(), error.model_content()] {
+            assert!(!text.contains(&KEY[..10]), "HTTP {status}: a prefix of the key leaked: {text}");
+            assert!(text.contains("[redacted]"), "HTTP {status}: {text}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn other_refusals_show_the_apis_reason() {
     let too_long = json!({"detail": {"error": "Query is too long. Max query length is 400 characters."}});
     let (_server, tavily) = serve(ResponseTemplate::new(400).set_body_json(too_long)).await;
