@@ -63,6 +63,9 @@ const MAX_REPORTED: usize = 5;
 pub struct Parameters {
     schema: Arc<JsonObject>,
     validator: Option<Arc<Validator>>,
+    /// The request is `()` or a unit struct: serde reads it only from
+    /// `null`, while the schema (and so the model) says `{}`.
+    unit: bool,
 }
 
 impl Parameters {
@@ -80,7 +83,8 @@ impl Parameters {
         };
         root.remove("$schema");
         root.remove("title");
-        if root.is_empty() || root.get("type").and_then(Value::as_str) == Some("null") {
+        let unit = root.get("type").and_then(Value::as_str) == Some("null");
+        if root.is_empty() || unit {
             root.insert("type".into(), "object".into());
         }
         if root.get("type").and_then(Value::as_str) == Some("object") && !root.contains_key("properties") {
@@ -94,12 +98,12 @@ impl Parameters {
         } else {
             None
         };
-        Self { schema: Arc::new(root), validator: validator.map(Arc::new) }
+        Self { schema: Arc::new(root), validator: validator.map(Arc::new), unit }
     }
 
     /// A schema given as it is (a remote tool's), with no validation of ours.
     pub fn from_schema(schema: JsonObject) -> Self {
-        Self { schema: Arc::new(schema), validator: None }
+        Self { schema: Arc::new(schema), validator: None, unit: false }
     }
 
     /// The same schema without constraint checks: only serde checks the input.
@@ -129,16 +133,24 @@ impl Parameters {
         limits.check_size(raw)?;
         let json = clean_json(raw);
         limits.check_depth(&json)?;
+        let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
+        if self.unit {
+            // Any object will do: there is nothing in it to read.
+            serde_json::from_str::<serde::de::IgnoredAny>(&json).map_err(invalid)?;
+            if !json.trim_start().starts_with('{') {
+                return Err(ToolError::invalid_arguments("expected an object, `{}`"));
+            }
+            return serde_json::from_value(Value::Null).map_err(invalid);
+        }
         match &self.validator {
             None => {
                 let mut de = serde_json::Deserializer::from_str(&json);
                 let value = serde_path_to_error::deserialize(&mut de).map_err(serde_error)?;
-                de.end().map_err(|e| ToolError::invalid_arguments(serde_message(&e)))?;
+                de.end().map_err(invalid)?;
                 Ok(value)
             }
             Some(validator) => {
-                let value: Value = serde_json::from_str(&json)
-                    .map_err(|e| ToolError::invalid_arguments(serde_message(&e)))?;
+                let value: Value = serde_json::from_str(&json).map_err(invalid)?;
                 // serde first: its messages name the Rust type that was expected.
                 let request = serde_path_to_error::deserialize(&value).map_err(serde_error)?;
                 let violations: Vec<String> =
@@ -330,6 +342,20 @@ mod tests {
         assert!(!Parameters::of::<Plain>().validates());
         assert!(Parameters::of::<Constrained>().validates());
         assert!(!Parameters::of::<Constrained>().without_validation().validates());
+    }
+
+    #[test]
+    fn unit_requests_take_the_empty_object_the_schema_asks_for() {
+        #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+        struct Unit;
+        let params = Parameters::of::<Unit>();
+        assert_eq!(params.schema()["type"], "object");
+        for raw in ["", "null", "{}", "```json\n{}\n```", r#"{"ignored":1}"#] {
+            assert_eq!(params.parse::<Unit>(raw, &limits()).unwrap(), Unit, "{raw:?}");
+        }
+        Parameters::of::<()>().parse::<()>("{}", &limits()).unwrap();
+        assert_eq!(invalid(params.parse::<Unit>("[1]", &limits())), "expected an object, `{}`");
+        assert!(invalid(params.parse::<Unit>("{", &limits())).contains("EOF"));
     }
 
     #[test]

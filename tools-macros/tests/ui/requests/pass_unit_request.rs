@@ -23,6 +23,7 @@ async fn double(req: api::Req) -> u16 {
 fn main() {
     let ctx = ToolContext::new();
     assert_eq!(Constant.parameters()["type"], "object");
-    assert_eq!(futures::executor::block_on(Constant.call(&ctx, "")).unwrap_or_default(), "");
+    assert_eq!(futures::executor::block_on(Constant.call(&ctx, "")).unwrap(), "42");
+    assert_eq!(futures::executor::block_on(Constant.call(&ctx, "{}")).unwrap(), "42");
     assert_eq!(futures::executor::block_on(Double.call(&ctx, r#"{"n":21}"#)).unwrap(), "42");
 }
