@@ -1,4 +1,5 @@
-//! Serve two tools over MCP: on stdio by default, or as streamable HTTP.
+//! Serve the example tools over MCP: on stdio by default, or as streamable
+//! HTTP. With `TAVILY_API_KEY` set, Tavily web search joins them.
 //!
 //! ```sh
 //! cargo run --example mcp_server --features mcp                         # stdio
@@ -101,7 +102,14 @@ impl TypedTool for CountSlowly {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let tools = Toolset::new().with(GetWeather)?.with(CountSlowly)?;
+    let mut tools = Toolset::new().with(GetWeather)?.with(CountSlowly)?;
+    match tools_tavily::Tavily::new() {
+        Ok(tavily) => {
+            tools.add(tavily)?;
+        }
+        // stdout may be the protocol channel: say it on stderr.
+        Err(reason) => eprintln!("Tavily web search is off: {reason}"),
+    }
     let server = McpServer::new(tools).with_server_info("tools-example", env!("CARGO_PKG_VERSION"));
 
     let mut args = std::env::args().skip(1);

@@ -58,8 +58,16 @@ fn example_binary() -> &'static PathBuf {
     })
 }
 
+/// The example server as a child process, serving its two own tools (Tavily
+/// joins them when its key is set).
+fn example_command() -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(example_binary());
+    command.env_remove("TAVILY_API_KEY");
+    command
+}
+
 async fn stdio_client() -> RunningService<RoleClient, ()> {
-    let transport = TokioChildProcess::new(tokio::process::Command::new(example_binary())).unwrap();
+    let transport = TokioChildProcess::new(example_command()).unwrap();
     ().serve(transport).await.unwrap()
 }
 
@@ -129,7 +137,7 @@ async fn stdio_calls_follow_the_error_contract() {
 
 #[tokio::test]
 async fn remote_stdio_tools_join_a_local_toolset() {
-    let mut command = tokio::process::Command::new(example_binary());
+    let mut command = example_command();
     command.kill_on_drop(true);
     let client = McpClient::stdio(command).await.unwrap();
     let mut tools = Toolset::new().with(Echo).unwrap();
@@ -371,6 +379,29 @@ async fn a_cancelled_request_cancels_the_tool_context() {
 }
 
 #[tokio::test]
+async fn cancelling_the_servers_context_cancels_its_calls() {
+    let flag = Arc::new(AtomicBool::new(false));
+    let tools = Toolset::new().with(WaitsForCancel(Arc::clone(&flag), Arc::new(Notify::new()))).unwrap();
+    let everything = CancellationToken::new();
+    let server = McpServer::new(tools).with_context(ToolContext::new().with_cancellation(everything.clone()));
+    let shutdown = CancellationToken::new();
+    let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let bound = options.bind(server, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let url = bound.url();
+    tokio::spawn(bound.serve());
+    let client = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
+    let pending = tokio::spawn(async move { client.call_tool(call("waits", json!({"n": 0}))).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    everything.cancel();
+    let result = tokio::time::timeout(Duration::from_secs(10), pending).await.expect("the call ended");
+    let result = result.unwrap().unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(text(&result).contains("cancelled"), "{}", text(&result));
+    assert!(flag.load(Ordering::SeqCst), "the tool's context was not cancelled");
+    shutdown.cancel();
+}
+
+#[tokio::test]
 async fn rich_results_keep_their_blocks_and_structured_content() {
     let http = http_server(HttpOptions::new(), None).await;
     let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
@@ -407,12 +438,21 @@ async fn stateless_mode_answers_calls() {
     let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
     let result = client.call_tool(call("echo", json!({"n": 21}))).await.unwrap();
     assert_eq!(text(&result), "42");
+    let session = |response: &reqwest::Response| response.headers().contains_key("mcp-session-id");
+    assert!(!session(&initialize(&http.url, &[]).await), "a stateless server opened a session");
     http.shutdown.cancel();
+    let stateful = http_server(HttpOptions::new(), None).await;
+    assert!(session(&initialize(&stateful.url, &[]).await), "a stateful server opened no session");
+    stateful.shutdown.cancel();
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
 async fn post(url: &str, headers: &[(&str, &str)]) -> reqwest::StatusCode {
+    initialize(url, headers).await.status()
+}
+
+async fn initialize(url: &str, headers: &[(&str, &str)]) -> reqwest::Response {
     let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -421,7 +461,7 @@ async fn post(url: &str, headers: &[(&str, &str)]) -> reqwest::StatusCode {
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    request.send().await.unwrap().status()
+    request.send().await.unwrap()
 }
 
 #[tokio::test]
@@ -436,7 +476,9 @@ async fn foreign_hosts_and_origins_are_refused() {
 
 #[tokio::test]
 async fn a_bearer_token_is_required_when_set() {
-    let http = http_server(HttpOptions::new().with_bearer_token("s3cret"), None).await;
+    let options = HttpOptions::new().with_bearer_token("s3cret");
+    assert!(!format!("{options:?}").contains("s3cret"), "{options:?}");
+    let http = http_server(options, None).await;
     assert_eq!(post(&http.url, &[]).await, reqwest::StatusCode::UNAUTHORIZED);
     assert_eq!(
         post(&http.url, &[("authorization", "Bearer wrong")]).await,

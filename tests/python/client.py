@@ -107,11 +107,17 @@ async def over_stdio(binary: str) -> None:
 
 
 async def over_http(binary: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TAVILY_API_KEY"}
     server = await asyncio.create_subprocess_exec(
-        binary, "--http", "127.0.0.1:0", "--token", TOKEN, stderr=asyncio.subprocess.PIPE
+        binary, "--http", "127.0.0.1:0", "--token", TOKEN, stderr=asyncio.subprocess.PIPE, env=env
     )
     try:
-        line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+        # The server may first say that Tavily is off.
+        line = ""
+        for _ in range(5):
+            line = (await asyncio.wait_for(server.stderr.readline(), 30)).decode()
+            if line.startswith("listening on "):
+                break
         check(line.startswith("listening on "), f"server said {line!r}")
         url = line.removeprefix("listening on ").strip()
         async with httpx2.AsyncClient() as plain:

@@ -38,12 +38,22 @@ const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*",
 #[derive(Clone, Debug)]
 pub struct HttpOptions {
     path: String,
-    bearer: Option<Arc<str>>,
+    bearer: Option<Secret>,
     stateless: bool,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     shutdown: CancellationToken,
     ctrl_c: bool,
+}
+
+/// The bearer token, which `Debug` (of the options and the server) never shows.
+#[derive(Clone)]
+struct Secret(Arc<str>);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
 }
 
 impl Default for HttpOptions {
@@ -75,7 +85,7 @@ impl HttpOptions {
 
     /// Require `Authorization: Bearer <token>` on every request (401 otherwise).
     pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
-        self.bearer = Some(Arc::from(token.into()));
+        self.bearer = Some(Secret(Arc::from(token.into())));
         self
     }
 
@@ -136,7 +146,9 @@ impl HttpOptions {
             Router::new().route_service(&self.path, service)
         };
         match &self.bearer {
-            Some(token) => router.layer(middleware::from_fn_with_state(Arc::clone(token), require_bearer)),
+            Some(Secret(token)) => {
+                router.layer(middleware::from_fn_with_state(Arc::clone(token), require_bearer))
+            }
             None => router,
         }
     }

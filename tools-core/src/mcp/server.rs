@@ -1,7 +1,10 @@
 //! A toolset as an rmcp server: `tools/list`, `tools/call` through the
 //! toolset's contract, `notifications/tools/list_changed` on updates.
 
+use std::pin::pin;
 use std::sync::{Arc, Mutex, RwLock};
+
+use futures::future::Either;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
@@ -177,7 +180,10 @@ impl ServerHandler for McpServer {
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
         let slot = ResultSlot::default();
-        let mut ctx = self.context.clone().with_cancellation(context.ct.clone()).with_extension(slot.clone());
+        // A child of the server's token: cancelling the server cancels every
+        // call; the request's own cancellation is relayed to it below.
+        let cancel = self.context.cancellation().child_token();
+        let mut ctx = self.context.clone().with_cancellation(cancel.clone()).with_extension(slot.clone());
         let token = context
             .meta
             .get_progress_token()
@@ -199,7 +205,15 @@ impl ServerHandler for McpServer {
                 }
             });
         }
-        let result = state.toolset.call(&ctx, &call).await;
+        let relay = async {
+            context.ct.cancelled().await;
+            cancel.cancel();
+            std::future::pending::<std::convert::Infallible>().await
+        };
+        let result = match futures::future::select(pin!(state.toolset.call(&ctx, &call)), pin!(relay)).await {
+            Either::Left((result, _)) => result,
+            Either::Right((never, _)) => match never {},
+        };
         drop(ctx);
         let started = forwarder.lock().ok().and_then(|mut forwarder| forwarder.take());
         if let Some(Forwarder { sender, task }) = started {
