@@ -4,12 +4,14 @@
 //! in the same run.
 //!
 //! ```sh
-//! cargo bench --bench mcp_call --features mcp
+//! cargo bench --bench mcp_call --features mcp -- --warm-up-time 1 --measurement-time 3
 //! ```
+//!
+//! prints criterion's numbers, then both throughputs and their ratio.
 
 use std::sync::LazyLock;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
@@ -17,6 +19,8 @@ use rmcp::{RoleClient, ServerHandler, ServiceExt, tool, tool_handler, tool_route
 use serde_json::json;
 use tools::mcp::McpServer;
 use tools::{ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+
+mod support;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Add {
@@ -83,5 +87,20 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+fn main() {
+    let dir = support::output_directory();
+    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
+    bench(&mut criterion);
+    criterion.final_summary();
+
+    let estimate = |id| support::estimate_ns(&dir, "tools_call_duplex", id);
+    if let (Some(bridge), Some(plain)) = (estimate("bridge"), estimate("rmcp_tool_router")) {
+        println!("\nsummary of this run:");
+        println!(
+            "  round trips per second: bridge {:.0}, plain rmcp {:.0}: ratio {:.2} (bridge / plain)",
+            1e9 / bridge,
+            1e9 / plain,
+            plain / bridge
+        );
+    }
+}

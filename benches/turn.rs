@@ -6,11 +6,12 @@
 //! prints criterion's numbers, then the ratios and the overhead per call.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
+
+mod support;
 use tools::toolset::Toolset;
 use tools::{JsonObject, Tool, ToolCall, ToolContext, ToolError, ToolFuture, ToolSpec, TypedTool};
 
@@ -125,29 +126,14 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-fn output_directory() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
-        .join("criterion")
-}
-
-/// Criterion's estimate for one benchmark of this run, in nanoseconds: the
-/// slope it prints as the middle value, or the mean where it has no slope.
-fn mean_ns(dir: &std::path::Path, id: &str) -> Option<f64> {
-    let text = std::fs::read_to_string(dir.join("turn").join(id).join("new").join("estimates.json")).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    value["slope"]["point_estimate"].as_f64().or_else(|| value["mean"]["point_estimate"].as_f64())
-}
-
 fn main() {
-    let dir = output_directory();
+    let dir = support::output_directory();
     let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
     bench(&mut criterion);
     criterion.final_summary();
 
     let ids = ["direct_1", "tool_call_1", "run_1", "typed_run_1", "direct_64", "run_64"];
-    let means: Vec<Option<f64>> = ids.iter().map(|id| mean_ns(&dir, id)).collect();
+    let means: Vec<Option<f64>> = ids.iter().map(|id| support::estimate_ns(&dir, "turn", id)).collect();
     if let [Some(d1), Some(c1), Some(r1), Some(t1), Some(d64), Some(r64)] = means[..] {
         println!("\nsummary of this run:");
         println!(

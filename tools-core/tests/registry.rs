@@ -185,6 +185,11 @@ async fn the_fallback_is_callable_as_web_search() {
     tools.add_web_search(WebSearch::new().with_fallback(echo("web_search"))).unwrap();
     assert!(tools.remove("web_search").is_some());
     assert!(tools.web_search().is_none());
+
+    // A native-only entry has no function to return, and goes all the same.
+    tools.add_web_search(WebSearch::new()).unwrap();
+    assert!(tools.remove("WEB_SEARCH").is_none());
+    assert!(tools.web_search().is_none());
 }
 
 #[tokio::test]

@@ -230,12 +230,13 @@ impl Toolset {
         self.web_search.as_ref()
     }
 
-    /// Remove the tool with this name (ignoring case).
+    /// Remove the tool with this name (ignoring case). `web_search` also
+    /// removes the native search entry, which has no function to return.
     pub fn remove(&mut self, name: &str) -> Option<Arc<dyn Tool>> {
-        let index = self.index.remove(&name.to_ascii_lowercase())?;
         if name.eq_ignore_ascii_case(RESERVED_WEB_SEARCH) {
             self.web_search = None;
         }
+        let index = self.index.remove(&name.to_ascii_lowercase())?;
         let removed = self.tools.remove(index);
         for slot in self.index.values_mut() {
             if *slot > index {
