@@ -2,10 +2,11 @@
 //! in-process servers over HTTP on loopback.
 
 use std::path::PathBuf;
-use std::process::Command as StdCommand;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
+
+mod support;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ErrorCode, ProgressNotificationParam, Request,
@@ -21,41 +22,10 @@ use tools::mcp::rmcp::model::ContentBlock;
 use tools::mcp::{HttpOptions, McpClient, McpResult, McpServer, McpTool, Rich};
 use tools::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
-/// The example server, built once with the same profile as this test, and
-/// the test command's selection and features, so cargo reuses its build.
+/// The example server, built once.
 fn example_binary() -> &'static PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut command = StdCommand::new(cargo);
-        command
-            .args([
-                "build",
-                "--workspace",
-                "--all-features",
-                "--example",
-                "mcp_server",
-                "--message-format=json",
-                "--quiet",
-            ])
-            .arg("--manifest-path")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
-        if !cfg!(debug_assertions) {
-            command.arg("--release");
-        }
-        let output = command.output().expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "mcp_server")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reports the example's executable")
-    })
+    BINARY.get_or_init(|| support::build_example("mcp_server"))
 }
 
 /// The example server as a child process, serving its two own tools (Tavily

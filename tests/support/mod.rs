@@ -1,0 +1,41 @@
+//! Helpers shared by the integration tests.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Build an example and return its executable: the same profile as the
+/// test, and the test command's selection and features, so cargo reuses
+/// the build it has just made.
+pub fn build_example(name: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "--workspace",
+            "--all-features",
+            "--example",
+            name,
+            "--message-format=json",
+            "--quiet",
+        ])
+        .arg("--manifest-path")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"));
+    if !cfg!(debug_assertions) {
+        command.arg("--release");
+    }
+    let output = command.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building example {name} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo reports the example's executable")
+}
