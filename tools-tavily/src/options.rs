@@ -160,6 +160,8 @@ pub struct SearchOptions {
     country: Option<String>,
     #[serde(skip_serializing_if = "is_false")]
     auto_parameters: bool,
+    #[serde(skip_serializing_if = "is_false")]
+    exact_match: bool,
 }
 
 fn is_false(value: &bool) -> bool {
@@ -186,6 +188,7 @@ impl Default for SearchOptions {
             exclude_domains: Vec::new(),
             country: None,
             auto_parameters: false,
+            exact_match: false,
         }
     }
 }
@@ -298,6 +301,13 @@ impl SearchOptions {
     /// API; it may pick the advanced depth, which costs 2 credits).
     pub fn auto_parameters(mut self, yes: bool) -> Self {
         self.auto_parameters = yes;
+        self
+    }
+
+    /// Only results that contain the query's quoted phrases word for word
+    /// (`"John Smith" CEO`): for names and exact wording.
+    pub fn exact_match(mut self, yes: bool) -> Self {
+        self.exact_match = yes;
         self
     }
 

@@ -105,7 +105,8 @@ async fn every_option_is_sent_as_the_api_names_it() {
         .include_domains(["tokio.rs", "docs.rs"])
         .exclude_domains(["reddit.com"])
         .country("United States")
-        .auto_parameters(true);
+        .auto_parameters(true)
+        .exact_match(true);
     let tavily = tavily.with_search_opts(options).unwrap();
     call(&tavily, r#"{"query":"tokio"}"#).await.unwrap();
 
@@ -130,7 +131,8 @@ async fn every_option_is_sent_as_the_api_names_it() {
             "include_domains": ["tokio.rs", "docs.rs"],
             "exclude_domains": ["reddit.com"],
             "country": "united states",
-            "auto_parameters": true
+            "auto_parameters": true,
+            "exact_match": true
         })
     );
 }
