@@ -2,6 +2,7 @@
 //! in-process servers over HTTP on loopback.
 
 use std::path::PathBuf;
+use std::process::Command as StdCommand;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
@@ -103,6 +104,35 @@ async fn stdio_calls_follow_the_error_contract() {
         other => panic!("expected -32602, got {other:?}"),
     }
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_the_http_example_cleanly() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut server = example_command()
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next_line().await.unwrap().expect("the server says where it listens");
+        if let Some(url) = line.strip_prefix("listening on ") {
+            break url.to_owned();
+        }
+    };
+    let client = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
+    let answer = client.call_tool(call("get_weather", json!({"city": "Oslo"}))).await.unwrap();
+    assert_eq!(answer.is_error, Some(false));
+
+    let pid = server.id().unwrap().to_string();
+    assert!(StdCommand::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = tokio::time::timeout(Duration::from_secs(10), server.wait())
+        .await
+        .expect("the server stopped within 10 s of Ctrl-C")
+        .unwrap();
+    assert!(status.success(), "{status}");
 }
 
 #[tokio::test]
