@@ -433,6 +433,29 @@ async fn changing_the_toolset_notifies_clients() {
 }
 
 #[tokio::test]
+async fn clients_without_sessions_hear_of_changes_by_subscription() {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let http = http_server(HttpOptions::new(), None).await;
+    let lifecycle = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let client =
+        ().serve_with_lifecycle(StreamableHttpClientTransport::from_uri(http.url.as_str()), lifecycle)
+            .await
+            .unwrap();
+    let mut subscription =
+        client.peer().listen(SubscriptionFilter::builder().tools_list_changed().build()).await.unwrap();
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+    http.server.update(|tools| tools.remove("panics")).await.unwrap();
+    let notice = tokio::time::timeout(Duration::from_secs(10), subscription.next())
+        .await
+        .expect("notifications/tools/list_changed on the subscription")
+        .unwrap();
+    assert!(matches!(notice, Some(ServerNotification::ToolListChangedNotification(_))), "{notice:?}");
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 3);
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
 async fn stateless_mode_answers_calls() {
     let http = http_server(HttpOptions::new().stateless(true), None).await;
     let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();

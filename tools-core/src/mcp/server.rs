@@ -8,12 +8,12 @@ use futures::future::Either;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, SubscriptionFilter, ToolAnnotations,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use super::content::{ResultSlot, call_result};
 use crate::{Annotations, Tool, ToolCall, ToolContext, Toolset};
@@ -22,7 +22,8 @@ use crate::{Annotations, Tool, ToolCall, ToolContext, Toolset};
 ///
 /// Cheap to clone: clones share the toolset, so [`McpServer::set_toolset`]
 /// on one is seen by every session, and each connected client is sent
-/// `notifications/tools/list_changed`.
+/// `notifications/tools/list_changed`: on its session (protocol versions up
+/// to 2025-11-25), or on its `subscriptions/listen` stream (2026-07-28).
 ///
 /// ```no_run
 /// use tools_core::{Toolset, mcp::McpServer};
@@ -39,7 +40,12 @@ pub struct McpServer {
 
 struct Shared {
     state: RwLock<Arc<State>>,
+    /// Sessions of clients that initialized (protocol versions up to
+    /// 2025-11-25): told of changes directly.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Bumped on every change: each `subscriptions/listen` stream (protocol
+    /// 2026-07-28, which has no sessions) waits on it.
+    changes: watch::Sender<u64>,
 }
 
 /// One version of the toolset, with its `tools/list` answer built once.
@@ -59,7 +65,11 @@ impl McpServer {
     /// Serve these tools, as the package that builds this crate names itself.
     pub fn new(toolset: Toolset) -> Self {
         Self {
-            shared: Arc::new(Shared { state: RwLock::new(State::new(toolset)), peers: Mutex::default() }),
+            shared: Arc::new(Shared {
+                state: RwLock::new(State::new(toolset)),
+                peers: Mutex::default(),
+                changes: watch::Sender::new(0),
+            }),
             info: Arc::new(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
             context: ToolContext::new(),
         }
@@ -91,6 +101,7 @@ impl McpServer {
             Ok(mut slot) => *slot = state,
             Err(poisoned) => *poisoned.into_inner() = state,
         }
+        self.shared.changes.send_modify(|version| *version += 1);
         let peers: Vec<Peer<RoleServer>> = match self.shared.peers.lock() {
             Ok(mut peers) => {
                 peers.retain(|peer| !peer.is_transport_closed());
@@ -138,6 +149,27 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build())
             .with_server_info((*self.info).clone())
+    }
+
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changes = self.shared.changes.subscribe();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    // A stream that asked for other notifications only is
+                    // refused this one by rmcp; it needs no notice.
+                    let _ = context.sink().notify_tool_list_changed().await;
+                }
+            }
+        }
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
