@@ -8,7 +8,7 @@ use futures::future::Either;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, SubscriptionFilter, ToolAnnotations,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
 use super::content::{ResultSlot, call_result};
-use crate::{Annotations, Tool, ToolCall, ToolContext, Toolset};
+use crate::{Tool, ToolCall, ToolContext, Toolset};
 
 /// A [`Toolset`] served over MCP, on any rmcp transport.
 ///
@@ -280,30 +280,7 @@ impl Forwarder {
 /// How a tool is listed: name, title, description, input and output schema,
 /// annotations.
 fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
-    let mut listed = rmcp::model::Tool::new(
-        tool.name().to_owned(),
-        tool.description().to_owned(),
-        Arc::new(tool.parameters().clone()),
-    );
-    let annotations = tool.annotations();
-    if let Some(title) = &annotations.title {
-        listed = listed.with_title(title.as_ref());
-    }
-    if let Some(schema) = tool.output_schema() {
-        listed = listed.with_raw_output_schema(Arc::new(schema.clone()));
-    }
-    if !annotations.is_empty() {
-        listed = listed.with_annotations(mcp_annotations(annotations));
-    }
-    listed
-}
-
-fn mcp_annotations(annotations: &Annotations) -> ToolAnnotations {
-    ToolAnnotations::from_raw(
-        annotations.title.as_ref().map(|title| title.to_string()),
-        annotations.read_only,
-        annotations.destructive,
-        annotations.idempotent,
-        annotations.open_world,
-    )
+    // One definition of a listed tool: the MCP dialect's, read into rmcp's type.
+    serde_json::from_value(crate::provider::mcp::tool(tool))
+        .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects")
 }

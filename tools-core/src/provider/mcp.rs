@@ -4,7 +4,7 @@
 //! (<https://modelcontextprotocol.io/specification/2025-06-18/server/tools>,
 //! <https://modelcontextprotocol.io/specification/2025-11-25/server/tools>):
 //! a tool is `{"name", "title"?, "description", "inputSchema",
-//! "annotations"?}`; `inputSchema` is a JSON Schema object whose root has
+//! "outputSchema"?, "annotations"?}`; `inputSchema` is a JSON Schema object whose root has
 //! `type: "object"`, read as JSON Schema 2020-12 when it has no `$schema`,
 //! which is exactly the canonical schema, sent as it is (`$defs` and all).
 //! Names SHOULD be 1 to 128 characters of `[A-Za-z0-9_.-]` (SEP-986).
@@ -12,8 +12,10 @@
 //! `idempotentHint` and `openWorldHint`. MCP has no native web search, so
 //! the `web_search` fallback function is listed like any other tool.
 //!
-//! The rmcp server itself lives in the MCP bridge; this is the definition
-//! as JSON, for export and for clients that speak MCP by hand.
+//! This is the one definition: the MCP bridge's `tools/list` is built from
+//! it, as are exported schemas and what clients that speak MCP by hand send.
+//! `outputSchema` is there when the tool's content is a JSON object of a
+//! known shape.
 
 use serde_json::{Value, json};
 
@@ -46,6 +48,9 @@ pub fn tool(tool: &dyn Tool) -> Value {
     }
     definition["description"] = json!(tool.description());
     definition["inputSchema"] = Value::Object(tool.parameters().clone());
+    if let Some(output) = tool.output_schema() {
+        definition["outputSchema"] = Value::Object(output.clone());
+    }
     let hints = [
         ("title", annotations.title.as_ref().map(|t| json!(t))),
         ("readOnlyHint", annotations.read_only.map(Value::Bool)),
