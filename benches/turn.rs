@@ -7,7 +7,6 @@
 
 use std::hint::black_box;
 use std::sync::LazyLock;
-use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 
@@ -78,18 +77,6 @@ fn calls(n: usize) -> Vec<ToolCall> {
     (0..n).map(|i| ToolCall::new(format!("call_{i}"), "add", format!(r#"{{"a": {i}, "b": 2}}"#))).collect()
 }
 
-/// Time `iters` rounds of `round` inside one `block_on`, so the runtime's
-/// entry cost is not charged to every iteration.
-fn timed<F: Future>(rt: &tokio::runtime::Runtime, iters: u64, mut round: impl FnMut() -> F) -> Duration {
-    rt.block_on(async {
-        let start = Instant::now();
-        for _ in 0..iters {
-            black_box(round().await);
-        }
-        start.elapsed()
-    })
-}
-
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
@@ -101,27 +88,29 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("turn");
     group.bench_function("direct_1", |b| {
-        b.iter_custom(|iters| timed(&rt, iters, || async { direct(black_box(&one[0].arguments)) }))
+        b.iter_custom(|iters| support::timed(&rt, iters, || async { direct(black_box(&one[0].arguments)) }))
     });
     let raw_tool = raw.get("add").unwrap();
     group.bench_function("tool_call_1", |b| {
-        b.iter_custom(|iters| timed(&rt, iters, || raw_tool.call(&ctx, black_box(&one[0].arguments))))
+        b.iter_custom(|iters| {
+            support::timed(&rt, iters, || raw_tool.call(&ctx, black_box(&one[0].arguments)))
+        })
     });
     group.bench_function("run_1", |b| {
-        b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&one))))
+        b.iter_custom(|iters| support::timed(&rt, iters, || raw.run(&ctx, black_box(&one))))
     });
     group.bench_function("typed_run_1", |b| {
-        b.iter_custom(|iters| timed(&rt, iters, || typed.run(&ctx, black_box(&one))))
+        b.iter_custom(|iters| support::timed(&rt, iters, || typed.run(&ctx, black_box(&one))))
     });
     group.bench_function("direct_64", |b| {
         b.iter_custom(|iters| {
-            timed(&rt, iters, || async {
+            support::timed(&rt, iters, || async {
                 many.iter().map(|call| direct(black_box(&call.arguments))).collect::<Vec<_>>()
             })
         })
     });
     group.bench_function("run_64", |b| {
-        b.iter_custom(|iters| timed(&rt, iters, || raw.run(&ctx, black_box(&many))))
+        b.iter_custom(|iters| support::timed(&rt, iters, || raw.run(&ctx, black_box(&many))))
     });
     group.finish();
 }

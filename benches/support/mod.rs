@@ -1,6 +1,11 @@
-//! Reading criterion's results back, so a bench can print its ratios.
+//! What the benches share: reading criterion's results back, so a bench
+//! can print its ratios, and timing async rounds.
+// Each bench uses only some of these.
+#![allow(dead_code)]
 
+use std::hint::black_box;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Where criterion writes its results: `target/criterion`.
 pub fn output_directory() -> PathBuf {
@@ -16,4 +21,16 @@ pub fn estimate_ns(dir: &Path, group: &str, id: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join(group).join(id).join("new").join("estimates.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value["slope"]["point_estimate"].as_f64().or_else(|| value["mean"]["point_estimate"].as_f64())
+}
+
+/// Time `iters` rounds of `round` inside one `block_on`, so the runtime's
+/// entry cost is not charged to every iteration.
+pub fn timed<F: Future>(rt: &tokio::runtime::Runtime, iters: u64, mut round: impl FnMut() -> F) -> Duration {
+    rt.block_on(async {
+        let start = Instant::now();
+        for _ in 0..iters {
+            black_box(round().await);
+        }
+        start.elapsed()
+    })
 }
