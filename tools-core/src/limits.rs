@@ -72,6 +72,11 @@ impl Default for Limits {
 /// Whether the bracket nesting in `bytes` goes deeper than `max`. Iterative,
 /// so any depth costs no stack; string bodies are skipped with memchr.
 fn nesting_depth_exceeds(bytes: &[u8], max: usize) -> bool {
+    // Nesting never goes deeper than the count of opening brackets, which
+    // memchr counts in a fraction of the scan's time.
+    if memchr::memchr2_iter(b'{', b'[', bytes).count() <= max {
+        return false;
+    }
     let mut depth = 0usize;
     let mut i = 0;
     while i < bytes.len() {

@@ -143,12 +143,17 @@ impl Parameters {
             return serde_json::from_value(Value::Null).map_err(invalid);
         }
         match &self.validator {
-            None => {
+            // Tracking the path costs every call; only a failed call needs
+            // it, so the failure is read again to name where it happened.
+            None => serde_json::from_str(&json).map_err(|_| {
                 let mut de = serde_json::Deserializer::from_str(&json);
-                let value = serde_path_to_error::deserialize(&mut de).map_err(serde_error)?;
-                de.end().map_err(invalid)?;
-                Ok(value)
-            }
+                match serde_path_to_error::deserialize::<_, R>(&mut de) {
+                    Err(error) => serde_error(error),
+                    Ok(_) => de.end().map_or_else(invalid, |()| {
+                        ToolError::invalid_arguments("the arguments could not be read")
+                    }),
+                }
+            }),
             Some(validator) => {
                 let value: Value = serde_json::from_str(&json).map_err(invalid)?;
                 // serde first: its messages name the Rust type that was expected.
