@@ -142,30 +142,30 @@ impl Parameters {
             }
             return serde_json::from_value(Value::Null).map_err(invalid);
         }
-        match &self.validator {
-            // Tracking the path costs every call; only a failed call needs
-            // it, so the failure is read again to name where it happened.
-            None => serde_json::from_str(&json).map_err(|_| {
-                let mut de = serde_json::Deserializer::from_str(&json);
-                match serde_path_to_error::deserialize::<_, R>(&mut de) {
-                    Err(error) => serde_error(error),
-                    Ok(_) => de.end().map_or_else(invalid, |()| {
-                        ToolError::invalid_arguments("the arguments could not be read")
-                    }),
-                }
-            }),
-            Some(validator) => {
-                let value: Value = serde_json::from_str(&json).map_err(invalid)?;
-                // serde first: its messages name the Rust type that was expected.
-                let request = serde_path_to_error::deserialize(&value).map_err(serde_error)?;
-                let violations: Vec<String> =
-                    validator.iter_errors(&value).take(MAX_REPORTED).map(|e| violation(&e)).collect();
-                if !violations.is_empty() {
-                    return Err(ToolError::invalid_arguments(violations.join("; ")));
-                }
-                Ok(request)
+        // serde first, with or without constraints: its messages name the
+        // field and the Rust type that was expected, and it refuses
+        // duplicate keys, which a JSON value would silently merge.
+        // Tracking the path costs every call; only a failed call needs it,
+        // so the failure is read again to name where it happened.
+        let request = serde_json::from_str(&json).map_err(|_| {
+            let mut de = serde_json::Deserializer::from_str(&json);
+            match serde_path_to_error::deserialize::<_, R>(&mut de) {
+                Err(error) => serde_error(error),
+                Ok(_) => de.end().map_or_else(invalid, |()| {
+                    ToolError::invalid_arguments("the arguments could not be read")
+                }),
+            }
+        })?;
+        if let Some(validator) = &self.validator {
+            // `R` was read from this text, so it is valid JSON.
+            let value: Value = serde_json::from_str(&json).map_err(invalid)?;
+            let violations: Vec<String> =
+                validator.iter_errors(&value).take(MAX_REPORTED).map(|e| violation(&e)).collect();
+            if !violations.is_empty() {
+                return Err(ToolError::invalid_arguments(violations.join("; ")));
             }
         }
+        Ok(request)
     }
 }
 
