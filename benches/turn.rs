@@ -1,12 +1,15 @@
-//! The cost of the turn executor: one trivial call through `Toolset::run`
-//! against the same serde parse and function called directly, and a 64-call
-//! turn against 64 direct calls.
+//! The cost of the turn executor: turns of 1, 8, 64 and 512 trivial calls
+//! through `Toolset::run` against the same serde parse and function called
+//! directly, in time and in allocations per call.
 //!
 //! `cargo bench --bench turn -- --warm-up-time 1 --measurement-time 3`
-//! prints criterion's numbers, then the ratios and the overhead per call.
+//! prints criterion's numbers, then the ratios, the overhead and the
+//! allocations per call.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::Criterion;
 
@@ -77,66 +80,128 @@ fn calls(n: usize) -> Vec<ToolCall> {
     (0..n).map(|i| ToolCall::new(format!("call_{i}"), "add", format!(r#"{{"a": {i}, "b": 2}}"#))).collect()
 }
 
-fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
-    let raw = Toolset::new().with(RawAdd(schema.as_object().unwrap().clone())).unwrap();
-    let typed = Toolset::new().with(TypedAdd).unwrap();
-    let ctx = ToolContext::new();
+/// Turn sizes, from one call to a turn far past what a model sends.
+const SIZES: [usize; 4] = [1, 8, 64, 512];
+
+/// Counts every allocation, so the summary can give allocations per call.
+/// Both sides pay the same relaxed increment per allocation.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is passed to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is `System`'s.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations per call of one round of `round` (after a warm-up round).
+fn allocations_per_call<F: Future>(
+    rt: &tokio::runtime::Runtime,
+    calls: usize,
+    mut round: impl FnMut() -> F,
+) -> f64 {
+    rt.block_on(async {
+        black_box(round().await);
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        black_box(round().await);
+        (ALLOCATIONS.load(Ordering::Relaxed) - before) as f64 / calls as f64
+    })
+}
+
+struct Fixture {
+    rt: tokio::runtime::Runtime,
+    raw: Toolset,
+    typed: Toolset,
+    ctx: ToolContext,
+}
+
+impl Fixture {
+    fn new() -> Self {
+        let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
+        Self {
+            rt: tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
+            raw: Toolset::new().with(RawAdd(schema.as_object().unwrap().clone())).unwrap(),
+            typed: Toolset::new().with(TypedAdd).unwrap(),
+            ctx: ToolContext::new(),
+        }
+    }
+}
+
+async fn direct_all(calls: &[ToolCall]) -> Vec<String> {
+    calls.iter().map(|call| direct(black_box(&call.arguments))).collect()
+}
+
+fn bench(c: &mut Criterion, f: &Fixture) {
+    let (rt, raw, typed, ctx) = (&f.rt, &f.raw, &f.typed, &f.ctx);
     let one = calls(1);
-    let many = calls(64);
 
     let mut group = c.benchmark_group("turn");
-    group.bench_function("direct_1", |b| {
-        b.iter_custom(|iters| support::timed(&rt, iters, || async { direct(black_box(&one[0].arguments)) }))
-    });
     let raw_tool = raw.get("add").unwrap();
     group.bench_function("tool_call_1", |b| {
-        b.iter_custom(|iters| {
-            support::timed(&rt, iters, || raw_tool.call(&ctx, black_box(&one[0].arguments)))
-        })
-    });
-    group.bench_function("run_1", |b| {
-        b.iter_custom(|iters| support::timed(&rt, iters, || raw.run(&ctx, black_box(&one))))
+        b.iter_custom(|iters| support::timed(rt, iters, || raw_tool.call(ctx, black_box(&one[0].arguments))))
     });
     group.bench_function("typed_run_1", |b| {
-        b.iter_custom(|iters| support::timed(&rt, iters, || typed.run(&ctx, black_box(&one))))
+        b.iter_custom(|iters| support::timed(rt, iters, || typed.run(ctx, black_box(&one))))
     });
-    group.bench_function("direct_64", |b| {
-        b.iter_custom(|iters| {
-            support::timed(&rt, iters, || async {
-                many.iter().map(|call| direct(black_box(&call.arguments))).collect::<Vec<_>>()
-            })
-        })
-    });
-    group.bench_function("run_64", |b| {
-        b.iter_custom(|iters| support::timed(&rt, iters, || raw.run(&ctx, black_box(&many))))
-    });
+    for n in SIZES {
+        let turn = calls(n);
+        group.bench_function(format!("direct_{n}"), |b| {
+            b.iter_custom(|iters| support::timed(rt, iters, || direct_all(&turn)))
+        });
+        group.bench_function(format!("run_{n}"), |b| {
+            b.iter_custom(|iters| support::timed(rt, iters, || raw.run(ctx, black_box(&turn))))
+        });
+    }
     group.finish();
 }
 
 fn main() {
     let dir = support::output_directory();
     let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
-    bench(&mut criterion);
+    let fixture = Fixture::new();
+    bench(&mut criterion, &fixture);
     criterion.final_summary();
 
-    let ids = ["direct_1", "tool_call_1", "run_1", "typed_run_1", "direct_64", "run_64"];
-    let means: Vec<Option<f64>> = ids.iter().map(|id| support::estimate_ns(&dir, "turn", id)).collect();
-    if let [Some(d1), Some(c1), Some(r1), Some(t1), Some(d64), Some(r64)] = means[..] {
-        println!("\nsummary of this run:");
+    let estimate = |id: &str| support::estimate_ns(&dir, "turn", id);
+    println!(
+        "\nsummary of this run (a trivial tool: through Toolset::run against the same parse and fn called directly):"
+    );
+    for n in SIZES {
+        let turn = calls(n);
+        let allocs_direct = allocations_per_call(&fixture.rt, n, || direct_all(&turn));
+        let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.raw.run(&fixture.ctx, &turn));
+        if let (Some(direct), Some(run)) = (estimate(&format!("direct_{n}")), estimate(&format!("run_{n}"))) {
+            println!(
+                "  {n:>3} call(s): direct {direct:>9.0} ns, run {run:>9.0} ns: ratio {:.2}x, overhead {:.0} ns/call; \
+                 allocations per call {allocs_direct:.1} direct, {allocs_run:.1} run",
+                run / direct,
+                (run - direct) / n as f64,
+            );
+        }
+    }
+    if let (Some(direct), Some(call), Some(typed)) =
+        (estimate("direct_1"), estimate("tool_call_1"), estimate("typed_run_1"))
+    {
+        println!("  the bare Tool::call, no executor: {call:.0} ns ({:.2}x direct)", call / direct);
         println!(
-            "  one call:  direct {d1:.0} ns, run {r1:.0} ns: ratio {:.2}x, overhead {:.0} ns",
-            r1 / d1,
-            r1 - d1
-        );
-        println!("             the bare Tool::call, no executor: {c1:.0} ns ({:.2}x direct)", c1 / d1);
-        println!("             typed adapter through run {t1:.0} ns ({:.2}x direct)", t1 / d1);
-        println!(
-            "  64 calls:  direct {d64:.0} ns, run {r64:.0} ns: ratio {:.2}x, overhead {:.0} ns/call ({:.0} ns/call in all)",
-            r64 / d64,
-            (r64 - d64) / 64.0,
-            r64 / 64.0
+            "  the typed adapter (clean, limits, parse) through run: {typed:.0} ns ({:.2}x direct)",
+            typed / direct
         );
     }
 }
