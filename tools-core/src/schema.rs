@@ -440,4 +440,55 @@ mod tests {
         let reason = invalid(params.parse::<Plain>("{}", &limits().with_max_bytes(1)));
         assert!(reason.contains("limit of 1 bytes"), "{reason}");
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        /// Text a model might send: JSON-ish fragments, fences, prose,
+        /// brackets, escapes and any character at all.
+        fn model_text() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                Just("{".to_owned()),
+                Just("}".to_owned()),
+                Just("[".to_owned()),
+                Just("]".to_owned()),
+                Just("\"".to_owned()),
+                Just("\\".to_owned()),
+                Just("```json\n".to_owned()),
+                Just("```".to_owned()),
+                Just(r#""city":"Oslo","#.to_owned()),
+                Just(r#""days":300"#.to_owned()),
+                Just(r#""code":"x","days":1"#.to_owned()),
+                Just("null".to_owned()),
+                any::<String>(),
+            ];
+            prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            // The adapter's whole path (limits, clean, parse, constraints)
+            // never panics, and whatever fails is the model's to fix.
+            #[test]
+            fn any_text_is_a_request_or_invalid_arguments(raw in model_text()) {
+                let checks = |result: Result<(), ToolError>| match result {
+                    Ok(()) | Err(ToolError::InvalidArguments(_)) => Ok(()),
+                    Err(other) => Err(TestCaseError::fail(format!("{raw:?} gave {other:?}"))),
+                };
+                checks(Parameters::of::<Plain>().parse::<Plain>(&raw, &limits()).map(drop))?;
+                checks(Parameters::of::<Constrained>().parse::<Constrained>(&raw, &limits()).map(drop))?;
+            }
+
+            // What serde reads directly, the adapter reads the same.
+            #[test]
+            fn clean_requests_read_as_serde_reads_them(
+                city in any::<String>(), days in any::<Option<u8>>(), tags in any::<Vec<String>>()
+            ) {
+                let raw = serde_json::json!({"city": city, "days": days, "tags": tags}).to_string();
+                let parsed = Parameters::of::<Plain>().parse::<Plain>(&raw, &limits()).unwrap();
+                prop_assert_eq!((parsed.city, parsed.days, parsed.tags), (city, days, tags));
+            }
+        }
+    }
 }
