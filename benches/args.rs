@@ -93,10 +93,7 @@ fn bench(c: &mut Criterion) {
 }
 
 fn main() {
-    let dir = support::output_directory();
-    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
-    bench(&mut criterion);
-    criterion.final_summary();
+    let dir = support::run(bench);
 
     println!(
         "\nsummary of this run (the #[tool] call against serde_json::from_str + to_string on clean input):"

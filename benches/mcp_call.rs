@@ -114,10 +114,7 @@ fn bench(c: &mut Criterion) {
 }
 
 fn main() {
-    let dir = support::output_directory();
-    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
-    bench(&mut criterion);
-    criterion.final_summary();
+    let dir = support::run(bench);
 
     println!("\nsummary of this run (round trips per second):");
     for transport in ["duplex", "http"] {

@@ -79,10 +79,7 @@ fn main() {
     for dialect in Dialect::ALL {
         dialect.function(&toolset[0]).unwrap_or_else(|e| panic!("{}: {e}", dialect.name()));
     }
-    let dir = support::output_directory();
-    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
-    bench(&mut criterion, &toolset);
-    criterion.final_summary();
+    let dir = support::run(|c| bench(c, &toolset));
 
     let estimate = |id: &str| support::estimate_ns(&dir, "schemas", id);
     println!("\nsummary of this run:");

@@ -172,11 +172,8 @@ fn bench(c: &mut Criterion, f: &Fixture) {
 }
 
 fn main() {
-    let dir = support::output_directory();
-    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
     let fixture = Fixture::new();
-    bench(&mut criterion, &fixture);
-    criterion.final_summary();
+    let dir = support::run(|c| bench(c, &fixture));
 
     let estimate = |id: &str| support::estimate_ns(&dir, "turn", id);
     println!(

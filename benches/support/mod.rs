@@ -7,8 +7,21 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use criterion::Criterion;
+
+/// Run `bench` under criterion, configured from the command line, print
+/// criterion's summary, and return where it wrote its results, for
+/// [`estimate_ns`].
+pub fn run(bench: impl FnOnce(&mut Criterion)) -> PathBuf {
+    let dir = output_directory();
+    let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
+    bench(&mut criterion);
+    criterion.final_summary();
+    dir
+}
+
 /// Where criterion writes its results: `target/criterion`.
-pub fn output_directory() -> PathBuf {
+fn output_directory() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
