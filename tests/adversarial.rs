@@ -139,7 +139,7 @@ impl TypedTool for AnyValue {
 }
 
 #[tokio::test]
-async fn ten_thousand_levels_of_nesting_are_refused_by_depth_without_recursion() {
+async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion() {
     const DEPTH: usize = 10_000;
     let lenient = ToolSpec::new::<AnyValueRequest>("any_value", "Takes any value.")
         .with_limits(Limits::default().with_max_depth(1_000_000));
@@ -160,6 +160,7 @@ async fn ten_thousand_levels_of_nesting_are_refused_by_depth_without_recursion()
     let encoded = serde_json::to_string(&format!(r#"{{"value":{objects}}}"#)).unwrap();
     let calls = [
         one(&tools, "arrays", "double", &deep),
+        one(&tools, "skipped", "double", &format!(r#"{{"n":21,"junk":{arrays}}}"#)),
         one(&tools, "prose", "double", &in_prose),
         one(&tools, "encoded", "strict_value", &encoded),
         // A tool that lifts its depth limit still has serde_json's own (128).
@@ -169,23 +170,31 @@ async fn ten_thousand_levels_of_nesting_are_refused_by_depth_without_recursion()
     ];
     let results = within("a turn with deep nesting", tools.run(&ToolContext::new(), &calls)).await;
 
-    let too_deep = invalid("the arguments are nested more than 64 levels deep");
-    for result in &results[..3] {
-        assert_eq!(
-            (result.outcome, &result.content),
-            (Outcome::InvalidArguments, &too_deep),
-            "{}",
-            result.id
-        );
-    }
-    // serde_json stops at 128 levels; the path it reached is in the reason.
-    assert_eq!(results[3].outcome, Outcome::InvalidArguments);
+    // `double` reads a number: serde refuses the first bracket, and the
+    // text needs no depth scan. A key it does not name is skipped.
     assert_eq!(
-        results[3].content,
+        (results[0].outcome, &results[0].content),
+        (Outcome::InvalidArguments, &invalid("at `n`: invalid type: sequence, expected i64"))
+    );
+    assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "42"));
+    // Unterminated, behind prose: the cleaner finds no whole value in it.
+    assert_eq!(
+        (results[2].outcome, &results[2].content),
+        (Outcome::InvalidArguments, &invalid("expected value"))
+    );
+    // A tool that takes any value gets the depth limit.
+    assert_eq!(
+        (results[3].outcome, &results[3].content),
+        (Outcome::InvalidArguments, &invalid("the arguments are nested more than 64 levels deep"))
+    );
+    // serde_json stops at 128 levels; the path it reached is in the reason.
+    assert_eq!(results[4].outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        results[4].content,
         invalid(&format!("at `value{}`: recursion limit exceeded", ".a".repeat(126)))
     );
-    assert_eq!((results[4].outcome, results[4].content.as_str()), (Outcome::Success, "[[[1]]]"));
-    assert_eq!((results[5].outcome, results[5].content.as_str()), (Outcome::Success, "2"));
+    assert_eq!((results[5].outcome, results[5].content.as_str()), (Outcome::Success, "[[[1]]]"));
+    assert_eq!((results[6].outcome, results[6].content.as_str()), (Outcome::Success, "2"));
 }
 
 // ---- 3. bad bytes on MCP stdio ----

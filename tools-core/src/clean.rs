@@ -33,6 +33,10 @@ const MAX_CANDIDATES: usize = 16;
 /// assert_eq!(clean_json("  "), "{}");
 /// ```
 pub fn clean_json(input: &str) -> Cow<'_, str> {
+    if looks_like_container(input) {
+        // What a model sends nearly always: nothing to trim or unwrap.
+        return Cow::Borrowed(input);
+    }
     let mut current = Cow::Borrowed(input);
     for _ in 0..=MAX_UNWRAP {
         let step = match &current {

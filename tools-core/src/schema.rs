@@ -12,6 +12,7 @@ use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::limits::schema_depth;
 use crate::{Limits, ToolError, clean_json};
 
 /// A JSON object, as schemas and MCP arguments are.
@@ -66,6 +67,9 @@ pub struct Parameters {
     /// The request is `()` or a unit struct: serde reads it only from
     /// `null`, while the schema (and so the model) says `{}`.
     unit: bool,
+    /// The deepest nesting the request type can read, if its schema bounds
+    /// it: within the limit, the text needs no depth scan.
+    depth: Option<usize>,
 }
 
 impl Parameters {
@@ -76,8 +80,11 @@ impl Parameters {
     /// `{"type":"object","properties":{}}`. `$schema` and the
     /// root `title` (the Rust type's name, noise to a model) are dropped.
     pub fn of<R: JsonSchema + ?Sized>() -> Self {
-        let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<R>();
-        let mut root = match schema.to_value() {
+        let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<R>().to_value();
+        // Before the root is made an object for the providers: `Value`'s
+        // schema is `true`, which reads any nesting.
+        let depth = schema_depth(&schema);
+        let mut root = match schema {
             Value::Object(object) => object,
             _ => JsonObject::new(),
         };
@@ -98,12 +105,12 @@ impl Parameters {
         } else {
             None
         };
-        Self { schema: Arc::new(root), validator: validator.map(Arc::new), unit }
+        Self { schema: Arc::new(root), validator: validator.map(Arc::new), unit, depth }
     }
 
     /// A schema given as it is (a remote tool's), with no validation of ours.
     pub fn from_schema(schema: JsonObject) -> Self {
-        Self { schema: Arc::new(schema), validator: None, unit: false }
+        Self { schema: Arc::new(schema), validator: None, unit: false, depth: None }
     }
 
     /// The same schema without constraint checks: only serde checks the input.
@@ -132,7 +139,9 @@ impl Parameters {
     pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &Limits) -> Result<R, ToolError> {
         limits.check_size(raw)?;
         let json = clean_json(raw);
-        limits.check_depth(&json)?;
+        if self.depth.is_none_or(|depth| depth > limits.max_depth) {
+            limits.check_depth(&json)?;
+        }
         let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
         if self.unit {
             // Any object will do: there is nothing in it to read.
@@ -433,12 +442,34 @@ mod tests {
 
     #[test]
     fn limits_come_before_the_parser() {
-        let params = Parameters::of::<Plain>();
-        let deep = format!("{{\"city\":{}", "[".repeat(100_000));
-        let reason = invalid(params.parse::<Plain>(&deep, &limits()));
+        let deep = format!("{{\"value\":{}", "[".repeat(100_000));
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        struct Open {
+            value: Value,
+        }
+        let reason = invalid(Parameters::of::<Open>().parse::<Open>(&deep, &limits()));
         assert!(reason.contains("64 levels"), "{reason}");
+        let params = Parameters::of::<Plain>();
         let reason = invalid(params.parse::<Plain>("{}", &limits().with_max_bytes(1)));
         assert!(reason.contains("limit of 1 bytes"), "{reason}");
+    }
+
+    #[test]
+    fn a_type_that_bounds_the_nesting_is_read_without_a_depth_scan() {
+        let params = Parameters::of::<Plain>();
+        // serde meets the first bracket where a string belongs.
+        let deep = format!("{{\"city\":{}", "[".repeat(100_000));
+        let reason = invalid(params.parse::<Plain>(&deep, &limits()));
+        assert_eq!(reason, "at `city`: invalid type: sequence, expected a string");
+        // A key the type does not name is skipped, however deep.
+        let nested = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let extra = format!(r#"{{"city":"Oslo","tags":[],"extra":{nested}}}"#);
+        assert_eq!(params.parse::<Plain>(&extra, &limits()).unwrap().city, "Oslo");
+        // A limit below the type's own depth is still checked.
+        let shallow = limits().with_max_depth(1);
+        let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo","tags":[]}"#, &shallow));
+        assert!(reason.contains("more than 1 levels"), "{reason}");
     }
 
     mod properties {
