@@ -38,12 +38,49 @@ pub fn estimate_ns(dir: &Path, group: &str, id: &str) -> Option<f64> {
 
 /// Time `iters` rounds of `round` inside one `block_on`, so the runtime's
 /// entry cost is not charged to every iteration.
-pub fn timed<F: Future>(rt: &tokio::runtime::Runtime, iters: u64, mut round: impl FnMut() -> F) -> Duration {
+pub fn timed<F: Future>(rt: &tokio::runtime::Runtime, iters: u64, round: impl FnMut() -> F) -> Duration {
+    rt.block_on(rounds(iters, round))
+}
+
+async fn rounds<F: Future>(iters: u64, mut round: impl FnMut() -> F) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        black_box(round().await);
+    }
+    start.elapsed()
+}
+
+/// How many times slower `subject` is than `base`: the median of the ratios
+/// of batches of each, run alternately, so that the drift of a shared
+/// machine (a neighbour's load, the clock) hits both sides alike. Criterion
+/// times one side after the other, seconds apart, and on this machine its
+/// ratios move by tens of percent from run to run; these move by a few.
+pub fn paired_ratio<A: Future, B: Future>(
+    rt: &tokio::runtime::Runtime,
+    mut base: impl FnMut() -> A,
+    mut subject: impl FnMut() -> B,
+) -> f64 {
+    const PAIRS: usize = 301;
+    const BATCH: Duration = Duration::from_millis(2);
     rt.block_on(async {
-        let start = Instant::now();
-        for _ in 0..iters {
-            black_box(round().await);
+        let mut iters = 1;
+        while iters < 1 << 24 && rounds(iters, &mut base).await < BATCH {
+            iters *= 2;
         }
-        start.elapsed()
+        let mut ratios = Vec::with_capacity(PAIRS);
+        for pair in 0..PAIRS {
+            // Alternate which side goes first, so neither always runs on
+            // caches the other warmed.
+            let (b, s) = if pair % 2 == 0 {
+                let b = rounds(iters, &mut base).await;
+                (b, rounds(iters, &mut subject).await)
+            } else {
+                let s = rounds(iters, &mut subject).await;
+                (rounds(iters, &mut base).await, s)
+            };
+            ratios.push(s.as_secs_f64() / b.as_secs_f64());
+        }
+        ratios.sort_by(f64::total_cmp);
+        ratios[PAIRS / 2]
     })
 }
