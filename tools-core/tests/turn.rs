@@ -455,6 +455,33 @@ async fn observers_see_start_then_exactly_one_ending() {
     );
 }
 
+/// An observer that panics in every callback.
+struct Panicky;
+impl Observer for Panicky {
+    fn on_start(&self, _call: &ToolCall) {
+        panic!("observer bug");
+    }
+    fn on_end(&self, _call: &ToolCall, _result: &ToolResult, _elapsed: Duration) {
+        panic!("observer bug");
+    }
+    fn on_not_found(&self, _call: &ToolCall) {
+        panic!("observer bug");
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_observer_is_passed_over_and_the_turn_goes_on() {
+    let recorder = Arc::new(Recorder::default());
+    let tools =
+        Toolset::new().with_observer(Panicky).with_observer(Arc::clone(&recorder)).with(Weather).unwrap();
+    let calls = [call("1", "get_weather", r#"{"city":"A"}"#), call("2", "ghost", "{}")];
+    let results = tools.run(&ToolContext::new(), &calls).await;
+    assert_eq!(results.iter().map(|r| r.outcome).collect::<Vec<_>>(), [Outcome::Success, Outcome::NotFound]);
+    assert!(results[0].content.contains('A'), "{}", results[0].content);
+    // The observer after the panicking one still hears of every call.
+    assert_eq!(*recorder.0.lock().unwrap(), ["start 1", "end 1 success", "not_found ghost"]);
+}
+
 #[tokio::test]
 async fn counters_are_per_tool_and_shared_by_clones() {
     let tools = Toolset::new()

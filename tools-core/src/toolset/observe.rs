@@ -1,9 +1,11 @@
 //! Hooks into every call the toolset runs, for logs, metrics or tests.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::Toolset;
+use super::run::panic_message;
 use crate::{ToolCall, ToolResult};
 
 /// Callbacks around each call (the Go `OnToolStart`, `OnToolEnd`,
@@ -13,7 +15,8 @@ use crate::{ToolCall, ToolResult};
 /// Each call of a registered tool gets `on_start` and then exactly one of
 /// `on_end` (success) or `on_error` (any other outcome); a call of an unknown
 /// name gets only `on_not_found`. Callbacks run on the task running the
-/// turn, between polls of the tools: keep them quick.
+/// turn, between polls of the tools: keep them quick. A callback that panics
+/// is logged and skipped; the call and the turn go on.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -82,24 +85,31 @@ impl Toolset {
     }
 
     pub(super) fn notify_start(&self, call: &ToolCall) {
-        for observer in &self.observers {
-            observer.on_start(call);
-        }
+        self.notify(|observer| observer.on_start(call));
     }
 
     pub(super) fn notify_end(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
-        for observer in &self.observers {
+        self.notify(|observer| {
             if result.outcome.is_success() {
                 observer.on_end(call, result, elapsed);
             } else {
                 observer.on_error(call, result, elapsed);
             }
-        }
+        });
     }
 
     pub(super) fn notify_not_found(&self, call: &ToolCall) {
+        self.notify(|observer| observer.on_not_found(call));
+    }
+
+    /// Tell every observer, in order. An observer that panics is logged and
+    /// passed over: like a panicking tool, it must not end the turn, nor keep
+    /// the observers after it from hearing of the call.
+    fn notify(&self, tell: impl Fn(&dyn Observer)) {
         for observer in &self.observers {
-            observer.on_not_found(call);
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| tell(&**observer))) {
+                tracing::error!(panic = panic_message(&*payload), "tool observer panicked");
+            }
         }
     }
 }

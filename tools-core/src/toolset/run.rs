@@ -228,7 +228,7 @@ impl Toolset {
 }
 
 /// The text of a panic payload, when it has one.
-fn panic_message(payload: &(dyn Any + Send)) -> &str {
+pub(super) fn panic_message(payload: &(dyn Any + Send)) -> &str {
     payload
         .downcast_ref::<&str>()
         .copied()
