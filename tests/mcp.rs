@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 use std::process::Command as StdCommand;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -329,6 +329,90 @@ async fn a_hundred_concurrent_http_calls_each_get_their_own_answer() {
         .expect("graceful shutdown")
         .unwrap()
         .unwrap();
+}
+
+/// Takes `n` milliseconds to double `n`; says when it has started, and
+/// counts the runs that ended, finished or dropped.
+#[derive(Clone, Default)]
+struct Slow {
+    started: Arc<Notify>,
+    ended: Arc<AtomicUsize>,
+}
+
+impl TypedTool for Slow {
+    type Request = Number;
+    type Output = i64;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("slow", "Double n, slowly."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<i64, ToolError> {
+        struct Ended(Arc<AtomicUsize>);
+        impl Drop for Ended {
+            fn drop(&mut self) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let _ended = Ended(Arc::clone(&self.ended));
+        self.started.notify_one();
+        tokio::time::sleep(Duration::from_millis(u64::try_from(req.n).unwrap_or(0))).await;
+        Ok(req.n * 2)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_lets_the_calls_in_flight_finish_and_answer() {
+    for stateless in [false, true] {
+        // Longer than rmcp waits for replies when a session is cancelled (2 s).
+        let (slow, call) = shut_down_during_a_call(HttpOptions::new().stateless(stateless), 3000).await;
+        let answer =
+            tokio::time::timeout(Duration::from_secs(10), call).await.expect("the call ended").unwrap();
+        let result = answer.unwrap_or_else(|e| panic!("stateless {stateless}: {e}"));
+        assert_eq!(text(&result), "6000", "stateless {stateless}");
+        assert_eq!(slow.ended.load(Ordering::SeqCst), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shutdown_cancels_the_calls_that_outlast_its_grace() {
+    for stateless in [false, true] {
+        let options = HttpOptions::new().stateless(stateless).with_shutdown_grace(Duration::from_millis(100));
+        // A ten-minute call: the server stopped within 10 s all the same,
+        // and the tool's run is dropped.
+        let (slow, call) = shut_down_during_a_call(options, 600_000).await;
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while slow.ended.load(Ordering::SeqCst) == 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("stateless {stateless}: the call was not cancelled"));
+        // rmcp's client may retry the abandoned stream for a long while.
+        call.abort();
+    }
+}
+
+/// Serve the `slow` tool, call it for `ms`, shut the server down while the
+/// call runs, and wait (10 s at most) for the server to stop.
+async fn shut_down_during_a_call(
+    options: HttpOptions,
+    ms: u64,
+) -> (Slow, tokio::task::JoinHandle<Result<CallToolResult, ServiceError>>) {
+    let slow = Slow::default();
+    let server = McpServer::new(Toolset::new().with(slow.clone()).unwrap());
+    let shutdown = CancellationToken::new();
+    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let bound = options.bind(server, "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let url = bound.url();
+    let task = tokio::spawn(bound.serve());
+    let client = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
+    let call = tokio::spawn(async move { client.call_tool(call("slow", json!({ "n": ms }))).await });
+    tokio::time::timeout(Duration::from_secs(10), slow.started.notified()).await.expect("the call started");
+    shutdown.cancel();
+    tokio::time::timeout(Duration::from_secs(10), task).await.expect("the server stopped").unwrap().unwrap();
+    (slow, call)
 }
 
 #[tokio::test]

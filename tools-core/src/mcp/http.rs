@@ -3,15 +3,19 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
@@ -43,6 +47,7 @@ pub struct HttpOptions {
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     shutdown: CancellationToken,
+    grace: Duration,
     ctrl_c: bool,
 }
 
@@ -65,6 +70,7 @@ impl Default for HttpOptions {
             allowed_hosts: LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect(),
             allowed_origins: LOOPBACK_ORIGINS.iter().map(|o| (*o).to_owned()).collect(),
             shutdown: CancellationToken::new(),
+            grace: Duration::from_secs(10),
             ctrl_c: true,
         }
     }
@@ -118,6 +124,13 @@ impl HttpOptions {
         self
     }
 
+    /// How long a shutdown waits for the tool calls in flight to finish and
+    /// answer before it cancels them (default 10 s).
+    pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
     /// Whether Ctrl-C stops the server (on by default).
     pub fn stop_on_ctrl_c(mut self, yes: bool) -> Self {
         self.ctrl_c = yes;
@@ -128,13 +141,18 @@ impl HttpOptions {
     /// to merge into an application of one's own. Its sessions end when the
     /// shutdown token is cancelled.
     pub fn router(&self, server: McpServer) -> Router {
+        self.router_until(server, self.shutdown.child_token())
+    }
+
+    /// The router, its sessions ending when `sessions` is cancelled.
+    fn router_until(&self, server: McpServer, sessions: CancellationToken) -> Router {
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(self.allowed_hosts.clone())
             .with_allowed_origins(self.allowed_origins.clone())
             .enforce_origin_validation()
             .with_legacy_session_mode(!self.stateless)
             .with_json_response(self.stateless)
-            .with_cancellation_token(self.shutdown.child_token());
+            .with_cancellation_token(sessions);
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
             Arc::new(LocalSessionManager::default()),
@@ -157,8 +175,16 @@ impl HttpOptions {
     pub async fn bind(self, server: McpServer, addr: SocketAddr) -> std::io::Result<HttpServer> {
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
-        let router = self.router(server);
-        Ok(HttpServer { listener, local_addr, router, options: self })
+        // The calls still running when the grace has passed are cancelled
+        // with the sessions: rmcp would leave a stateless request's call
+        // running once its connection is closed.
+        let (server, calls) = server.with_own_cancellation();
+        let sessions = CancellationToken::new();
+        let requests = Requests::default();
+        let router = self
+            .router_until(server, sessions.clone())
+            .layer(middleware::from_fn_with_state(requests.clone(), Requests::count));
+        Ok(HttpServer { listener, local_addr, router, requests, sessions, calls, options: self })
     }
 }
 
@@ -168,6 +194,13 @@ pub struct HttpServer {
     listener: TcpListener,
     local_addr: SocketAddr,
     router: Router,
+    requests: Requests,
+    /// Cancelled once the requests in flight have been answered (or the
+    /// grace has passed): it ends the sessions and their open event
+    /// streams, which would hold the shutdown forever.
+    sessions: CancellationToken,
+    /// Cancelled with `sessions`: the calls of this server.
+    calls: CancellationToken,
     options: HttpOptions,
 }
 
@@ -187,24 +220,69 @@ impl HttpServer {
         format!("http://{}{}", self.local_addr, path)
     }
 
-    /// Serve until Ctrl-C or the shutdown token, then finish the requests in
-    /// flight and return.
+    /// Serve until Ctrl-C or the shutdown token. Then stop taking
+    /// connections, let the tool calls in flight finish and answer (for up to
+    /// [`HttpOptions::with_shutdown_grace`]; those still running are then
+    /// cancelled), end the sessions and return.
     pub async fn serve(self) -> std::io::Result<()> {
-        let shutdown = self.options.shutdown.clone();
-        let ctrl_c = self.options.ctrl_c;
+        let Self { listener, router, requests, sessions, calls, options, .. } = self;
         let stop = async move {
-            if ctrl_c {
+            if options.ctrl_c {
                 tokio::select! {
-                    () = shutdown.cancelled() => {}
+                    () = options.shutdown.cancelled() => {}
                     _ = tokio::signal::ctrl_c() => {}
                 }
             } else {
-                shutdown.cancelled().await;
+                options.shutdown.cancelled().await;
             }
-            // Open SSE streams would hold a graceful shutdown forever: end them.
-            shutdown.cancel();
+            // axum stops accepting when this future ends, and returns once
+            // every connection has: the sessions end after the calls do.
+            tokio::spawn(async move {
+                let _ = tokio::time::timeout(options.grace, requests.idle()).await;
+                calls.cancel();
+                sessions.cancel();
+            });
         };
-        axum::serve(self.listener, self.router).with_graceful_shutdown(stop).await
+        axum::serve(listener, router).with_graceful_shutdown(stop).await
+    }
+}
+
+/// The POST requests being answered: each counts from its arrival until its
+/// response body is dropped, sent or abandoned by its client. The calls in
+/// flight are among them, and a tool call's answer is written after the
+/// tool returns, so this, not the tool calls, is what a shutdown waits for.
+/// (A GET is an open event stream, never finished: it is not counted.)
+#[derive(Clone, Debug, Default)]
+struct Requests(Arc<watch::Sender<usize>>);
+
+/// One request counted while it lives.
+struct Pending(Requests);
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        (self.0).0.send_modify(|n| *n -= 1);
+    }
+}
+
+impl Requests {
+    async fn count(State(requests): State<Self>, request: Request, next: Next) -> Response {
+        if request.method() != Method::POST {
+            return next.run(request).await;
+        }
+        requests.0.send_modify(|n| *n += 1);
+        let pending = Pending(requests);
+        let (parts, body) = next.run(request).await.into_parts();
+        let body = body.into_data_stream().map(move |frame| {
+            let _counted = &pending;
+            frame
+        });
+        Response::from_parts(parts, Body::from_stream(body))
+    }
+
+    /// Resolves once no request is being answered (at once if none is).
+    async fn idle(&self) {
+        // The sender is `self.0`: waiting on it cannot fail.
+        let _ = self.0.subscribe().wait_for(|n| *n == 0).await;
     }
 }
 

@@ -88,6 +88,14 @@ impl McpServer {
         self
     }
 
+    /// The same server, with a token that cancels its calls (a child of its
+    /// context's): what an HTTP server ends its sessions with.
+    pub(crate) fn with_own_cancellation(self) -> (Self, tokio_util::sync::CancellationToken) {
+        let token = self.context.cancellation().child_token();
+        let context = self.context.clone().with_cancellation(token.clone());
+        (Self { context, ..self }, token)
+    }
+
     /// The toolset served now.
     pub fn toolset(&self) -> Toolset {
         self.state().toolset.clone()
