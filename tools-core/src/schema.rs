@@ -63,7 +63,10 @@ const MAX_REPORTED: usize = 5;
 #[derive(Clone)]
 pub struct Parameters {
     schema: Arc<JsonObject>,
-    validator: Option<Arc<Validator>>,
+    /// The constraints' validator, or why they do not compile (a pattern
+    /// that is not a regex): then every call fails and says so, rather than
+    /// skipping the checks the schema promises the model.
+    validator: Option<Result<Arc<Validator>, Arc<str>>>,
     /// The request is `()` or a unit struct: serde reads it only from
     /// `null`, while the schema (and so the model) says `{}`.
     unit: bool,
@@ -98,14 +101,12 @@ impl Parameters {
             // Several providers reject an object schema without `properties`.
             root.insert("properties".into(), Value::Object(JsonObject::new()));
         }
-        let validator = if needs_validator(&root) {
-            // schemars only emits schemas that compile; if one ever did not,
-            // serde still checks the types, so there is nothing to report.
-            jsonschema::options().should_validate_formats(false).build(&Value::Object(root.clone())).ok()
-        } else {
-            None
-        };
-        Self { schema: Arc::new(root), validator: validator.map(Arc::new), unit, depth }
+        let validator = needs_validator(&root).then(|| {
+            let built =
+                jsonschema::options().should_validate_formats(false).build(&Value::Object(root.clone()));
+            built.map(Arc::new).map_err(|error| Arc::from(error.to_string()))
+        });
+        Self { schema: Arc::new(root), validator, unit, depth }
     }
 
     /// A schema given as it is (a remote tool's), with no validation of ours.
@@ -130,7 +131,7 @@ impl Parameters {
 
     /// Whether constraints beyond types are checked before the tool runs.
     pub fn validates(&self) -> bool {
-        self.validator.is_some()
+        matches!(self.validator, Some(Ok(_)))
     }
 
     /// Turn a raw argument string into `R`: clean it, check the limits,
@@ -166,6 +167,9 @@ impl Parameters {
             }
         })?;
         if let Some(validator) = &self.validator {
+            let validator = validator.as_ref().map_err(|reason| {
+                ToolError::failed(format!("the tool's argument schema does not compile: {reason}"))
+            })?;
             // `R` was read from this text, so it is valid JSON.
             let value: Value = serde_json::from_str(&json).map_err(invalid)?;
             let violations: Vec<String> =
@@ -453,6 +457,27 @@ mod tests {
         let params = Parameters::of::<Plain>();
         let reason = invalid(params.parse::<Plain>("{}", &limits().with_max_bytes(1)));
         assert!(reason.contains("limit of 1 bytes"), "{reason}");
+    }
+
+    #[test]
+    fn constraints_that_do_not_compile_fail_every_call_and_say_why() {
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        struct Broken {
+            #[schemars(regex(pattern = "(unclosed"))]
+            code: String,
+        }
+        let params = Parameters::of::<Broken>();
+        assert!(!params.validates());
+        let err = params.parse::<Broken>(r#"{"code":"a"}"#, &limits()).unwrap_err();
+        assert!(err.is_failure(), "{err:?}");
+        assert!(err.to_string().contains("argument schema does not compile"), "{err}");
+        assert!(err.to_string().contains("(unclosed"), "{err}");
+        // Opting out of validation leaves serde's checks alone.
+        assert_eq!(
+            params.without_validation().parse::<Broken>(r#"{"code":"a"}"#, &limits()).unwrap().code,
+            "a"
+        );
     }
 
     #[test]
