@@ -162,6 +162,53 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     assert_eq!(local.content, "8");
 }
 
+/// A server written with rmcp's own macros, as a third party's would be.
+#[derive(Clone)]
+struct ThirdParty;
+
+#[rmcp::tool_router]
+impl ThirdParty {
+    /// Halve an even number.
+    #[rmcp::tool]
+    async fn halve(
+        &self,
+        rmcp::handler::server::wrapper::Parameters(req): rmcp::handler::server::wrapper::Parameters<Number>,
+    ) -> Result<String, rmcp::ErrorData> {
+        if req.n % 2 != 0 {
+            return Err(rmcp::ErrorData::invalid_params(format!("{} is odd: send an even n", req.n), None));
+        }
+        Ok((req.n / 2).to_string())
+    }
+}
+
+#[rmcp::tool_handler]
+impl rmcp::ServerHandler for ThirdParty {}
+
+#[tokio::test]
+async fn a_third_party_servers_errors_keep_their_meaning() {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = ThirdParty.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect(client_side).await.unwrap();
+    let mut tools = Toolset::new();
+    assert_eq!(client.register(&mut tools).await.unwrap(), 1);
+    let ctx = ToolContext::new();
+    let ok = tools.call(&ctx, &ToolCall::new("1", "halve", r#"{"n":8}"#)).await;
+    assert_eq!((ok.outcome, ok.content.as_str()), (Outcome::Success, "4"));
+    // A JSON-RPC "invalid params" (-32602) from the tool: the model's
+    // arguments were wrong, and the server's reason tells it how.
+    let odd = tools.call(&ctx, &ToolCall::new("2", "halve", r#"{"n":7}"#)).await;
+    assert_eq!(odd.outcome, Outcome::InvalidArguments, "{}", odd.content);
+    assert!(odd.content.contains("7 is odd: send an even n"), "{}", odd.content);
+    // rmcp answers arguments it cannot read with an error result instead.
+    let unreadable = tools.call(&ctx, &ToolCall::new("3", "halve", r#"{"n":"eight"}"#)).await;
+    assert_eq!(unreadable.outcome, Outcome::Error, "{}", unreadable.content);
+    assert!(unreadable.content.contains("invalid type"), "{}", unreadable.content);
+}
+
 // ---- in-process servers over HTTP ----
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
