@@ -290,14 +290,15 @@ async fn other_refusals_show_the_apis_reason() {
         "Tavily rejected the search (HTTP 400 Bad Request): Query is too long. Max query length is 400 characters."
     );
 
-    let plan = json!({"detail": {"error": "This request exceeds your plan's set usage limit."}});
-    let (_server, tavily) = serve(ResponseTemplate::new(432).set_body_json(plan)).await;
-    let error = call(&tavily, r#"{"query":"q"}"#).await.unwrap_err();
-    assert!(error.is_failure());
-    assert!(
-        error.to_string().starts_with("Tavily refused the search for this key (HTTP 432): This request"),
-        "{error}"
-    );
+    // 432: the plan's limit; 433: the pay-as-you-go limit.
+    for status in [432, 433] {
+        let plan = json!({"detail": {"error": "This request exceeds your plan's set usage limit."}});
+        let (_server, tavily) = serve(ResponseTemplate::new(status).set_body_json(plan)).await;
+        let error = call(&tavily, r#"{"query":"q"}"#).await.unwrap_err();
+        assert!(error.is_failure());
+        let expected = format!("Tavily refused the search for this key (HTTP {status}): This request");
+        assert!(error.to_string().starts_with(&expected), "{error}");
+    }
 }
 
 #[tokio::test]
