@@ -22,6 +22,7 @@ use tools::{
 };
 
 mod support;
+use support::CountDrop;
 
 /// Long enough to tell a hang from a slow debug build; never a measure of speed.
 const HANG: Duration = Duration::from_secs(30);
@@ -444,13 +445,6 @@ impl TypedTool for Hang {
     async fn run(&self, _: &ToolContext, _: Nothing) -> Result<String, ToolError> {
         let _dropped = CountDrop(Arc::clone(&self.1));
         std::future::pending().await
-    }
-}
-
-struct CountDrop(Arc<AtomicUsize>);
-impl Drop for CountDrop {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 

@@ -396,13 +396,7 @@ impl TypedTool for Slow {
         &SPEC
     }
     async fn run(&self, _: &ToolContext, req: Number) -> Result<i64, ToolError> {
-        struct Ended(Arc<AtomicUsize>);
-        impl Drop for Ended {
-            fn drop(&mut self) {
-                self.0.fetch_add(1, Ordering::SeqCst);
-            }
-        }
-        let _ended = Ended(Arc::clone(&self.ended));
+        let _ended = support::CountDrop(Arc::clone(&self.ended));
         self.started.notify_one();
         tokio::time::sleep(Duration::from_millis(u64::try_from(req.n).unwrap_or(0))).await;
         Ok(req.n * 2)

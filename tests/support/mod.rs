@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
@@ -38,4 +40,16 @@ pub fn build_example(name: &str) -> PathBuf {
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .expect("cargo reports the example's executable")
+}
+
+/// Counts its drops: held by a tool's run, it counts the runs that ended,
+/// finished or dropped mid-way.
+// Each test crate uses only some of these helpers.
+#[allow(dead_code)]
+pub struct CountDrop(pub Arc<AtomicUsize>);
+
+impl Drop for CountDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
 }
