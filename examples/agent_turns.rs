@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools::toolset::{RunBudget, RunLimits, Toolset};
+use tools::agent::{RunBudget, RunLimits};
+use tools::toolset::Toolset;
 use tools::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool};
 
 #[derive(Deserialize, JsonSchema)]

@@ -1,8 +1,16 @@
 #![deny(missing_docs)]
 #![doc = include_str!("../README.md")]
 
+/// The agent loop: run budgets across turns (feature `agent`).
+#[cfg(feature = "agent")]
+pub use tools_agent as agent;
 /// The contract every tool implements; everything in it is re-exported here.
 pub use tools_core;
 pub use tools_core::*;
 /// `#[tool]` on an async fn or an impl block, and `#[derive(ToolOutput)]`.
 pub use tools_macros::{ToolOutput, tool};
+/// The MCP bridge: serve a toolset, use a remote server's tools (feature `mcp`).
+#[cfg(feature = "mcp")]
+pub use tools_mcp as mcp;
+/// The providers' wire formats: tool definitions, calls and results.
+pub use tools_provider as provider;

@@ -9,9 +9,11 @@
 //! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
 //!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
 //!   another name;
-//! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter;
-//! - [`provider`]: the OpenAI, Anthropic, Gemini and MCP formats of tools
-//!   and tool-call messages, their export and their budgets.
+//! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter.
+//!
+//! The layers above it are crates of their own: `tools-provider` (the
+//! providers' wire formats), `tools-mcp` (the MCP bridge) and `tools-agent`
+//! (the loop); the facade crate `tools` re-exports them all.
 #![deny(missing_docs)]
 
 mod call;
@@ -27,9 +29,6 @@ mod spec;
 mod tool;
 mod typed;
 
-#[cfg(feature = "mcp")]
-pub mod mcp;
-pub mod provider;
 pub mod toolset;
 
 #[doc(hidden)]

@@ -1,14 +1,12 @@
 //! The toolset: a registry of tools under their lower-cased names, and the
 //! executor that runs one model turn's calls against it.
 
-mod budget;
 mod counters;
 mod names;
 mod observe;
 mod registry;
 mod run;
 
-pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use counters::CallCounts;
 pub use names::{NameError, RESERVED_WEB_SEARCH, validate_name};
 pub use observe::Observer;

@@ -7,14 +7,14 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-use crate::{JsonObject, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, TypedTool};
+use tools_core::{JsonObject, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, TypedTool};
 
 /// What a tool returns to an MCP client: content blocks (text, image, audio,
 /// resource link, embedded resource) and, optionally, structured content.
 ///
 /// ```
-/// use tools_core::mcp::McpResult;
-/// use tools_core::mcp::rmcp::model::ContentBlock;
+/// use tools_mcp::McpResult;
+/// use tools_mcp::rmcp::model::ContentBlock;
 ///
 /// // The default for every tool: the content string as text, and as
 /// // structured content when it is a JSON object.
@@ -94,8 +94,8 @@ impl McpResult {
 ///
 /// ```
 /// use std::sync::LazyLock;
-/// use tools_core::mcp::{McpResult, McpTool, Rich};
-/// use tools_core::mcp::rmcp::model::ContentBlock;
+/// use tools_mcp::{McpResult, McpTool, Rich};
+/// use tools_mcp::rmcp::model::ContentBlock;
 /// use tools_core::{Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -165,7 +165,7 @@ impl<T: McpTool> Tool for Rich<T> {
             Ok(content)
         })
     }
-    fn annotations(&self) -> &crate::Annotations {
+    fn annotations(&self) -> &tools_core::Annotations {
         self.0.spec().annotations()
     }
     fn timeout(&self) -> Option<std::time::Duration> {
@@ -178,7 +178,7 @@ impl<T: McpTool> Tool for Rich<T> {
 
 /// Where a [`Rich`] tool leaves its result for the bridge that serves the
 /// call: a context extension, so the call itself still goes through
-/// [`Toolset::call`](crate::Toolset::call) and its contract.
+/// [`Toolset::call`](tools_core::Toolset::call) and its contract.
 #[derive(Clone, Default)]
 pub(crate) struct ResultSlot(Arc<Mutex<Option<McpResult>>>);
 
@@ -196,7 +196,7 @@ impl ResultSlot {
 
 /// A reply to `tools/call` from a call's outcome: the rich result when the
 /// tool left one, the content string otherwise.
-pub(crate) fn call_result(result: crate::ToolResult, rich: Option<McpResult>) -> CallToolResult {
+pub(crate) fn call_result(result: tools_core::ToolResult, rich: Option<McpResult>) -> CallToolResult {
     let is_error = result.outcome.is_error();
     match rich {
         Some(rich) if !is_error => rich.into_call_result(false),

@@ -34,8 +34,8 @@ use serde_json::{Value, json};
 use super::budget::Limits;
 use super::error::read;
 use super::{Dialect, DialectError, MessageError, notes};
-use crate::toolset::{RESERVED_WEB_SEARCH, WebSearch};
-use crate::{JsonObject, Tool, ToolCall, ToolResult};
+use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
 
 /// Anthropic tools outside strict mode.
 pub const LIMITS: Limits = Limits { max_name_len: 64, ..Limits::NONE };
@@ -201,7 +201,7 @@ const RESPONSE: &str = "anthropic response";
 /// string. Other blocks (text, thinking, server tool use) are skipped.
 ///
 /// ```
-/// use tools_core::provider::anthropic;
+/// use tools_provider::anthropic;
 /// let response = serde_json::json!({"role": "assistant", "content": [
 ///     {"type": "text", "text": "Checking."},
 ///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});

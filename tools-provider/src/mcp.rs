@@ -20,7 +20,7 @@
 use serde_json::{Value, json};
 
 use super::budget::Limits;
-use crate::Tool;
+use tools_core::Tool;
 
 /// Names of up to 128 characters; no tool count limit.
 pub const LIMITS: Limits = Limits { max_name_len: 128, ..Limits::NONE };
@@ -38,7 +38,7 @@ pub const LIMITS: Limits = Limits { max_name_len: 128, ..Limits::NONE };
 /// # }
 /// let schema = serde_json::json!({"type": "object", "properties": {}});
 /// let tool = Echo(schema.as_object().unwrap().clone());
-/// assert_eq!(tools_core::provider::mcp::tool(&tool)["inputSchema"], schema);
+/// assert_eq!(tools_provider::mcp::tool(&tool)["inputSchema"], schema);
 /// ```
 pub fn tool(tool: &dyn Tool) -> Value {
     let mut definition = json!({"name": tool.name()});

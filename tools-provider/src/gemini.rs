@@ -50,8 +50,8 @@ use serde_json::{Value, json};
 use super::budget::Limits;
 use super::error::read;
 use super::{Definition, Dialect, DialectError, MessageError, notes};
-use crate::toolset::{RESERVED_WEB_SEARCH, WebSearch};
-use crate::{JsonObject, Outcome, Tool, ToolCall, ToolResult};
+use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+use tools_core::{JsonObject, Outcome, Tool, ToolCall, ToolResult};
 
 /// At most 128 declarations, names of at most 64 characters.
 pub const LIMITS: Limits = Limits { max_tools: Some(128), max_name_len: 64, ..Limits::NONE };
@@ -158,7 +158,7 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
 /// `None` for a tool without arguments.
 ///
 /// ```
-/// use tools_core::provider::gemini;
+/// use tools_provider::gemini;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Weather { city: String, days: Option<u8> }
 /// let schema = tools_core::Parameters::of::<Weather>();
@@ -365,7 +365,7 @@ const RESPONSE: &str = "gemini response";
 /// ids out. An id Gemini did send is kept and echoed.
 ///
 /// ```
-/// use tools_core::provider::gemini;
+/// use tools_provider::gemini;
 /// let response = serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [
 ///     {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}}]});
 /// let calls = gemini::parse_calls(&response).unwrap();

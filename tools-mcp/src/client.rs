@@ -12,8 +12,8 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 
 use super::McpError;
-use crate::toolset::ToolsetError;
-use crate::{
+use tools_core::toolset::ToolsetError;
+use tools_core::{
     Annotations, JsonObject, Limits, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset,
     clean_json,
 };
@@ -23,7 +23,8 @@ type Connection = Arc<RunningService<RoleClient, ()>>;
 /// A connection to an MCP server, whose tools can join a [`Toolset`].
 ///
 /// ```no_run
-/// use tools_core::{Toolset, mcp::McpClient};
+/// use tools_core::Toolset;
+/// use tools_mcp::McpClient;
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let client = McpClient::stdio(tokio::process::Command::new("my-mcp-server")).await?;
 /// let mut tools = Toolset::new();

@@ -1,6 +1,6 @@
 //! The MCP bridge (feature `mcp`), built on the official rmcp crate.
 //!
-//! - [`McpServer`]: a [`Toolset`](crate::Toolset) as an MCP server, on stdio
+//! - [`McpServer`]: a [`Toolset`](tools_core::Toolset) as an MCP server, on stdio
 //!   ([`McpServer::serve_stdio`]) or streamable HTTP ([`HttpOptions`]);
 //!   `tools/call` goes through the same contract as a model turn, so a bad
 //!   argument, an error or a panic is an `isError` result;
@@ -9,7 +9,7 @@
 //! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools.
 //!
 //! Progress a tool reports with
-//! [`ToolContext::report_progress`](crate::ToolContext::report_progress)
+//! [`ToolContext::report_progress`](tools_core::ToolContext::report_progress)
 //! reaches the client as `notifications/progress` when it asked for it, and
 //! a client's `notifications/cancelled` cancels the call's context.
 

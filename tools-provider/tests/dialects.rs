@@ -5,7 +5,7 @@
 mod corpus;
 
 use serde_json::{Value, json};
-use tools_core::provider::Dialect;
+use tools_provider::Dialect;
 
 /// Each corpus tool's definition in `dialect`, or the error it is refused with.
 fn dialect_output(dialect: Dialect) -> String {
@@ -63,11 +63,11 @@ fn mcp() {
 mod behaviour {
     use super::corpus::{self, SchemaTool, tool};
     use serde_json::json;
-    use tools_core::provider::{Dialect, budget, gemini, openai};
     use tools_core::toolset::{Toolset, WebSearch};
     use tools_core::{Limits, Parameters};
+    use tools_provider::{Dialect, budget, gemini, openai};
 
-    fn error(dialect: Dialect, tool: &SchemaTool) -> tools_core::provider::DialectError {
+    fn error(dialect: Dialect, tool: &SchemaTool) -> tools_provider::DialectError {
         dialect.function(tool).unwrap_err()
     }
 
@@ -135,9 +135,9 @@ mod behaviour {
         let set = corpus::toolset();
         let err = Dialect::Gemini.definitions(&set).unwrap_err();
         assert_eq!(err.tool.as_deref(), Some("recursive"));
-        let err = tools_core::provider::export::render(&set, &[Dialect::OpenAiChatStrict]).unwrap_err();
+        let err = tools_provider::export::render(&set, &[Dialect::OpenAiChatStrict]).unwrap_err();
         assert_eq!(err.tool.as_deref(), Some("maps"));
-        assert!(tools_core::provider::export::render(&set, &[Dialect::OpenAiChat, Dialect::Mcp]).is_ok());
+        assert!(tools_provider::export::render(&set, &[Dialect::OpenAiChat, Dialect::Mcp]).is_ok());
     }
 
     fn many(count: usize) -> Toolset {
@@ -327,7 +327,7 @@ mod behaviour {
 mod invariants {
     use super::corpus;
     use serde_json::Value;
-    use tools_core::provider::Dialect;
+    use tools_provider::Dialect;
 
     fn nodes<'a>(value: &'a Value, out: &mut Vec<&'a serde_json::Map<String, Value>>) {
         let Some(object) = value.as_object() else { return };

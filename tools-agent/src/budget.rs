@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::{Outcome, ToolCall, ToolResult};
+use tools_core::{Outcome, ToolCall, ToolResult};
 
 /// The limits a [`RunBudget`] enforces. Each is the most allowed: going past
 /// it is an error.
@@ -88,7 +88,7 @@ pub enum LimitExceeded {
 /// and [`record`](RunBudget::record) with their results after.
 ///
 /// ```
-/// use tools_core::toolset::{LimitExceeded, RunBudget, RunLimits};
+/// use tools_agent::{LimitExceeded, RunBudget, RunLimits};
 /// use tools_core::ToolCall;
 ///
 /// let mut budget = RunBudget::new(RunLimits::default().with_max_tool_calls(2));

@@ -3,8 +3,8 @@
 //! documentation shows them; malformed payloads give errors, not panics.
 
 use serde_json::{Value, json};
-use tools_core::provider::{anthropic, gemini, openai};
 use tools_core::{Outcome, ToolCall, ToolResult};
+use tools_provider::{anthropic, gemini, openai};
 
 fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
     ToolResult { id: call.id.clone(), name: call.name.clone(), content: content.to_owned(), outcome }
@@ -230,7 +230,7 @@ fn malformed_payloads_are_errors_not_panics() {
 mod fuzz {
     use proptest::prelude::*;
     use serde_json::{Value, json};
-    use tools_core::provider::{anthropic, gemini, openai};
+    use tools_provider::{anthropic, gemini, openai};
 
     /// Any JSON value, biased towards the keys the parsers look for.
     fn json_value() -> impl Strategy<Value = Value> {

@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
 use super::content::{ResultSlot, call_result};
-use crate::{Tool, ToolCall, ToolContext, Toolset};
+use tools_core::{Tool, ToolCall, ToolContext, Toolset};
 
 /// A [`Toolset`] served over MCP, on any rmcp transport.
 ///
@@ -26,7 +26,8 @@ use crate::{Tool, ToolCall, ToolContext, Toolset};
 /// to 2025-11-25), or on its `subscriptions/listen` stream (2026-07-28).
 ///
 /// ```no_run
-/// use tools_core::{Toolset, mcp::McpServer};
+/// use tools_core::Toolset;
+/// use tools_mcp::McpServer;
 /// # async fn run(tools: Toolset) -> Result<(), Box<dyn std::error::Error>> {
 /// McpServer::new(tools).with_server_info("weather", "1.0.0").serve_stdio().await?;
 /// # Ok(()) }
@@ -289,6 +290,6 @@ impl Forwarder {
 /// annotations.
 fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
     // One definition of a listed tool: the MCP dialect's, read into rmcp's type.
-    serde_json::from_value(crate::provider::mcp::tool(tool))
+    serde_json::from_value(tools_provider::mcp::tool(tool))
         .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects")
 }

@@ -9,7 +9,7 @@
 //! message history.
 //!
 //! ```
-//! use tools_core::provider::{Dialect, export};
+//! use tools_provider::{Dialect, export};
 //! let dir = std::env::temp_dir().join(format!("tools-export-doc-{}", std::process::id()));
 //! let tools = tools_core::Toolset::new();
 //! export::write(&tools, &dir, &Dialect::EXPORTED).unwrap();
@@ -23,7 +23,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Dialect, DialectError};
-use crate::Toolset;
+use tools_core::Toolset;
 
 /// Set this environment variable to `1` to make [`assert_up_to_date`]
 /// rewrite the folder instead of failing (then review the diff).

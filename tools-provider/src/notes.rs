@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::JsonObject;
+use tools_core::JsonObject;
 
 /// Keywords whose value is one subschema.
 pub(crate) const SCHEMA_KEYWORDS: &[&str] = &[

@@ -20,7 +20,7 @@
 //! [`DialectError`] naming the tool, the dialect and the keyword.
 //!
 //! ```
-//! use tools_core::provider::Dialect;
+//! use tools_provider::Dialect;
 //! use tools_core::Toolset;
 //!
 //! let tools = Toolset::new();
@@ -42,8 +42,8 @@ use serde_json::Value;
 
 pub use error::{DialectError, MessageError};
 
-use crate::Tool;
-use crate::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
+use tools_core::Tool;
+use tools_core::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
 
 /// A provider format a toolset can be sent in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -111,7 +111,7 @@ impl Dialect {
     /// The dialect with this [name](Self::name).
     ///
     /// ```
-    /// use tools_core::provider::Dialect;
+    /// use tools_provider::Dialect;
     /// assert_eq!(Dialect::from_name("openai-strict"), Some(Dialect::OpenAiChatStrict));
     /// assert_eq!(Dialect::from_name("cohere"), None);
     /// ```
@@ -163,7 +163,7 @@ impl Dialect {
     /// #     fn parameters(&self) -> &JsonObject { &self.1 }
     /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
     /// # }
-    /// use tools_core::provider::Dialect;
+    /// use tools_provider::Dialect;
     /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
     /// let tool = Named("2fa_code", schema.as_object().unwrap().clone());
     /// assert!(Dialect::OpenAiChat.check(&tool).is_ok());

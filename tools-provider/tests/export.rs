@@ -6,7 +6,7 @@ mod corpus;
 use std::path::PathBuf;
 
 use tools_core::Toolset;
-use tools_core::provider::{Dialect, export};
+use tools_provider::{Dialect, export};
 
 /// A fresh folder under the system's temp dir, removed on drop.
 struct TempDir(PathBuf);

@@ -64,8 +64,8 @@ use serde_json::{Value, json};
 use super::budget::Limits;
 use super::error::read;
 use super::{Dialect, DialectError, MessageError, notes};
-use crate::toolset::WebSearch;
-use crate::{JsonObject, Tool, ToolCall, ToolResult};
+use tools_core::toolset::WebSearch;
+use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
 
 /// Chat Completions and Responses, outside strict mode.
 pub const LIMITS: Limits = Limits { max_tools: Some(128), max_name_len: 64, ..Limits::NONE };
@@ -168,7 +168,7 @@ fn parameters(tool: &dyn Tool, strict: bool, dialect: Dialect) -> Result<Value, 
 pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
     if !search.blocked_domains.is_empty() {
         return Err(DialectError::tool(
-            crate::toolset::RESERVED_WEB_SEARCH,
+            tools_core::toolset::RESERVED_WEB_SEARCH,
             Dialect::OpenAiResponses,
             "blocked_domains",
             "OpenAI's web search has no block list (only filters.allowed_domains)",
@@ -184,7 +184,7 @@ pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
 /// The strict-mode form of a canonical schema (see the [module docs](self)).
 ///
 /// ```
-/// use tools_core::provider::{Dialect, openai};
+/// use tools_provider::{Dialect, openai};
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Weather { city: String, days: Option<u8> }
 /// let schema = tools_core::Parameters::of::<Weather>();
@@ -330,7 +330,7 @@ const RESPONSES: &str = "openai responses output";
 /// `function` (custom tools) are skipped.
 ///
 /// ```
-/// use tools_core::provider::openai;
+/// use tools_provider::openai;
 /// let response = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
 ///     "tool_calls": [{"id": "call_1", "type": "function",
 ///                     "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]});

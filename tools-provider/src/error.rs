@@ -9,7 +9,7 @@ use super::Dialect;
 /// It names the tool, the dialect and the keyword or limit at fault:
 ///
 /// ```
-/// use tools_core::provider::{Dialect, DialectError};
+/// use tools_provider::{Dialect, DialectError};
 /// let err = DialectError::tool("walk", Dialect::Gemini, "$ref", "the schema is recursive");
 /// assert_eq!(err.to_string(), "tool `walk` cannot be sent as gemini: the schema is recursive (`$ref`)");
 /// ```
@@ -54,7 +54,7 @@ impl DialectError {
 /// provider documents it.
 ///
 /// ```
-/// use tools_core::provider::openai;
+/// use tools_provider::openai;
 /// let err = openai::parse_chat_calls(&serde_json::json!({"choices": 3})).unwrap_err();
 /// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
 /// ```

@@ -8,7 +8,7 @@
 //! reports them for every dialect at once:
 //!
 //! ```
-//! use tools_core::provider::budget;
+//! use tools_provider::budget;
 //! let reports = budget::check(&tools_core::Toolset::new());
 //! assert!(reports.iter().all(|report| report.fits()));
 //! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest schema 0 bytes: fits
@@ -19,7 +19,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::{Definition, Dialect, DialectError};
-use crate::Toolset;
+use tools_core::Toolset;
 
 /// A provider's limits; `None` where it documents none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,7 +140,10 @@ pub fn report(dialect: Dialect, toolset: &Toolset) -> Report {
                 dialect.function(tool).map(|value| Some(Definition { name: tool.name().to_owned(), value }))
             }
             super::Entry::WebSearch(search) => dialect.native_web_search(search).map(|value| {
-                value.map(|value| Definition { name: crate::toolset::RESERVED_WEB_SEARCH.to_owned(), value })
+                value.map(|value| Definition {
+                    name: tools_core::toolset::RESERVED_WEB_SEARCH.to_owned(),
+                    value,
+                })
             }),
         };
         match built {
