@@ -17,8 +17,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Barrier, Notify};
 use tools::mcp::{HttpOptions, McpServer};
 use tools::{
-    CancellationToken, Limits, Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, Toolset,
-    TypedTool, tool,
+    ArgumentLimits, CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec,
+    Toolset, TypedTool, tool,
 };
 
 mod support;
@@ -143,7 +143,7 @@ impl TypedTool for AnyValue {
 async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion() {
     const DEPTH: usize = 10_000;
     let lenient = ToolSpec::new::<AnyValueRequest>("any_value", "Takes any value.")
-        .with_limits(Limits::default().with_max_depth(1_000_000));
+        .with_limits(ArgumentLimits::default().with_max_depth(1_000_000));
     let tools = Toolset::new()
         .with(Double)
         .unwrap()

@@ -48,7 +48,7 @@ fn get_weather_answers_every_shape_a_model_sends() {
 #[test]
 fn agent_turns_meet_every_outcome() {
     let output = run("agent_turns");
-    for outcome in ["success", "invalid_arguments", "not_found", "error", "panicked"] {
+    for outcome in ["success", "invalid_arguments", "not_found", "failed", "panicked"] {
         assert!(
             output.lines().any(|line| line.split_whitespace().nth(2) == Some(outcome)),
             "no `{outcome}` result in:\n{output}"

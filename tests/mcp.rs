@@ -154,7 +154,7 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     assert_eq!(serde_json::from_str::<Value>(&ok.content).unwrap()["city"], "Rome");
     let remote_error =
         tools.call(&ctx, &ToolCall::new("2", "get_weather", r#"{"city":"Rome","days":99}"#)).await;
-    assert_eq!(remote_error.outcome, Outcome::Error);
+    assert_eq!(remote_error.outcome, Outcome::Failed);
     assert!(remote_error.content.contains("at most 16"), "{}", remote_error.content);
     let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
     assert_eq!(not_json.outcome, Outcome::InvalidArguments);
@@ -205,7 +205,7 @@ async fn a_third_party_servers_errors_keep_their_meaning() {
     assert!(odd.content.contains("7 is odd: send an even n"), "{}", odd.content);
     // rmcp answers arguments it cannot read with an error result instead.
     let unreadable = tools.call(&ctx, &ToolCall::new("3", "halve", r#"{"n":"eight"}"#)).await;
-    assert_eq!(unreadable.outcome, Outcome::Error, "{}", unreadable.content);
+    assert_eq!(unreadable.outcome, Outcome::Failed, "{}", unreadable.content);
     assert!(unreadable.content.contains("invalid type"), "{}", unreadable.content);
 }
 

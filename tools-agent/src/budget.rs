@@ -143,7 +143,7 @@ impl RunBudget {
                         name: result.name.clone(),
                     })
                 }
-                Outcome::InvalidArguments | Outcome::RetryRequested => {
+                Outcome::InvalidArguments | Outcome::Retry => {
                     let count = self.retries.entry(result.name.to_ascii_lowercase()).or_default();
                     *count += 1;
                     (*count > self.limits.max_retries_per_tool).then(|| LimitExceeded::Retries {
@@ -219,7 +219,7 @@ mod tests {
         let mut budget = RunBudget::new(RunLimits::default().with_max_retries_per_tool(2));
         for _ in 0..2 {
             budget.record(&[result("get_weather", Outcome::InvalidArguments)]).unwrap();
-            budget.record(&[result("search", Outcome::RetryRequested)]).unwrap();
+            budget.record(&[result("search", Outcome::Retry)]).unwrap();
         }
         assert_eq!(budget.retries("GET_WEATHER"), 2);
         // A success resets that tool only.
@@ -232,8 +232,8 @@ mod tests {
     #[test]
     fn failures_spend_no_retries() {
         let mut budget = RunBudget::new(RunLimits::default().with_max_retries_per_tool(0));
-        let failed = [Outcome::Error, Outcome::TimedOut, Outcome::Cancelled, Outcome::Panicked];
+        let failed = [Outcome::Failed, Outcome::TimedOut, Outcome::Cancelled, Outcome::Panicked];
         budget.record(&failed.map(|outcome| result("t", outcome))).unwrap();
-        assert!(budget.record(&[result("t", Outcome::RetryRequested)]).is_err());
+        assert!(budget.record(&[result("t", Outcome::Retry)]).is_err());
     }
 }

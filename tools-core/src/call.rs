@@ -27,10 +27,11 @@ pub enum Outcome {
     Success,
     /// The arguments did not fit the schema; the model is asked to fix them.
     InvalidArguments,
-    /// The tool asked the model to try again.
-    RetryRequested,
-    /// The tool failed; the content is `{"error": "..."}`.
-    Error,
+    /// The tool asked the model to try again ([`ToolError::Retry`](crate::ToolError::Retry)).
+    Retry,
+    /// The tool failed ([`ToolError::Failed`](crate::ToolError::Failed)); the
+    /// content is `{"error": "..."}`.
+    Failed,
     /// No tool has that name; the content lists the tools that exist.
     NotFound,
     /// The call ran past its timeout.
@@ -49,14 +50,11 @@ impl Outcome {
 
     /// Whether this counts as a failure of the tool. Invalid arguments, a
     /// retry request and an unknown name are the model's to fix, not failures.
+    /// Every outcome but [`Outcome::Success`] is still flagged to the model as
+    /// an error where a provider has the flag (Anthropic's `is_error`, MCP's
+    /// `isError`).
     pub fn is_failure(self) -> bool {
-        matches!(self, Self::Error | Self::TimedOut | Self::Cancelled | Self::Panicked)
-    }
-
-    /// Whether a provider should see the result flagged as an error (every
-    /// outcome but success), as Anthropic's `is_error` and MCP's `isError`.
-    pub fn is_error(self) -> bool {
-        !self.is_success()
+        matches!(self, Self::Failed | Self::TimedOut | Self::Cancelled | Self::Panicked)
     }
 
     /// A short lower-case name, for logs and metrics.
@@ -64,8 +62,8 @@ impl Outcome {
         match self {
             Self::Success => "success",
             Self::InvalidArguments => "invalid_arguments",
-            Self::RetryRequested => "retry_requested",
-            Self::Error => "error",
+            Self::Retry => "retry",
+            Self::Failed => "failed",
             Self::NotFound => "not_found",
             Self::TimedOut => "timed_out",
             Self::Cancelled => "cancelled",

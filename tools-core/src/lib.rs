@@ -9,7 +9,7 @@
 //! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
 //!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
 //!   another name;
-//! - [`clean_json`], [`Limits`], [`Parameters`]: the steps of the adapter.
+//! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the steps of the adapter.
 //!
 //! The layers above it are crates of their own: `tools-provider` (the
 //! providers' wire formats), `tools-mcp` (the MCP bridge) and `tools-agent`
@@ -39,7 +39,7 @@ pub use clean::clean_json;
 pub use context::ToolContext;
 pub use describe::to_markdown;
 pub use error::{BoxError, ToolError, error_object, invalid_arguments_content};
-pub use limits::Limits;
+pub use limits::ArgumentLimits;
 pub use output::{Display, Json, ToolOutput, to_json_content};
 pub use renamed::Renamed;
 pub use schema::{JsonObject, Parameters};

@@ -8,13 +8,13 @@ use crate::{JsonObject, ToolError};
 /// The limits one tool's arguments must stay within.
 ///
 /// ```
-/// use tools_core::Limits;
-/// let limits = Limits::default().with_max_bytes(4096).with_max_depth(8);
+/// use tools_core::ArgumentLimits;
+/// let limits = ArgumentLimits::default().with_max_bytes(4096).with_max_depth(8);
 /// assert!(limits.check("{\"a\":[1,2]}").is_ok());
 /// assert!(limits.check(&"[".repeat(9)).is_err());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct ArgumentLimits {
     /// The most bytes an argument string may have (default 1 MiB).
     pub max_bytes: usize,
     /// The deepest nesting of objects and arrays (default 64). A tool whose
@@ -24,7 +24,7 @@ pub struct Limits {
     pub max_depth: usize,
 }
 
-impl Limits {
+impl ArgumentLimits {
     /// The defaults: 1 MiB and 64 levels.
     pub const DEFAULT: Self = Self { max_bytes: 1 << 20, max_depth: 64 };
 
@@ -68,7 +68,7 @@ impl Limits {
     }
 }
 
-impl Default for Limits {
+impl Default for ArgumentLimits {
     fn default() -> Self {
         Self::DEFAULT
     }
@@ -286,13 +286,13 @@ mod tests {
     #[test]
     fn very_deep_input_is_refused_without_recursion() {
         let deep = "[".repeat(1_000_000);
-        let err = Limits::default().check(&deep).unwrap_err();
+        let err = ArgumentLimits::default().check(&deep).unwrap_err();
         assert!(err.to_string().contains("64 levels"), "{err}");
     }
 
     #[test]
     fn size_is_checked_and_stated() {
-        let err = Limits::default().with_max_bytes(10).check(&"x".repeat(11)).unwrap_err();
+        let err = ArgumentLimits::default().with_max_bytes(10).check(&"x".repeat(11)).unwrap_err();
         assert_eq!(
             err.to_string(),
             "invalid arguments: the arguments are 11 bytes, more than the limit of 10 bytes"

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::limits::schema_depth;
-use crate::{Limits, ToolError, clean_json};
+use crate::{ArgumentLimits, ToolError, clean_json};
 
 /// A JSON object, as schemas and MCP arguments are.
 pub type JsonObject = serde_json::Map<String, Value>;
@@ -137,7 +137,7 @@ impl Parameters {
     /// Turn a raw argument string into `R`: clean it, check the limits,
     /// check the constraints, deserialize. Every failure is
     /// [`ToolError::InvalidArguments`] with a reason that names the field.
-    pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &Limits) -> Result<R, ToolError> {
+    pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &ArgumentLimits) -> Result<R, ToolError> {
         limits.check_size(raw)?;
         let json = clean_json(raw);
         if self.depth.is_none_or(|depth| depth > limits.max_depth) {
@@ -344,8 +344,8 @@ mod tests {
         qty: u32,
     }
 
-    fn limits() -> Limits {
-        Limits::default()
+    fn limits() -> ArgumentLimits {
+        ArgumentLimits::default()
     }
 
     fn invalid(result: Result<impl std::fmt::Debug, ToolError>) -> String {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 
-use crate::{JsonObject, Limits, Parameters};
+use crate::{ArgumentLimits, JsonObject, Parameters};
 
 /// Hints about a tool's behaviour, as MCP defines them. All are hints a
 /// client may show or use; none is enforced.
@@ -62,7 +62,7 @@ pub struct ToolSpec {
     description: Cow<'static, str>,
     annotations: Annotations,
     parameters: Parameters,
-    limits: Limits,
+    limits: ArgumentLimits,
     timeout: Option<Duration>,
     output_schema: Option<JsonObject>,
 }
@@ -87,7 +87,7 @@ impl ToolSpec {
             description: description.into(),
             annotations: Annotations::NONE,
             parameters,
-            limits: Limits::DEFAULT,
+            limits: ArgumentLimits::DEFAULT,
             timeout: None,
             output_schema: None,
         }
@@ -114,7 +114,7 @@ impl ToolSpec {
     }
 
     /// The size and depth limits of the arguments.
-    pub fn limits(&self) -> &Limits {
+    pub fn limits(&self) -> &ArgumentLimits {
         &self.limits
     }
 
@@ -178,7 +178,7 @@ impl ToolSpec {
     }
 
     /// Other size and depth limits for the arguments.
-    pub fn with_limits(mut self, limits: Limits) -> Self {
+    pub fn with_limits(mut self, limits: ArgumentLimits) -> Self {
         self.limits = limits;
         self
     }

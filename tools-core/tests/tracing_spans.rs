@@ -66,7 +66,7 @@ fn every_call_gets_a_span_with_its_outcome_and_duration() {
     let calls: Vec<_> = spans.iter().filter(|(name, _)| name == "tool_call").collect();
     assert_eq!(calls.len(), 2);
     for ((_, fields), (tool, id, outcome)) in
-        calls.iter().zip([("echo", "a1", "success"), ("fail", "a2", "error")])
+        calls.iter().zip([("echo", "a1", "success"), ("fail", "a2", "failed")])
     {
         let get = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         assert_eq!(

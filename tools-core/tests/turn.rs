@@ -73,7 +73,7 @@ async fn a_retry_request_shows_the_tools_message() {
         .with(FnTool::new("pick", |_, _| async { Err(ToolError::retry("pick a bigger city")) }))
         .unwrap();
     let result = tools.call(&ToolContext::new(), &call("1", "pick", "{}")).await;
-    assert_eq!((result.outcome, result.content.as_str()), (Outcome::RetryRequested, "pick a bigger city"));
+    assert_eq!((result.outcome, result.content.as_str()), (Outcome::Retry, "pick a bigger city"));
     assert_eq!(tools.counts("pick").unwrap().retries, 1);
 }
 
@@ -84,7 +84,7 @@ async fn an_error_is_a_json_error_object_whatever_it_holds() {
         .with(FnTool::new("fail", move |_, _| async move { Err(ToolError::failed(message)) }))
         .unwrap();
     let result = tools.call(&ToolContext::new(), &call("1", "fail", "{}")).await;
-    assert_eq!(result.outcome, Outcome::Error);
+    assert_eq!(result.outcome, Outcome::Failed);
     assert_eq!(error_message(&result), message);
     assert_eq!(result.content, serde_json::json!({ "error": message }).to_string());
 }
@@ -385,8 +385,8 @@ async fn one_turn_of_every_outcome() {
         [
             Outcome::Success,
             Outcome::InvalidArguments,
-            Outcome::RetryRequested,
-            Outcome::Error,
+            Outcome::Retry,
+            Outcome::Failed,
             Outcome::NotFound,
             Outcome::TimedOut,
             Outcome::Panicked
@@ -449,7 +449,7 @@ async fn observers_see_start_then_exactly_one_ending() {
             "start 2",
             "error 2 invalid_arguments",
             "start 3",
-            "error 3 error",
+            "error 3 failed",
             "not_found ghost"
         ]
     );

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::McpError;
 use tools_core::toolset::ToolsetError;
 use tools_core::{
-    Annotations, JsonObject, Limits, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset,
+    Annotations, ArgumentLimits, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset,
     clean_json,
 };
 
@@ -131,7 +131,7 @@ impl RemoteTool {
     }
 
     async fn call_remote(&self, input: &str) -> Result<String, ToolError> {
-        let limits = Limits::DEFAULT;
+        let limits = ArgumentLimits::DEFAULT;
         limits.check_size(input)?;
         let json = clean_json(input);
         limits.check_depth(&json)?;

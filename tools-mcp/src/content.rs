@@ -197,7 +197,7 @@ impl ResultSlot {
 /// A reply to `tools/call` from a call's outcome: the rich result when the
 /// tool left one, the content string otherwise.
 pub(crate) fn call_result(result: tools_core::ToolResult, rich: Option<McpResult>) -> CallToolResult {
-    let is_error = result.outcome.is_error();
+    let is_error = !result.outcome.is_success();
     match rich {
         Some(rich) if !is_error => rich.into_call_result(false),
         _ if is_error => CallToolResult::error(vec![ContentBlock::text(result.content)]),

@@ -31,18 +31,22 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::budget::Limits;
+use super::budget::ProviderLimits;
 use super::error::read;
 use super::{Dialect, DialectError, MessageError, notes};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
 
 /// Anthropic tools outside strict mode.
-pub const LIMITS: Limits = Limits { max_name_len: 64, ..Limits::NONE };
+pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 64, ..ProviderLimits::NONE };
 
 /// Strict tool use: the per-request limits of structured outputs.
-pub const STRICT_LIMITS: Limits =
-    Limits { max_tools: Some(20), max_optional_params: Some(24), max_union_params: Some(16), ..LIMITS };
+pub const STRICT_LIMITS: ProviderLimits = ProviderLimits {
+    max_tools: Some(20),
+    max_optional_params: Some(24),
+    max_union_params: Some(16),
+    ..LIMITS
+};
 
 const STRICT_KEYWORDS: &[&str] = &[
     "type",
@@ -243,7 +247,7 @@ pub fn format_results(results: &[ToolResult]) -> Value {
         .iter()
         .map(|r| {
             let mut block = json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
-            if r.outcome.is_error() {
+            if !r.outcome.is_success() {
                 block["is_error"] = Value::Bool(true);
             }
             block

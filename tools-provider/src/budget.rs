@@ -23,7 +23,7 @@ use tools_core::Toolset;
 
 /// A provider's limits; `None` where it documents none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct ProviderLimits {
     /// Tools per request.
     pub max_tools: Option<usize>,
     /// Characters in a tool name.
@@ -42,7 +42,7 @@ pub struct Limits {
     pub max_union_params: Option<usize>,
 }
 
-impl Limits {
+impl ProviderLimits {
     /// No limit but a 64-character name.
     pub const NONE: Self = Self {
         max_tools: None,
@@ -87,7 +87,7 @@ pub struct Report {
     /// The dialect.
     pub dialect: Dialect,
     /// Its limits.
-    pub limits: Limits,
+    pub limits: ProviderLimits,
     /// What the toolset uses (of the definitions that could be built).
     pub usage: Usage,
     /// Everything that does not fit; empty if the toolset fits.
@@ -165,7 +165,7 @@ pub(crate) fn enforce(dialect: Dialect, definitions: &[Definition]) -> Result<()
     }
 }
 
-fn compare(dialect: Dialect, limits: &Limits, definitions: &[Definition]) -> Vec<DialectError> {
+fn compare(dialect: Dialect, limits: &ProviderLimits, definitions: &[Definition]) -> Vec<DialectError> {
     let mut problems = Vec::new();
     if let Some(max) = limits.max_tools
         && definitions.len() > max

@@ -47,14 +47,15 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::budget::Limits;
+use super::budget::ProviderLimits;
 use super::error::read;
 use super::{Definition, Dialect, DialectError, MessageError, notes};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{JsonObject, Outcome, Tool, ToolCall, ToolResult};
 
 /// At most 128 declarations, names of at most 64 characters.
-pub const LIMITS: Limits = Limits { max_tools: Some(128), max_name_len: 64, ..Limits::NONE };
+pub const LIMITS: ProviderLimits =
+    ProviderLimits { max_tools: Some(128), max_name_len: 64, ..ProviderLimits::NONE };
 
 /// The prefix of call ids this module makes up for calls that came without one.
 pub const SYNTHETIC_ID_PREFIX: &str = "gemini-call-";
@@ -441,6 +442,6 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
     if value.is_object() {
         return value;
     }
-    let key = if outcome.is_error() { "error" } else { "content" };
+    let key = if outcome.is_success() { "content" } else { "error" };
     json!({ key: value })
 }

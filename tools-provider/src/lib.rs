@@ -120,7 +120,7 @@ impl Dialect {
     }
 
     /// The provider's documented limits for this dialect.
-    pub fn limits(self) -> budget::Limits {
+    pub fn limits(self) -> budget::ProviderLimits {
         match self {
             Self::OpenAiChat | Self::OpenAiResponses => openai::LIMITS,
             Self::OpenAiChatStrict | Self::OpenAiResponsesStrict => openai::STRICT_LIMITS,

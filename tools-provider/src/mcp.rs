@@ -19,11 +19,11 @@
 
 use serde_json::{Value, json};
 
-use super::budget::Limits;
+use super::budget::ProviderLimits;
 use tools_core::Tool;
 
 /// Names of up to 128 characters; no tool count limit.
-pub const LIMITS: Limits = Limits { max_name_len: 128, ..Limits::NONE };
+pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 128, ..ProviderLimits::NONE };
 
 /// One tool as `tools/list` lists it.
 ///

@@ -61,17 +61,18 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::budget::Limits;
+use super::budget::ProviderLimits;
 use super::error::read;
 use super::{Dialect, DialectError, MessageError, notes};
 use tools_core::toolset::WebSearch;
 use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
 
 /// Chat Completions and Responses, outside strict mode.
-pub const LIMITS: Limits = Limits { max_tools: Some(128), max_name_len: 64, ..Limits::NONE };
+pub const LIMITS: ProviderLimits =
+    ProviderLimits { max_tools: Some(128), max_name_len: 64, ..ProviderLimits::NONE };
 
 /// Strict mode: the structured-outputs limits as well.
-pub const STRICT_LIMITS: Limits = Limits {
+pub const STRICT_LIMITS: ProviderLimits = ProviderLimits {
     max_properties: Some(5000),
     max_nesting: Some(10),
     max_enum_values: Some(1000),

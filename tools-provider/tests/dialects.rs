@@ -64,7 +64,7 @@ mod behaviour {
     use super::corpus::{self, SchemaTool, tool};
     use serde_json::json;
     use tools_core::toolset::{Toolset, WebSearch};
-    use tools_core::{Limits, Parameters};
+    use tools_core::{ArgumentLimits, Parameters};
     use tools_provider::{Dialect, budget, gemini, openai};
 
     fn error(dialect: Dialect, tool: &SchemaTool) -> tools_provider::DialectError {
@@ -79,7 +79,7 @@ mod behaviour {
         assert_eq!(strict["properties"]["days"]["type"], json!(["integer", "null"]));
         let params = Parameters::of::<corpus::Flat>();
         for raw in [r#"{"city":"Oslo","days":null,"metric":true}"#, r#"{"city":"Oslo","metric":true}"#] {
-            let parsed: corpus::Flat = params.parse(raw, &Limits::default()).unwrap();
+            let parsed: corpus::Flat = params.parse(raw, &ArgumentLimits::default()).unwrap();
             assert!(parsed.days.is_none(), "{raw}");
         }
         // The strict schema itself accepts the null the model will send.
@@ -99,7 +99,7 @@ mod behaviour {
         );
         let params = Parameters::of::<corpus::Defaults>();
         let parsed: corpus::Defaults =
-            params.parse(r#"{"offset":3,"limit":5,"verbose":null}"#, &Limits::default()).unwrap();
+            params.parse(r#"{"offset":3,"limit":5,"verbose":null}"#, &ArgumentLimits::default()).unwrap();
         assert_eq!((parsed.offset, parsed.limit, parsed.verbose), (3, 5, None));
     }
 

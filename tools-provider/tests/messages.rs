@@ -14,7 +14,7 @@ fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
 fn results(calls: &[ToolCall]) -> Vec<ToolResult> {
     vec![
         result(&calls[0], r#"{"celsius":21}"#, Outcome::Success),
-        result(&calls[1], r#"{"error":"no such city"}"#, Outcome::Error),
+        result(&calls[1], r#"{"error":"no such city"}"#, Outcome::Failed),
     ]
 }
 

@@ -21,7 +21,7 @@ impl ToolCounters {
         self.calls.fetch_add(1, Ordering::Relaxed);
         let extra = match outcome {
             Outcome::InvalidArguments => &self.invalid_arguments,
-            Outcome::RetryRequested => &self.retries,
+            Outcome::Retry => &self.retries,
             _ if outcome.is_failure() => &self.failures,
             _ => return,
         };

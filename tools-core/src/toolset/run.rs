@@ -174,8 +174,8 @@ impl Toolset {
             Ended::Returned(Err(error)) => {
                 let outcome = match error {
                     ToolError::InvalidArguments(_) => Outcome::InvalidArguments,
-                    ToolError::Retry(_) => Outcome::RetryRequested,
-                    ToolError::Failed(_) => Outcome::Error,
+                    ToolError::Retry(_) => Outcome::Retry,
+                    ToolError::Failed(_) => Outcome::Failed,
                 };
                 (outcome, error.model_content())
             }
