@@ -96,7 +96,7 @@ fn request() -> CallToolRequestParams {
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = McpServer::new(Toolset::new().with(AddTool).unwrap());
+    let server = McpServer::new(Toolset::builder().add(AddTool).build().unwrap());
     for (transport, bridge, plain) in [
         ("duplex", runtime.block_on(connect(server.clone())), runtime.block_on(connect(Plain))),
         ("http", runtime.block_on(connect_http(server.clone())), runtime.block_on(connect_http(Plain))),

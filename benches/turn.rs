@@ -136,8 +136,8 @@ impl Fixture {
         let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
         Self {
             rt: tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
-            raw: Toolset::new().with(RawAdd(schema.as_object().unwrap().clone())).unwrap(),
-            typed: Toolset::new().with(TypedAdd).unwrap(),
+            raw: Toolset::builder().add(RawAdd(schema.as_object().unwrap().clone())).build().unwrap(),
+            typed: Toolset::builder().add(TypedAdd).build().unwrap(),
             ctx: ToolContext::new(),
         }
     }

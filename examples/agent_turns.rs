@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tools::agent::{RunBudget, RunLimits};
-use tools::toolset::Toolset;
+use tools::toolset::{RunOptions, Toolset};
 use tools::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool};
 
 #[derive(Deserialize, JsonSchema)]
@@ -159,12 +159,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The toolset catches a tool's panic, but the panic hook runs first: keep
     // it to one line on stderr instead of a backtrace.
     std::panic::set_hook(Box::new(|info| eprintln!("(a tool panicked: {info})")));
-    let tools = Toolset::new()
-        .with(GetWeather)?
-        .with(ToFahrenheit)?
-        .with(WeatherAlerts)?
-        .with(AirQuality)?
-        .with_default_timeout(Duration::from_secs(5));
+    let tools = Toolset::builder()
+        .add(GetWeather)
+        .add(ToFahrenheit)
+        .add(WeatherAlerts)
+        .add(AirQuality)
+        .options(RunOptions::new().with_default_timeout(Duration::from_secs(5)))
+        .build()?;
     let ctx = ToolContext::new();
     let mut budget = RunBudget::new(RunLimits::default().with_max_tool_calls(20));
 

@@ -102,7 +102,7 @@ impl TypedTool for CountSlowly {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut tools = Toolset::new().with(GetWeather)?.with(CountSlowly)?;
+    let mut tools = Toolset::builder().add(GetWeather).add(CountSlowly).build()?;
     match tools_tavily::Tavily::new() {
         Ok(tavily) => {
             tools.add(tavily)?;

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Barrier, Notify};
 use tools::mcp::{HttpOptions, McpServer};
+use tools::toolset::{RunOptions, ToolOptions};
 use tools::{
     ArgumentLimits, CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec,
     Toolset, TypedTool, tool,
@@ -44,7 +45,7 @@ fn peak_rss() -> String {
 
 /// The reason the model is shown for invalid arguments.
 fn invalid(reason: &str) -> String {
-    tools::invalid_arguments_content(reason)
+    ToolError::invalid_arguments(reason).model_content()
 }
 
 fn one(tools: &Toolset, id: &str, name: &str, arguments: &str) -> ToolCall {
@@ -90,7 +91,7 @@ async fn measure(req: Counted) -> String {
 
 #[tokio::test]
 async fn a_100_mb_argument_is_refused_by_its_size_without_being_parsed() {
-    let tools = Toolset::new().with(Measure).unwrap().with(Double).unwrap();
+    let tools = Toolset::builder().add(Measure).add(Double).build().unwrap();
     // Built in place, so that the test itself holds one copy: 100 MiB of text.
     let mut huge = String::with_capacity((100 << 20) + 16);
     huge.push_str(r#"{"text":""#);
@@ -144,12 +145,11 @@ async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion
     const DEPTH: usize = 10_000;
     let lenient = ToolSpec::new::<AnyValueRequest>("any_value", "Takes any value.")
         .with_limits(ArgumentLimits::default().with_max_depth(1_000_000));
-    let tools = Toolset::new()
-        .with(Double)
-        .unwrap()
-        .with(AnyValue(ToolSpec::new::<AnyValueRequest>("strict_value", "Takes any value.")))
-        .unwrap()
-        .with(AnyValue(lenient))
+    let tools = Toolset::builder()
+        .add(Double)
+        .add(AnyValue(ToolSpec::new::<AnyValueRequest>("strict_value", "Takes any value.")))
+        .add(AnyValue(lenient))
+        .build()
         .unwrap();
     let arrays = format!("{}{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
     let objects = format!("{}1{}", r#"{"a":"#.repeat(DEPTH), "}".repeat(DEPTH));
@@ -315,7 +315,7 @@ async fn checked_trip(req: CheckedTripRequest) -> String {
 
 #[tokio::test]
 async fn duplicate_keys_are_refused_with_or_without_a_validator() {
-    let tools = Toolset::new().with(PlainTrip).unwrap().with(CheckedTrip).unwrap().with(Double).unwrap();
+    let tools = Toolset::builder().add(PlainTrip).add(CheckedTrip).add(Double).build().unwrap();
     let calls = [
         one(&tools, "plain", "plain_trip", r#"{"city":"Oslo","city":"Rome"}"#),
         one(&tools, "checked", "checked_trip", r#"{"city":"Oslo","city":"Rome"}"#),
@@ -352,7 +352,7 @@ async fn sizes(req: SizesRequest) -> String {
 
 #[tokio::test]
 async fn numbers_out_of_range_name_their_field() {
-    let tools = Toolset::new().with(Sizes).unwrap().with(CheckedTrip).unwrap().with(Double).unwrap();
+    let tools = Toolset::builder().add(Sizes).add(CheckedTrip).add(Double).build().unwrap();
     let calls = [
         one(&tools, "u8", "sizes", r#"{"small":300}"#),
         one(&tools, "i64", "sizes", r#"{"small":1,"big":1e400}"#),
@@ -408,7 +408,7 @@ impl TypedTool for Gather {
 #[tokio::test]
 async fn ten_thousand_concurrent_calls_all_succeed_in_call_order() {
     const CALLS: usize = 10_000;
-    let tools = Toolset::new().with(Gather(Arc::new(Barrier::new(CALLS)))).unwrap();
+    let tools = Toolset::builder().add(Gather(Arc::new(Barrier::new(CALLS)))).build().unwrap();
     let calls: Vec<ToolCall> =
         (0..CALLS).map(|n| ToolCall::new(format!("call_{n}"), "gather", format!(r#"{{"n":{n}}}"#))).collect();
     let results = within("10,000 calls waiting for each other", tools.run(&ToolContext::new(), &calls)).await;
@@ -453,8 +453,11 @@ async fn a_tool_that_never_returns_times_out_alone() {
     let dropped = Arc::new(AtomicUsize::new(0));
     let hang =
         |name: &'static str| Hang(ToolSpec::new::<Nothing>(name, "Never returns."), Arc::clone(&dropped));
-    let mut tools = Toolset::new().with_default_timeout(Duration::from_millis(300));
-    tools.add_with_timeout(hang("hang_registered"), Duration::from_millis(200)).unwrap();
+    let mut tools =
+        Toolset::new().with_options(RunOptions::new().with_default_timeout(Duration::from_millis(300)));
+    tools
+        .add_with(hang("hang_registered"), ToolOptions::new().with_timeout(Duration::from_millis(200)))
+        .unwrap();
     tools.add(hang("hang_default")).unwrap();
     tools.add(Double).unwrap();
     let calls = [
@@ -536,14 +539,12 @@ impl TypedTool for AppendCareless {
 #[tokio::test]
 async fn a_panic_that_poisons_a_mutex_fails_only_its_own_call() {
     let shared = Arc::new(Mutex::new(Vec::new()));
-    let tools = Toolset::new()
-        .with(PanicsHoldingLock(Arc::clone(&shared)))
-        .unwrap()
-        .with(Append(Arc::clone(&shared)))
-        .unwrap()
-        .with(AppendCareless(Arc::clone(&shared)))
-        .unwrap()
-        .with(Double)
+    let tools = Toolset::builder()
+        .add(PanicsHoldingLock(Arc::clone(&shared)))
+        .add(Append(Arc::clone(&shared)))
+        .add(AppendCareless(Arc::clone(&shared)))
+        .add(Double)
+        .build()
         .unwrap();
     let ctx = ToolContext::new();
     let turn = [
@@ -622,7 +623,7 @@ async fn an_http_client_that_disconnects_mid_call_leaves_the_server_serving() {
     let (starts, dropped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let stuck =
         Stuck { started: Arc::clone(&started), starts: Arc::clone(&starts), dropped: Arc::clone(&dropped) };
-    let tools = Toolset::new().with(Double).unwrap().with(stuck).unwrap();
+    let tools = Toolset::builder().add(Double).add(stuck).build().unwrap();
     let shutdown = CancellationToken::new();
     let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
     let bound = options.bind(McpServer::new(tools), "127.0.0.1:0".parse().unwrap()).await.unwrap();

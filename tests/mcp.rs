@@ -140,7 +140,7 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     let mut command = example_command();
     command.kill_on_drop(true);
     let client = McpClient::stdio(command).await.unwrap();
-    let mut tools = Toolset::new().with(Echo).unwrap();
+    let mut tools = Toolset::builder().add(Echo).build().unwrap();
     assert_eq!(client.register(&mut tools).await.unwrap(), 2);
     assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "get_weather", "count_slowly"]);
     let weather = tools.get("get_weather").unwrap();
@@ -324,7 +324,7 @@ struct Http {
 }
 
 async fn http_server(options: HttpOptions, cancelled: Option<(Arc<AtomicBool>, Arc<Notify>)>) -> Http {
-    let mut tools = Toolset::new().with(Echo).unwrap().with(Panics).unwrap().with(Steps).unwrap();
+    let mut tools = Toolset::builder().add(Echo).add(Panics).add(Steps).build().unwrap();
     tools.add(Rich(Chart)).unwrap();
     if let Some((flag, notify)) = cancelled {
         tools.add(WaitsForCancel(flag, notify)).unwrap();
@@ -442,7 +442,7 @@ async fn shut_down_during_a_call(
     ms: u64,
 ) -> (Slow, tokio::task::JoinHandle<Result<CallToolResult, ServiceError>>) {
     let slow = Slow::default();
-    let server = McpServer::new(Toolset::new().with(slow.clone()).unwrap());
+    let server = McpServer::new(Toolset::builder().add(slow.clone()).build().unwrap());
     let shutdown = CancellationToken::new();
     let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
     let bound = options.bind(server, "127.0.0.1:0".parse().unwrap()).await.unwrap();
@@ -506,7 +506,8 @@ async fn a_cancelled_request_cancels_the_tool_context() {
 #[tokio::test]
 async fn cancelling_the_servers_context_cancels_its_calls() {
     let flag = Arc::new(AtomicBool::new(false));
-    let tools = Toolset::new().with(WaitsForCancel(Arc::clone(&flag), Arc::new(Notify::new()))).unwrap();
+    let tools =
+        Toolset::builder().add(WaitsForCancel(Arc::clone(&flag), Arc::new(Notify::new()))).build().unwrap();
     let everything = CancellationToken::new();
     let server = McpServer::new(tools).with_context(ToolContext::new().with_cancellation(everything.clone()));
     let shutdown = CancellationToken::new();

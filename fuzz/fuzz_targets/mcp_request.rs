@@ -16,7 +16,7 @@ async fn add(a: i64, b: i64) -> String {
     a.saturating_add(b).to_string()
 }
 
-static TOOLS: LazyLock<Toolset> = LazyLock::new(|| Toolset::new().with(Add).expect("a valid tool"));
+static TOOLS: LazyLock<Toolset> = LazyLock::new(|| Toolset::builder().add(Add).build().expect("a valid tool"));
 
 fuzz_target!(|data: &[u8]| {
     let Ok(JsonRpcMessage::Request(request)) = serde_json::from_slice::<ClientJsonRpcMessage>(data) else {

@@ -3,6 +3,7 @@
 //! when the user depends only on the facade, only on `tools-core`, or on a
 //! renamed crate. Not a public API: it changes without notice.
 
+pub use crate::output::to_json_content;
 pub use schemars;
 pub use serde;
 pub use std::fmt;

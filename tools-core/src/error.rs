@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::Outcome;
+
 /// The boxed error inside [`ToolError::Failed`].
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
@@ -63,9 +65,20 @@ impl ToolError {
         Self::Failed(message.into().into())
     }
 
-    /// Whether this counts as a failure of the tool (only [`ToolError::Failed`]).
+    /// How a call that failed with this error ended: the [`Outcome`] of the
+    /// same name.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Self::InvalidArguments(_) => Outcome::InvalidArguments,
+            Self::Retry(_) => Outcome::Retry,
+            Self::Failed(_) => Outcome::Failed,
+        }
+    }
+
+    /// Whether this counts as a failure of the tool (only [`ToolError::Failed`]):
+    /// [`Outcome::is_failure`] of its [outcome](Self::outcome).
     pub fn is_failure(&self) -> bool {
-        matches!(self, Self::Failed(_))
+        self.outcome().is_failure()
     }
 
     /// The content string the model is shown for this error.
@@ -84,14 +97,15 @@ impl ToolError {
 }
 
 /// What the model reads when its arguments were rejected.
-pub fn invalid_arguments_content(reason: &str) -> String {
+fn invalid_arguments_content(reason: &str) -> String {
     format!(
         "Invalid arguments: {reason}. Fix the arguments to match the tool's JSON schema and call the tool again."
     )
 }
 
 /// `{"error": message}` as compact JSON; valid whatever the message holds.
-pub fn error_object(message: &str) -> String {
+/// The content of every ending that is not the tool's own answer.
+pub(crate) fn error_object(message: &str) -> String {
     serde_json::json!({ "error": message }).to_string()
 }
 

@@ -16,15 +16,13 @@
 //! (the loop); the facade crate `tools` re-exports them all.
 #![deny(missing_docs)]
 
+mod arguments;
 mod call;
-mod clean;
 mod context;
 mod describe;
 mod error;
-mod limits;
 mod output;
 mod renamed;
-mod schema;
 mod spec;
 mod tool;
 mod typed;
@@ -34,15 +32,16 @@ pub mod toolset;
 #[doc(hidden)]
 pub mod __private;
 
+pub use arguments::{ArgumentLimits, JsonObject, Parameters, clean_json};
 pub use call::{Outcome, ToolCall, ToolResult};
-pub use clean::clean_json;
 pub use context::ToolContext;
 pub use describe::to_markdown;
-pub use error::{BoxError, ToolError, error_object, invalid_arguments_content};
-pub use limits::ArgumentLimits;
-pub use output::{Display, Json, ToolOutput, to_json_content};
+pub use error::{BoxError, ToolError};
+pub use output::{Displayed, Json, ToolOutput};
+// The macro's generated code still names it here; `__private` is its home.
+#[doc(hidden)]
+pub use output::to_json_content;
 pub use renamed::Renamed;
-pub use schema::{JsonObject, Parameters};
 pub use spec::{Annotations, ToolSpec};
 pub use tool::{Tool, ToolFuture};
 pub use toolset::Toolset;

@@ -15,7 +15,7 @@ use crate::ToolError;
 /// - any other `Serialize` type is compact JSON through [`Json`], or with
 ///   `#[derive(ToolOutput)]` from the `tools` crate;
 /// - a type that should read differently implements this trait itself, or
-///   wraps itself in [`Display`].
+///   wraps itself in [`Displayed`].
 ///
 /// ```
 /// use tools_core::{Json, ToolOutput};
@@ -29,7 +29,7 @@ use crate::ToolError;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool output",
     label = "a tool returns a `ToolOutput` or a `Result<T, E>` whose `T` is one",
-    note = "return `String`, `Json<T>` or `Display<T>`, or put `#[derive(ToolOutput)]` on `{Self}` (compact JSON of a `Serialize` type)"
+    note = "return `String`, `Json<T>` or `Displayed<T>`, or put `#[derive(ToolOutput)]` on `{Self}` (compact JSON of a `Serialize` type)"
 )]
 pub trait ToolOutput {
     /// The content string for the model. Fails only if serialization fails.
@@ -40,9 +40,10 @@ pub trait ToolOutput {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
-/// The value's `Display` text, as the model's content.
+/// The value's `Display` text, as the model's content. (Not named `Display`,
+/// which would shadow `std::fmt::Display` in a glob import of the crate.)
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Display<T>(pub T);
+pub struct Displayed<T>(pub T);
 
 /// Compact JSON of `value`: the content of every serializable output.
 pub fn to_json_content<T: Serialize + ?Sized>(value: &T) -> Result<String, ToolError> {
@@ -56,7 +57,7 @@ impl<T: Serialize> ToolOutput for Json<T> {
     }
 }
 
-impl<T: std::fmt::Display> ToolOutput for Display<T> {
+impl<T: std::fmt::Display> ToolOutput for Displayed<T> {
     fn into_content(self) -> Result<String, ToolError> {
         Ok(self.0.to_string())
     }
@@ -129,7 +130,7 @@ mod tests {
 
     #[test]
     fn display_renders_for_people() {
-        assert_eq!(Display(std::net::Ipv4Addr::LOCALHOST).into_content().unwrap(), "127.0.0.1");
+        assert_eq!(Displayed(std::net::Ipv4Addr::LOCALHOST).into_content().unwrap(), "127.0.0.1");
     }
 
     #[test]

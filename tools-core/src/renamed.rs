@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use crate::{Annotations, JsonObject, Tool, ToolContext, ToolFuture};
 
-/// A tool under another name or description (the Go `WithName` and
-/// `WithDescription`); everything else is the inner tool's.
+/// A tool under another name or description; everything else (schema,
+/// call, annotations, timeout) is the inner tool's. Useful to register a
+/// third-party tool under a name that fits the rest of a toolset.
 ///
 /// ```
 /// use tools_core::{Renamed, Tool};

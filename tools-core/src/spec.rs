@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 
-use crate::{ArgumentLimits, JsonObject, Parameters};
+use crate::{ArgumentLimits, JsonObject, Parameters, ToolError};
 
 /// Hints about a tool's behaviour, as MCP defines them. All are hints a
 /// client may show or use; none is enforced.
@@ -54,7 +55,7 @@ impl Annotations {
 ///         .with_timeout(Duration::from_secs(5))
 /// });
 /// assert_eq!(SPEC.name(), "get_weather");
-/// assert_eq!(SPEC.parameters().schema()["required"], serde_json::json!(["city"]));
+/// assert_eq!(SPEC.parameters()["required"], serde_json::json!(["city"]));
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolSpec {
@@ -108,9 +109,21 @@ impl ToolSpec {
         &self.annotations
     }
 
-    /// The argument schema and its validator.
-    pub fn parameters(&self) -> &Parameters {
-        &self.parameters
+    /// The JSON Schema of the arguments, as [`Tool::parameters`](crate::Tool::parameters) gives it.
+    pub fn parameters(&self) -> &JsonObject {
+        self.parameters.schema()
+    }
+
+    /// Read a call's raw arguments into `R` through the one argument
+    /// pipeline, under this spec's schema and limits ([`Parameters::parse`]).
+    pub fn parse<R: DeserializeOwned>(&self, raw: &str) -> Result<R, ToolError> {
+        self.parameters.parse(raw, &self.limits)
+    }
+
+    /// Read a call's raw arguments as a JSON object, for a tool with no
+    /// request type ([`Parameters::parse_object`]).
+    pub fn parse_object(&self, raw: &str) -> Result<JsonObject, ToolError> {
+        self.parameters.parse_object(raw, &self.limits)
     }
 
     /// The size and depth limits of the arguments.
@@ -191,6 +204,13 @@ impl ToolSpec {
         if schema.schema().get("type").and_then(serde_json::Value::as_str) == Some("object") {
             self.output_schema = Some(schema.schema().clone());
         }
+        self
+    }
+
+    /// The JSON Schema of what the tool returns, given as it is (a remote
+    /// tool's `outputSchema`).
+    pub fn with_output_schema(mut self, schema: JsonObject) -> Self {
+        self.output_schema = Some(schema);
         self
     }
 

@@ -1,5 +1,6 @@
-//! The typed layer a tool's logic is written in, and the one JSON adapter
-//! that makes every typed tool a [`Tool`].
+//! The typed layer a tool's logic is written in, and the JSON adapter that
+//! makes every typed tool a [`Tool`]: the argument pipeline
+//! ([`ToolSpec::parse`]), then `run`, then the output's content.
 
 use std::future::Future;
 use std::time::Duration;
@@ -64,8 +65,8 @@ pub trait TypedTool: Send + Sync {
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
 }
 
-/// The JSON adapter: clean, check limits and constraints, deserialize, run,
-/// render the output.
+/// The JSON adapter: the argument pipeline (size, clean, depth, serde,
+/// constraints), then `run`, then the output's content.
 impl<T: TypedTool> Tool for T {
     fn name(&self) -> &str {
         self.spec().name()
@@ -76,13 +77,12 @@ impl<T: TypedTool> Tool for T {
     }
 
     fn parameters(&self) -> &JsonObject {
-        self.spec().parameters().schema()
+        self.spec().parameters()
     }
 
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         Box::pin(async move {
-            let spec = self.spec();
-            let req = spec.parameters().parse::<T::Request>(input, spec.limits())?;
+            let req = self.spec().parse::<T::Request>(input)?;
             let output = self.run(ctx, req).await.map_err(Into::into)?;
             output.into_content()
         })

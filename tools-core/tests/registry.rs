@@ -19,7 +19,7 @@ fn keys_are_lower_cased_and_display_names_kept() {
 
 #[test]
 fn lookup_ignores_case() {
-    let tools = Toolset::new().with(echo("search_docs")).unwrap();
+    let tools = Toolset::builder().add(echo("search_docs")).build().unwrap();
     for name in ["search_docs", "SEARCH_DOCS", "Search_Docs"] {
         assert_eq!(tools.get(name).map(|tool| tool.name()), Some("search_docs"), "{name}");
     }
@@ -105,8 +105,8 @@ async fn replace_swaps_in_place_and_returns_the_old_tool() {
 #[test]
 fn add_arc_with_and_shared_tools() {
     let shared: Arc<dyn Tool> = Arc::new(echo("shared"));
-    let mut tools = Toolset::new().with(Weather).unwrap();
-    tools.add_arc(Arc::clone(&shared)).unwrap();
+    let mut tools = Toolset::builder().add(Weather).build().unwrap();
+    tools.add(Arc::clone(&shared)).unwrap();
     assert!(Arc::ptr_eq(tools.get("shared").unwrap(), &shared));
     assert_eq!(tools.names().collect::<Vec<_>>(), ["get_weather", "shared"]);
 }
@@ -197,7 +197,7 @@ async fn renamed_changes_name_and_description_only() {
     let renamed = Renamed::new(Weather).with_name("weather_now").with_description("The weather, now.");
     assert_eq!((renamed.name(), renamed.description()), ("weather_now", "The weather, now."));
     assert_eq!(renamed.parameters(), Weather.parameters());
-    let tools = Toolset::new().with(renamed).unwrap();
+    let tools = Toolset::builder().add(renamed).build().unwrap();
     assert!(tools.get("get_weather").is_none());
     let result =
         tools.call(&ToolContext::new(), &ToolCall::new("1", "weather_now", r#"{"city":"Oslo"}"#)).await;

@@ -53,10 +53,10 @@ impl Subscriber for Capture {
 #[test]
 fn every_call_gets_a_span_with_its_outcome_and_duration() {
     let spans = Spans::default();
-    let tools = Toolset::new()
-        .with(echo("echo"))
-        .unwrap()
-        .with(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
+    let tools = Toolset::builder()
+        .add(echo("echo"))
+        .add(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
+        .build()
         .unwrap();
     let calls = [ToolCall::new("a1", "echo", "{}"), ToolCall::new("a2", "FAIL", "{}")];
     tracing::subscriber::with_default(Capture(Arc::clone(&spans)), || {

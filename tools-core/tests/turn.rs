@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{FnTool, Weather, echo, sleeper};
-use tools_core::toolset::{CallCounts, Observer, Toolset};
+use tools_core::toolset::{CallCounts, Observer, RunOptions, ToolOptions, Toolset};
 use tools_core::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
@@ -29,7 +29,7 @@ fn error_message(result: &ToolResult) -> String {
 
 #[tokio::test]
 async fn success_carries_id_name_and_content() {
-    let tools = Toolset::new().with(Weather).unwrap();
+    let tools = Toolset::builder().add(Weather).build().unwrap();
     let result = tools.call(&ToolContext::new(), &call("call_1", "GET_WEATHER", r#"{"city":"Paris"}"#)).await;
     assert_eq!(
         result,
@@ -44,7 +44,7 @@ async fn success_carries_id_name_and_content() {
 
 #[tokio::test]
 async fn fenced_arguments_are_cleaned() {
-    let tools = Toolset::new().with(Weather).unwrap();
+    let tools = Toolset::builder().add(Weather).build().unwrap();
     let fenced = "Sure! ```json\n{\"city\": \"Rome\", \"days\": 2}\n```";
     let result = tools.call(&ToolContext::new(), &call("1", "get_weather", fenced)).await;
     assert_eq!((result.outcome, result.content.as_str()), (Outcome::Success, "21°C in Rome for 2 days"));
@@ -52,7 +52,7 @@ async fn fenced_arguments_are_cleaned() {
 
 #[tokio::test]
 async fn invalid_arguments_ask_the_model_to_fix_them() {
-    let tools = Toolset::new().with(Weather).unwrap();
+    let tools = Toolset::builder().add(Weather).build().unwrap();
     let result =
         tools.call(&ToolContext::new(), &call("1", "get_weather", r#"{"city":"Paris","days":"3"}"#)).await;
     assert_eq!(result.outcome, Outcome::InvalidArguments);
@@ -69,8 +69,9 @@ async fn invalid_arguments_ask_the_model_to_fix_them() {
 
 #[tokio::test]
 async fn a_retry_request_shows_the_tools_message() {
-    let tools = Toolset::new()
-        .with(FnTool::new("pick", |_, _| async { Err(ToolError::retry("pick a bigger city")) }))
+    let tools = Toolset::builder()
+        .add(FnTool::new("pick", |_, _| async { Err(ToolError::retry("pick a bigger city")) }))
+        .build()
         .unwrap();
     let result = tools.call(&ToolContext::new(), &call("1", "pick", "{}")).await;
     assert_eq!((result.outcome, result.content.as_str()), (Outcome::Retry, "pick a bigger city"));
@@ -80,8 +81,9 @@ async fn a_retry_request_shows_the_tools_message() {
 #[tokio::test]
 async fn an_error_is_a_json_error_object_whatever_it_holds() {
     let message = "bad \"quote\"\nnew line, Zürich — 東京, \\ backslash";
-    let tools = Toolset::new()
-        .with(FnTool::new("fail", move |_, _| async move { Err(ToolError::failed(message)) }))
+    let tools = Toolset::builder()
+        .add(FnTool::new("fail", move |_, _| async move { Err(ToolError::failed(message)) }))
+        .build()
         .unwrap();
     let result = tools.call(&ToolContext::new(), &call("1", "fail", "{}")).await;
     assert_eq!(result.outcome, Outcome::Failed);
@@ -91,11 +93,12 @@ async fn an_error_is_a_json_error_object_whatever_it_holds() {
 
 #[tokio::test]
 async fn std_and_anyhow_errors_keep_their_chain() {
-    let tools = Toolset::new()
-        .with(FnTool::new("io", |_, _| async {
+    let tools = Toolset::builder()
+        .add(FnTool::new("io", |_, _| async {
             let err: anyhow::Error = std::io::Error::other("disk full").into();
             Err(err.context("writing the cache").into())
         }))
+        .build()
         .unwrap();
     let result = tools.call(&ToolContext::new(), &call("1", "io", "{}")).await;
     assert_eq!(error_message(&result), "writing the cache: disk full");
@@ -103,7 +106,7 @@ async fn std_and_anyhow_errors_keep_their_chain() {
 
 #[tokio::test]
 async fn an_unknown_name_lists_the_tools() {
-    let tools = Toolset::new().with(Weather).unwrap().with(echo("Search_Docs")).unwrap();
+    let tools = Toolset::builder().add(Weather).add(echo("Search_Docs")).build().unwrap();
     let result = tools.call(&ToolContext::new(), &call("7", "get_wether", "{}")).await;
     assert_eq!(
         (result.id.as_str(), result.name.as_str(), result.outcome),
@@ -120,10 +123,10 @@ async fn an_unknown_name_lists_the_tools() {
 
 #[tokio::test]
 async fn a_panic_is_that_calls_error_only() {
-    let tools = Toolset::new()
-        .with(FnTool::new("boom", |_, _| async { panic!("secret internals") }))
-        .unwrap()
-        .with(echo("echo"))
+    let tools = Toolset::builder()
+        .add(FnTool::new("boom", |_, _| async { panic!("secret internals") }))
+        .add(echo("echo"))
+        .build()
         .unwrap();
     let calls = [call("1", "boom", "{}"), call("2", "echo", "hi")];
     let results = tools.run(&ToolContext::new(), &calls).await;
@@ -153,13 +156,13 @@ async fn a_panic_while_building_the_future_is_caught_too() {
         }
     }
     let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-    let tools = Toolset::new().with(Eager(schema)).unwrap();
+    let tools = Toolset::builder().add(Eager(schema)).build().unwrap();
     assert_eq!(tools.call(&ToolContext::new(), &call("1", "eager", "{}")).await.outcome, Outcome::Panicked);
 }
 
 #[tokio::test(start_paused = true)]
 async fn the_tools_own_timeout_applies() {
-    let tools = Toolset::new().with(sleeper("slow").with_timeout(Duration::from_secs(1))).unwrap();
+    let tools = Toolset::builder().add(sleeper("slow").with_timeout(Duration::from_secs(1))).build().unwrap();
     let result = tools.call(&ToolContext::new(), &call("1", "slow", "5000")).await;
     assert_eq!(result.outcome, Outcome::TimedOut);
     assert!(error_message(&result).contains("timed out after 1s"), "{}", result.content);
@@ -170,9 +173,13 @@ async fn the_tools_own_timeout_applies() {
 
 #[tokio::test(start_paused = true)]
 async fn a_registration_timeout_wins_over_the_tools_and_the_default_fills_in() {
-    let mut tools = Toolset::new().with_default_timeout(Duration::from_millis(300));
+    let mut tools =
+        Toolset::new().with_options(RunOptions::new().with_default_timeout(Duration::from_millis(300)));
     tools
-        .add_with_timeout(sleeper("capped").with_timeout(Duration::from_secs(60)), Duration::from_millis(50))
+        .add_with(
+            sleeper("capped").with_timeout(Duration::from_secs(60)),
+            ToolOptions::new().with_timeout(Duration::from_millis(50)),
+        )
         .unwrap();
     tools.add(sleeper("defaulted")).unwrap();
     tools.add(sleeper("own").with_timeout(Duration::from_secs(2))).unwrap();
@@ -193,8 +200,8 @@ async fn a_registration_timeout_wins_over_the_tools_and_the_default_fills_in() {
 async fn the_turns_deadline_bounds_every_call_and_tools_see_it() {
     let seen = Arc::new(Mutex::new(None));
     let seen_in_tool = Arc::clone(&seen);
-    let tools = Toolset::new()
-        .with(FnTool::new("peek", move |ctx, _| {
+    let tools = Toolset::builder()
+        .add(FnTool::new("peek", move |ctx, _| {
             let seen = Arc::clone(&seen_in_tool);
             async move {
                 *seen.lock().unwrap() = ctx.remaining();
@@ -202,6 +209,7 @@ async fn the_turns_deadline_bounds_every_call_and_tools_see_it() {
                 Ok(String::new())
             }
         }))
+        .build()
         .unwrap();
     let ctx = ToolContext::new().with_timeout(Duration::from_secs(2));
     let result = tools.call(&ctx, &call("1", "peek", "{}")).await;
@@ -220,8 +228,8 @@ async fn cancelling_the_turn_stops_running_calls_promptly() {
         }
     }
     let dropped_in_tool = Arc::clone(&dropped);
-    let tools = Toolset::new()
-        .with(FnTool::new("forever", move |_, _| {
+    let tools = Toolset::builder()
+        .add(FnTool::new("forever", move |_, _| {
             let guard = CountDrop(Arc::clone(&dropped_in_tool));
             async move {
                 let _guard = guard;
@@ -229,8 +237,8 @@ async fn cancelling_the_turn_stops_running_calls_promptly() {
                 Ok(String::new())
             }
         }))
-        .unwrap()
-        .with(echo("quick"))
+        .add(echo("quick"))
+        .build()
         .unwrap();
     let token = CancellationToken::new();
     let ctx = ToolContext::new().with_cancellation(token.clone());
@@ -254,11 +262,12 @@ async fn cancelling_the_turn_stops_running_calls_promptly() {
 async fn an_already_cancelled_turn_runs_nothing() {
     let ran = Arc::new(AtomicUsize::new(0));
     let ran_in_tool = Arc::clone(&ran);
-    let tools = Toolset::new()
-        .with(FnTool::new("t", move |_, _| {
+    let tools = Toolset::builder()
+        .add(FnTool::new("t", move |_, _| {
             ran_in_tool.fetch_add(1, Ordering::SeqCst);
             async { Ok(String::new()) }
         }))
+        .build()
         .unwrap();
     let ctx = ToolContext::new();
     ctx.cancellation().cancel();
@@ -269,7 +278,7 @@ async fn an_already_cancelled_turn_runs_nothing() {
 
 #[tokio::test]
 async fn fifty_sleeping_calls_run_at_once() {
-    let tools = Toolset::new().with(sleeper("sleep")).unwrap();
+    let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     let calls: Vec<_> = (0..50).map(|i| call(&format!("c{i}"), "sleep", "100")).collect();
     let started = Instant::now();
     let results = tools.run(&ToolContext::new(), &calls).await;
@@ -285,8 +294,8 @@ async fn fifty_sleeping_calls_run_at_once() {
 async fn results_keep_call_order_when_later_calls_finish_first() {
     let finished = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&finished);
-    let tools = Toolset::new()
-        .with(FnTool::new("sleep", move |ctx, input| {
+    let tools = Toolset::builder()
+        .add(FnTool::new("sleep", move |ctx, input| {
             let log = Arc::clone(&log);
             async move {
                 let ms: u64 = input.parse().unwrap();
@@ -295,6 +304,7 @@ async fn results_keep_call_order_when_later_calls_finish_first() {
                 Ok(ms.to_string())
             }
         }))
+        .build()
         .unwrap();
     let delays = [200, 20, 120, 5, 60];
     let calls: Vec<_> =
@@ -311,7 +321,7 @@ async fn results_keep_call_order_when_later_calls_finish_first() {
 #[tokio::test]
 async fn order_holds_past_the_small_batch_size_too() {
     // join_all switches strategy above 30 futures; order must not change.
-    let tools = Toolset::new().with(sleeper("sleep")).unwrap();
+    let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     let calls: Vec<_> = (0..40).map(|i| call(&i.to_string(), "sleep", &((40 - i) * 2).to_string())).collect();
     let results = tools.run(&ToolContext::new(), &calls).await;
     let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
@@ -321,7 +331,7 @@ async fn order_holds_past_the_small_batch_size_too() {
 #[tokio::test]
 async fn large_turns_keep_order_and_run_at_once() {
     // 64 runs in groups, 400 through one task node per call: both in order.
-    let tools = Toolset::new().with(sleeper("sleep")).unwrap();
+    let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     for n in [64, 400] {
         let calls: Vec<_> =
             (0..n).map(|i| call(&i.to_string(), "sleep", &((n - i) % 7 * 10).to_string())).collect();
@@ -339,9 +349,9 @@ async fn a_concurrency_bound_is_respected_and_keeps_order() {
     let running = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
     let (running_in, peak_in) = (Arc::clone(&running), Arc::clone(&peak));
-    let tools = Toolset::new()
-        .with_max_concurrency(3)
-        .with(FnTool::new("work", move |ctx, _| {
+    let tools = Toolset::builder()
+        .options(RunOptions::new().with_max_concurrency(3))
+        .add(FnTool::new("work", move |ctx, _| {
             let (running, peak) = (Arc::clone(&running_in), Arc::clone(&peak_in));
             async move {
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
@@ -351,6 +361,7 @@ async fn a_concurrency_bound_is_respected_and_keeps_order() {
                 Ok(ctx.call_id().to_owned())
             }
         }))
+        .build()
         .unwrap();
     let calls: Vec<_> = (0..12).map(|i| call(&i.to_string(), "work", "{}")).collect();
     let results = tools.run(&ToolContext::new(), &calls).await;
@@ -368,7 +379,7 @@ async fn one_turn_of_every_outcome() {
     tools.add(FnTool::new("fail", |_, _| async { Err(ToolError::failed("upstream 500")) })).unwrap();
     tools.add(FnTool::new("retry", |_, _| async { Err(ToolError::retry("try again later")) })).unwrap();
     tools.add(FnTool::new("boom", |_, _| async { panic!("boom") })).unwrap();
-    tools.add_with_timeout(sleeper("slow"), Duration::from_millis(20)).unwrap();
+    tools.add_with(sleeper("slow"), ToolOptions::new().with_timeout(Duration::from_millis(20))).unwrap();
     let calls = [
         call("1", "get_weather", r#"{"city":"Lima"}"#),
         call("2", "get_weather", r#"{"town":"Lima"}"#),
@@ -426,12 +437,12 @@ impl Observer for Silent {}
 #[tokio::test]
 async fn observers_see_start_then_exactly_one_ending() {
     let recorder = Arc::new(Recorder::default());
-    let tools = Toolset::new()
-        .with_observer(Arc::clone(&recorder))
-        .with_observer(Silent)
-        .with(Weather)
-        .unwrap()
-        .with(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
+    let tools = Toolset::builder()
+        .observer(Arc::clone(&recorder))
+        .observer(Silent)
+        .add(Weather)
+        .add(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
+        .build()
         .unwrap();
     for (id, name, args) in [
         ("1", "get_weather", r#"{"city":"A"}"#),
@@ -473,7 +484,7 @@ impl Observer for Panicky {
 async fn a_panicking_observer_is_passed_over_and_the_turn_goes_on() {
     let recorder = Arc::new(Recorder::default());
     let tools =
-        Toolset::new().with_observer(Panicky).with_observer(Arc::clone(&recorder)).with(Weather).unwrap();
+        Toolset::builder().observer(Panicky).observer(Arc::clone(&recorder)).add(Weather).build().unwrap();
     let calls = [call("1", "get_weather", r#"{"city":"A"}"#), call("2", "ghost", "{}")];
     let results = tools.run(&ToolContext::new(), &calls).await;
     assert_eq!(results.iter().map(|r| r.outcome).collect::<Vec<_>>(), [Outcome::Success, Outcome::NotFound]);
@@ -484,10 +495,10 @@ async fn a_panicking_observer_is_passed_over_and_the_turn_goes_on() {
 
 #[tokio::test]
 async fn counters_are_per_tool_and_shared_by_clones() {
-    let tools = Toolset::new()
-        .with(Weather)
-        .unwrap()
-        .with(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
+    let tools = Toolset::builder()
+        .add(Weather)
+        .add(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
+        .build()
         .unwrap();
     let clone = tools.clone();
     let calls = [
@@ -508,11 +519,12 @@ async fn counters_are_per_tool_and_shared_by_clones() {
 
 #[tokio::test]
 async fn the_tool_sees_its_own_call_id_and_name() {
-    let tools = Toolset::new()
-        .with(FnTool::new(
+    let tools = Toolset::builder()
+        .add(FnTool::new(
             "Whoami",
             |ctx, _| async move { Ok(format!("{} {}", ctx.call_id(), ctx.tool_name())) },
         ))
+        .build()
         .unwrap();
     let result = tools.call(&ToolContext::new(), &call("call_9", "whoami", "{}")).await;
     assert_eq!(result.content, "call_9 Whoami");

@@ -9,13 +9,11 @@ use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::Value;
 
 use super::McpError;
 use tools_core::toolset::ToolsetError;
 use tools_core::{
-    Annotations, ArgumentLimits, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, Toolset,
-    clean_json,
+    Annotations, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, Toolset,
 };
 
 type Connection = Arc<RunningService<RoleClient, ()>>;
@@ -96,54 +94,45 @@ impl std::fmt::Debug for McpClient {
 
 /// One tool of a remote MCP server, callable as a local [`Tool`].
 ///
-/// Errors keep the contract: a result with `isError` is
-/// [`ToolError::Failed`] with its text, a JSON-RPC invalid-params error is
-/// [`ToolError::InvalidArguments`], and a broken connection is a failure.
-/// Cancelling the context cancels the remote request.
+/// Its arguments go through the same pipeline as a local tool's
+/// ([`ToolSpec::parse_object`]: size, cleaning, depth; the remote server
+/// checks its own schema). Errors keep the contract: a result with
+/// `isError` is [`ToolError::Failed`] with its text, a JSON-RPC
+/// invalid-params error is [`ToolError::InvalidArguments`], and a broken
+/// connection is a failure. Cancelling the context cancels the remote
+/// request.
 #[derive(Clone)]
 pub struct RemoteTool {
     connection: Connection,
-    name: String,
-    description: String,
-    parameters: Parameters,
-    output_schema: Option<JsonObject>,
-    annotations: Annotations,
+    spec: Arc<ToolSpec>,
 }
 
 impl RemoteTool {
     fn new(connection: Connection, tool: rmcp::model::Tool) -> Self {
         let hints = tool.annotations.unwrap_or_default();
         let title = tool.title.or(hints.title);
-        Self {
-            connection,
-            name: tool.name.into_owned(),
-            description: tool.description.map(Cow::into_owned).unwrap_or_default(),
-            parameters: Parameters::from_schema((*tool.input_schema).clone()),
-            output_schema: tool.output_schema.map(|schema| (*schema).clone()),
-            annotations: Annotations {
-                title: title.map(Cow::Owned),
-                read_only: hints.read_only_hint,
-                destructive: hints.destructive_hint,
-                idempotent: hints.idempotent_hint,
-                open_world: hints.open_world_hint,
-            },
+        let annotations = Annotations {
+            title: title.map(Cow::Owned),
+            read_only: hints.read_only_hint,
+            destructive: hints.destructive_hint,
+            idempotent: hints.idempotent_hint,
+            open_world: hints.open_world_hint,
+        };
+        let mut spec = ToolSpec::with_parameters(
+            tool.name.into_owned(),
+            tool.description.map(Cow::into_owned).unwrap_or_default(),
+            Parameters::from_schema((*tool.input_schema).clone()),
+        )
+        .with_annotations(annotations);
+        if let Some(schema) = tool.output_schema {
+            spec = spec.with_output_schema((*schema).clone());
         }
+        Self { connection, spec: Arc::new(spec) }
     }
 
     async fn call_remote(&self, input: &str) -> Result<String, ToolError> {
-        let limits = ArgumentLimits::DEFAULT;
-        limits.check_size(input)?;
-        let json = clean_json(input);
-        limits.check_depth(&json)?;
-        let arguments = match serde_json::from_str::<Value>(&json) {
-            Ok(Value::Object(arguments)) => arguments,
-            Ok(Value::Null) => JsonObject::new(),
-            Ok(other) => {
-                return Err(ToolError::invalid_arguments(format!("expected a JSON object, got `{other}`")));
-            }
-            Err(e) => return Err(ToolError::invalid_arguments(format!("not JSON: {e}"))),
-        };
-        let request = CallToolRequestParams::new(self.name.clone()).with_arguments(arguments);
+        let arguments = self.spec.parse_object(input)?;
+        let request = CallToolRequestParams::new(self.spec.name().to_owned()).with_arguments(arguments);
         match self.connection.peer().call_tool(request).await {
             Ok(result) => remote_content(result),
             Err(ServiceError::McpError(error)) if error.code == ErrorCode::INVALID_PARAMS => {
@@ -176,13 +165,13 @@ fn remote_content(result: CallToolResult) -> Result<String, ToolError> {
 
 impl Tool for RemoteTool {
     fn name(&self) -> &str {
-        &self.name
+        self.spec.name()
     }
     fn description(&self) -> &str {
-        &self.description
+        self.spec.description()
     }
     fn parameters(&self) -> &JsonObject {
-        self.parameters.schema()
+        self.spec.parameters()
     }
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         Box::pin(async move {
@@ -194,15 +183,15 @@ impl Tool for RemoteTool {
         })
     }
     fn annotations(&self) -> &Annotations {
-        &self.annotations
+        self.spec.annotations()
     }
     fn output_schema(&self) -> Option<&JsonObject> {
-        self.output_schema.as_ref()
+        self.spec.output_schema()
     }
 }
 
 impl std::fmt::Debug for RemoteTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RemoteTool").field("name", &self.name).finish()
+        f.debug_struct("RemoteTool").field("name", &self.spec.name()).finish()
     }
 }

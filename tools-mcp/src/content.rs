@@ -83,8 +83,9 @@ impl McpResult {
     }
 }
 
-/// The typed hook for rich results (the Go `IMCPTool`/`RunMCP`): a typed tool
-/// that can answer an MCP client with more than its content string.
+/// The typed hook for rich results: a typed tool that can answer an MCP
+/// client with more than its content string (images, resources, structured
+/// content), while a model outside MCP still reads one string.
 ///
 /// The default `run_mcp` is `run` and [`McpResult::from_content`], so an
 /// empty `impl McpTool for MyTool {}` changes nothing; override it to return
@@ -151,12 +152,11 @@ impl<T: McpTool> Tool for Rich<T> {
         self.0.spec().description()
     }
     fn parameters(&self) -> &JsonObject {
-        self.0.spec().parameters().schema()
+        self.0.spec().parameters()
     }
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         Box::pin(async move {
-            let spec = self.0.spec();
-            let req = spec.parameters().parse::<T::Request>(input, spec.limits())?;
+            let req = self.0.spec().parse::<T::Request>(input)?;
             let result = self.0.run_mcp(ctx, req).await?;
             let content = result.model_content();
             if let Some(slot) = ctx.get::<ResultSlot>() {

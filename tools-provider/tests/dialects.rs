@@ -216,11 +216,11 @@ mod behaviour {
             a: String,
         }
         // schemars puts each level in `$defs`, so nesting is counted on the inlined Gemini form too.
-        let set = Toolset::new().with(tool::<L1>("deep", "")).unwrap();
+        let set = Toolset::builder().add(tool::<L1>("deep", "")).build().unwrap();
         assert!(Dialect::OpenAiChatStrict.tools(&set).is_ok(), "each $defs entry is one level");
         let inlined = gemini::parameters("deep", &tool::<L1>("deep", "").schema).unwrap().unwrap();
         let deep = SchemaTool { name: "deep", description: "", schema: inlined };
-        let set = Toolset::new().with(deep).unwrap();
+        let set = Toolset::builder().add(deep).build().unwrap();
         let err = Dialect::OpenAiChatStrict.tools(&set).unwrap_err();
         assert_eq!((err.tool.as_deref(), err.keyword.as_str()), (Some("deep"), "max_nesting = 10"));
     }

@@ -94,7 +94,7 @@ fn assert_up_to_date_fails_on_drift() {
 #[test]
 fn an_inexpressible_tool_fails_the_export() {
     let dir = TempDir::new("refused");
-    let set = Toolset::new().with(corpus::tool::<corpus::Recursive>("tree", "")).unwrap();
+    let set = Toolset::builder().add(corpus::tool::<corpus::Recursive>("tree", "")).build().unwrap();
     let err = export::write(&set, &dir.0, &[Dialect::Gemini]).unwrap_err();
     assert!(err.to_string().contains("tool `tree` cannot be sent as gemini"), "{err}");
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use tools_core::{ToolError, ToolOutput, to_json_content};
+use tools_core::{Json, ToolError, ToolOutput};
 
 /// The results of one search, parsed from the API's response. Fields the
 /// API adds that the model has no use for (timings, request ids) are dropped;
@@ -110,7 +110,7 @@ impl From<ImageWire> for Image {
 /// Compact JSON: what the model reads.
 impl ToolOutput for SearchResponse {
     fn into_content(self) -> Result<String, ToolError> {
-        to_json_content(&self)
+        Json(&self).into_content()
     }
 }
 

@@ -1,13 +1,215 @@
 //! The toolset: a registry of tools under their lower-cased names, and the
 //! executor that runs one model turn's calls against it.
+//!
+//! Its state is declared here, in one place; each file adds one part of
+//! its behaviour: `registry` (registration, lookup, removal), `builder`
+//! (many tools, one `?`), `run` (the turn executor), `observe` (callbacks
+//! around every call), `counters` (per-tool counts), `names` (the naming
+//! rules), `web_search` (the reserved entry).
 
+mod builder;
 mod counters;
 mod names;
 mod observe;
 mod registry;
 mod run;
+mod web_search;
 
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+pub use builder::ToolsetBuilder;
 pub use counters::CallCounts;
 pub use names::{NameError, RESERVED_WEB_SEARCH, validate_name};
 pub use observe::Observer;
-pub use registry::{Toolset, ToolsetError, WebSearch};
+pub use web_search::WebSearch;
+
+use crate::Tool;
+use counters::ToolCounters;
+
+/// Why a tool could not be registered.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolsetError {
+    /// The name breaks the naming rules.
+    #[error(transparent)]
+    InvalidName(#[from] NameError),
+    /// A tool with the same lower-cased name is already registered.
+    #[error("tool `{new}` collides with the registered tool `{existing}`: names are compared ignoring case")]
+    Duplicate {
+        /// The name already registered.
+        existing: String,
+        /// The name that was refused.
+        new: String,
+    },
+    /// `web_search` is reserved for the providers' native search tool.
+    #[error(
+        "tool name `{name}` is reserved for the provider's native web search: register it with \
+         Toolset::add_web_search, or give the tool another name"
+    )]
+    Reserved {
+        /// The refused name.
+        name: String,
+    },
+    /// The tool's parameters are not an object schema.
+    #[error(
+        "tool `{name}` has a parameter schema whose root is not `\"type\": \"object\"`; use a struct as the request type"
+    )]
+    NotAnObject {
+        /// The refused tool.
+        name: String,
+    },
+}
+
+/// The tools a model may call, under their lower-cased names, in
+/// registration order.
+///
+/// ```
+/// use tools_core::toolset::Toolset;
+/// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+/// # struct Named(&'static str, JsonObject);
+/// # impl Tool for Named {
+/// #     fn name(&self) -> &str { self.0 }
+/// #     fn description(&self) -> &str { "" }
+/// #     fn parameters(&self) -> &JsonObject { &self.1 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// # }
+/// # fn tool(name: &'static str) -> Named {
+/// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+/// # }
+/// let mut tools = Toolset::new();
+/// tools.add(tool("Get_Weather")).unwrap();
+/// assert!(tools.get("get_weather").is_some());
+/// let err = tools.add(tool("GET_WEATHER")).unwrap_err();
+/// assert!(err.to_string().contains("`Get_Weather`"));
+///
+/// // Many tools, one `?`: the first refusal is the error.
+/// let built = Toolset::builder().add(tool("search")).add(tool("fetch")).build();
+/// assert_eq!(built.unwrap().names().collect::<Vec<_>>(), ["search", "fetch"]);
+/// ```
+///
+/// A clone holds the same tools and shares their call counters.
+#[derive(Clone, Default)]
+pub struct Toolset {
+    /// The registrations, in order.
+    tools: Vec<Entry>,
+    /// Lower-cased name to index in `tools`.
+    index: HashMap<String, usize>,
+    web_search: Option<WebSearch>,
+    options: RunOptions,
+    observers: Vec<Arc<dyn Observer>>,
+    /// Calls of names no tool has, shared by clones like the tools' counters.
+    not_found: Arc<AtomicU64>,
+}
+
+/// One registered tool and what the executor keeps beside it.
+#[derive(Clone)]
+struct Entry {
+    tool: Arc<dyn Tool>,
+    /// The display name, shared with every call's context instead of
+    /// copied into it.
+    name: Arc<str>,
+    options: ToolOptions,
+    counters: Arc<ToolCounters>,
+}
+
+/// How the executor runs a turn, for every tool of the toolset.
+///
+/// ```
+/// use std::time::Duration;
+/// use tools_core::toolset::{RunOptions, Toolset};
+///
+/// let tools = Toolset::new()
+///     .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(30)).with_max_concurrency(8));
+/// assert_eq!(tools.options().max_concurrency, Some(8));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// The timeout of a call whose tool declares none and was registered
+    /// without one.
+    pub default_timeout: Option<Duration>,
+    /// The most calls of one turn that run at once; unbounded if `None`.
+    pub max_concurrency: Option<usize>,
+}
+
+impl RunOptions {
+    /// No default timeout, no bound on concurrency.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Give each call at most `timeout`, for tools that declare none.
+    pub fn with_default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = Some(timeout);
+        self
+    }
+
+    /// Run at most `limit` calls of a turn at once (at least one).
+    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
+        self.max_concurrency = Some(limit.max(1));
+        self
+    }
+}
+
+/// What one registration says about its tool, ahead of what the tool
+/// declares itself ([`Toolset::add_with`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use tools_core::toolset::ToolOptions;
+/// let options = ToolOptions::new().with_timeout(Duration::from_secs(2));
+/// assert_eq!(options.timeout, Some(Duration::from_secs(2)));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolOptions {
+    /// The most one call may take, whatever the tool's own timeout.
+    pub timeout: Option<Duration>,
+}
+
+impl ToolOptions {
+    /// Nothing beyond what the tool declares.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Limit each call of this registration to `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+/// A tool as the toolset keeps it: an `Arc<dyn Tool>` as it is, any other
+/// tool in a new `Arc`. (`Arc<dyn Tool>` is itself a `Tool`, and wrapping it
+/// again would cost every call a second indirection.)
+fn shared<T: Tool + 'static>(tool: T) -> Arc<dyn Tool> {
+    match (&tool as &dyn Any).downcast_ref::<Arc<dyn Tool>>() {
+        Some(arc) => Arc::clone(arc),
+        None => Arc::new(tool),
+    }
+}
+
+/// The text of a panic payload, when it has one.
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload")
+}
+
+impl std::fmt::Debug for Toolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolset")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("web_search", &self.web_search)
+            .field("options", &self.options)
+            .field("observers", &self.observers.len())
+            .finish()
+    }
+}

@@ -4,13 +4,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::Toolset;
-use super::run::panic_message;
+use super::{Toolset, panic_message};
 use crate::{ToolCall, ToolResult};
 
-/// Callbacks around each call (the Go `OnToolStart`, `OnToolEnd`,
-/// `OnToolError` and `OnToolNotFound`). Every method does nothing by default,
-/// so an observer implements only what it needs.
+/// Callbacks around each call: it starts, it ends well, it ends otherwise,
+/// or its name matches no tool. Every method does nothing by default, so an
+/// observer implements only what it needs.
 ///
 /// Each call of a registered tool gets `on_start` and then exactly one of
 /// `on_end` (success) or `on_error` (any other outcome); a call of an unknown

@@ -4,15 +4,14 @@
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
 use std::pin::pin;
-use std::time::Duration;
 
 use futures::future::Either;
 use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
-use super::Toolset;
-use super::registry::Entry;
-use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, error_object};
+use super::{Entry, Toolset, panic_message};
+use crate::error::error_object;
+use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
 /// How the race between the tool, the clock and the cancellation ended.
 enum Ended {
@@ -30,7 +29,7 @@ impl Toolset {
     /// that call's result and never touches the others (see [`Toolset::call`]).
     /// Calls run on the current task, interleaved at their `.await` points:
     /// a tool with heavy CPU work should move it to
-    /// `tokio::task::spawn_blocking`. At most [`Toolset::with_max_concurrency`]
+    /// `tokio::task::spawn_blocking`. At most [`RunOptions::max_concurrency`](super::RunOptions::max_concurrency)
     /// calls run at once; unbounded by default.
     ///
     /// ```
@@ -47,7 +46,7 @@ impl Toolset {
     /// # let echo = Echo(serde_json::json!({"type": "object"}).as_object().unwrap().clone());
     /// use tools_core::{Outcome, ToolCall, toolset::Toolset};
     ///
-    /// let tools = Toolset::new().with(echo).unwrap();
+    /// let tools = Toolset::builder().add(echo).build().unwrap();
     /// let calls = [ToolCall::new("1", "echo", "{}"), ToolCall::new("2", "nope", "{}")];
     /// let results = futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
     /// assert_eq!(results[0].outcome, Outcome::Success);
@@ -55,7 +54,7 @@ impl Toolset {
     /// assert!(results[1].content.contains("echo"));
     /// ```
     pub async fn run(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
-        match (calls, self.max_concurrency) {
+        match (calls, self.options.max_concurrency) {
             ([], _) => Vec::new(),
             // One call needs no combinator.
             ([call], _) => vec![self.call(ctx, call).await],
@@ -72,7 +71,8 @@ impl Toolset {
     /// [`Outcome::NotFound`] with the registered names in the content. The
     /// tool runs with `ctx.for_call(id, name)`, whose deadline is the
     /// earlier of `ctx`'s and the call's timeout (set at registration, else
-    /// [`Tool::timeout`](crate::Tool::timeout), else the toolset's default).
+    /// [`Tool::timeout`](crate::Tool::timeout), else the toolset's
+    /// [`RunOptions::default_timeout`](super::RunOptions::default_timeout)).
     /// When the deadline passes or `ctx` is cancelled, the tool's future is
     /// dropped and the result says so; a panic is caught and reported as
     /// [`Outcome::Panicked`]. Each call is traced in a `tool_call` span and
@@ -103,20 +103,6 @@ impl Toolset {
         futures::future::join_all(groups).await.into_iter().flatten().collect()
     }
 
-    /// The same toolset giving each call at most `timeout`, for tools that
-    /// declare none.
-    pub fn with_default_timeout(mut self, timeout: Duration) -> Self {
-        self.default_timeout = Some(timeout);
-        self
-    }
-
-    /// The same toolset running at most `limit` calls of a turn at once
-    /// (at least one).
-    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
-        self.max_concurrency = Some(limit.max(1));
-        self
-    }
-
     async fn call_entry(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall) -> ToolResult {
         let tool = &*entry.tool;
         let span = tracing::info_span!(
@@ -131,7 +117,7 @@ impl Toolset {
         let started = (!span.is_disabled() || !self.observers.is_empty()).then(std::time::Instant::now);
         self.notify_start(call);
 
-        let timeout = entry.timeout.or_else(|| tool.timeout()).or(self.default_timeout);
+        let timeout = entry.options.timeout.or_else(|| tool.timeout()).or(self.options.default_timeout);
         let mut child = ctx.for_call(call.id.as_str(), std::sync::Arc::clone(&entry.name));
         // Whether the call's own timeout, rather than the turn's deadline, is
         // the one that binds: it decides what a timed-out call reports.
@@ -171,14 +157,7 @@ impl Toolset {
 
         let (outcome, content) = match ended {
             Ended::Returned(Ok(content)) => (Outcome::Success, content),
-            Ended::Returned(Err(error)) => {
-                let outcome = match error {
-                    ToolError::InvalidArguments(_) => Outcome::InvalidArguments,
-                    ToolError::Retry(_) => Outcome::Retry,
-                    ToolError::Failed(_) => Outcome::Failed,
-                };
-                (outcome, error.model_content())
-            }
+            Ended::Returned(Err(error)) => (error.outcome(), error.model_content()),
             Ended::Panicked(payload) => {
                 // The panic message stays in the logs: it may hold internals
                 // the model has no use for.
@@ -225,13 +204,4 @@ impl Toolset {
             outcome: Outcome::NotFound,
         }
     }
-}
-
-/// The text of a panic payload, when it has one.
-pub(super) fn panic_message(payload: &(dyn Any + Send)) -> &str {
-    payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a non-string panic payload")
 }

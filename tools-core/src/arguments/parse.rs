@@ -1,148 +1,29 @@
-//! The canonical JSON Schema of a tool's arguments, and the parser that
-//! enforces it: limits, serde with field paths, and the schema's constraints.
+//! The one argument pipeline, from the raw text a model sent to the
+//! request: the size limit, the cleaner, the depth limit, serde, then the
+//! schema's constraints. Every failure is invalid arguments whose reason
+//! names the field, except a schema whose constraints do not compile.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::sync::Arc;
 
+use jsonschema::ValidationError;
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
-use jsonschema::{ValidationError, Validator};
-use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::limits::schema_depth;
-use crate::{ArgumentLimits, ToolError, clean_json};
-
-/// A JSON object, as schemas and MCP arguments are.
-pub type JsonObject = serde_json::Map<String, Value>;
-
-/// Keywords that serde does not enforce by itself: if a schema has any, a
-/// validator is compiled for it.
-const CONSTRAINTS: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "minProperties",
-    "maxProperties",
-    "const",
-    "enum",
-];
+use super::{ArgumentLimits, JsonObject, Parameters, clean_json};
+use crate::ToolError;
 
 /// How many constraint violations one error reports.
 const MAX_REPORTED: usize = 5;
 
-/// A tool's argument schema, built once, with the validator for the
-/// constraints in it (ranges, lengths, patterns, enum values) when it has any.
-///
-/// ```
-/// use tools_core::Parameters;
-///
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
-/// struct Forecast {
-///     /// City name.
-///     city: String,
-///     #[schemars(range(min = 1, max = 16))]
-///     days: Option<u8>,
-/// }
-///
-/// let params = Parameters::of::<Forecast>();
-/// assert_eq!(params.schema()["required"], serde_json::json!(["city"]));
-/// let err = params.parse::<Forecast>(r#"{"city":"Oslo","days":17}"#, &Default::default()).err().unwrap();
-/// assert_eq!(err.to_string(), "invalid arguments: `days` must be at most 16");
-/// ```
-#[derive(Clone)]
-pub struct Parameters {
-    schema: Arc<JsonObject>,
-    /// The constraints' validator, or why they do not compile (a pattern
-    /// that is not a regex): then every call fails and says so, rather than
-    /// skipping the checks the schema promises the model.
-    validator: Option<Result<Arc<Validator>, Arc<str>>>,
-    /// The request is `()` or a unit struct: serde reads it only from
-    /// `null`, while the schema (and so the model) says `{}`.
-    unit: bool,
-    /// The deepest nesting the request type can read, if its schema bounds
-    /// it: within the limit, the text needs no depth scan.
-    depth: Option<usize>,
-}
-
 impl Parameters {
-    /// The schema of `R` (schemars, JSON Schema 2020-12), with its validator.
-    ///
-    /// The root is an object schema with `properties`: a request with no
-    /// fields (`()`, a unit struct, `struct Empty {}`) gets
-    /// `{"type":"object","properties":{}}`. `$schema` and the
-    /// root `title` (the Rust type's name, noise to a model) are dropped.
-    pub fn of<R: JsonSchema + ?Sized>() -> Self {
-        let schema = SchemaSettings::draft2020_12().into_generator().into_root_schema_for::<R>().to_value();
-        // Before the root is made an object for the providers: `Value`'s
-        // schema is `true`, which reads any nesting.
-        let depth = schema_depth(&schema);
-        let mut root = match schema {
-            Value::Object(object) => object,
-            _ => JsonObject::new(),
-        };
-        root.remove("$schema");
-        root.remove("title");
-        let unit = root.get("type").and_then(Value::as_str) == Some("null");
-        if root.is_empty() || unit {
-            root.insert("type".into(), "object".into());
-        }
-        if root.get("type").and_then(Value::as_str) == Some("object") && !root.contains_key("properties") {
-            // Several providers reject an object schema without `properties`.
-            root.insert("properties".into(), Value::Object(JsonObject::new()));
-        }
-        let validator = needs_validator(&root).then(|| {
-            let built =
-                jsonschema::options().should_validate_formats(false).build(&Value::Object(root.clone()));
-            built.map(Arc::new).map_err(|error| Arc::from(error.to_string()))
-        });
-        Self { schema: Arc::new(root), validator, unit, depth }
-    }
-
-    /// A schema given as it is (a remote tool's), with no validation of ours.
-    pub fn from_schema(schema: JsonObject) -> Self {
-        Self { schema: Arc::new(schema), validator: None, unit: false, depth: None }
-    }
-
-    /// The same schema without constraint checks: only serde checks the input.
-    pub fn without_validation(self) -> Self {
-        Self { validator: None, ..self }
-    }
-
-    /// The schema as a JSON object.
-    pub fn schema(&self) -> &JsonObject {
-        &self.schema
-    }
-
-    /// The schema, shared (MCP wants it as an `Arc`).
-    pub fn shared_schema(&self) -> &Arc<JsonObject> {
-        &self.schema
-    }
-
-    /// Whether constraints beyond types are checked before the tool runs.
-    pub fn validates(&self) -> bool {
-        matches!(self.validator, Some(Ok(_)))
-    }
-
-    /// Turn a raw argument string into `R`: clean it, check the limits,
-    /// check the constraints, deserialize. Every failure is
+    /// Turn a raw argument string into `R`: check its size, clean it, check
+    /// its depth, deserialize, check the constraints. Every failure is
     /// [`ToolError::InvalidArguments`] with a reason that names the field.
     pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &ArgumentLimits) -> Result<R, ToolError> {
-        limits.check_size(raw)?;
-        let json = clean_json(raw);
-        if self.depth.is_none_or(|depth| depth > limits.max_depth) {
-            limits.check_depth(&json)?;
-        }
+        let json = self.prepare(raw, limits)?;
         let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
         if self.unit {
             // Any object will do: there is nothing in it to read.
@@ -166,73 +47,65 @@ impl Parameters {
                 }),
             }
         })?;
-        if let Some(validator) = &self.validator {
-            let validator = validator.as_ref().map_err(|reason| {
-                ToolError::failed(format!("the tool's argument schema does not compile: {reason}"))
-            })?;
+        if self.validator.is_some() {
             // `R` was read from this text, so it is valid JSON.
             let value: Value = serde_json::from_str(&json).map_err(invalid)?;
-            let violations: Vec<String> =
-                validator.iter_errors(&value).take(MAX_REPORTED).map(|e| violation(&e)).collect();
-            if !violations.is_empty() {
-                return Err(ToolError::invalid_arguments(violations.join("; ")));
-            }
+            self.check_constraints(&value)?;
         }
         Ok(request)
     }
-}
 
-impl std::fmt::Debug for Parameters {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Parameters")
-            .field("schema", &self.schema)
-            .field("validates", &self.validates())
-            .finish()
+    /// The same pipeline for a tool with no Rust request type (a remote
+    /// MCP tool): the arguments as a JSON object, checked against the
+    /// schema's constraints when it has a validator.
+    ///
+    /// ```
+    /// use tools_core::{ArgumentLimits, Parameters};
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
+    /// let params = Parameters::from_schema(schema.as_object().unwrap().clone());
+    /// let args = params.parse_object("```json\n{\"q\":\"rust\"}\n```", &ArgumentLimits::DEFAULT).unwrap();
+    /// assert_eq!(args["q"], "rust");
+    /// let err = params.parse_object("[1]", &ArgumentLimits::DEFAULT).unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid arguments: expected a JSON object, got `[1]`");
+    /// ```
+    pub fn parse_object(&self, raw: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
+        let json = self.prepare(raw, limits)?;
+        let object = match serde_json::from_str::<Value>(&json) {
+            Ok(Value::Object(object)) => object,
+            Ok(other) => {
+                return Err(ToolError::invalid_arguments(format!("expected a JSON object, got `{other}`")));
+            }
+            Err(e) => return Err(ToolError::invalid_arguments(serde_message(&e))),
+        };
+        if self.validator.is_some() {
+            self.check_constraints(&Value::Object(object.clone()))?;
+        }
+        Ok(object)
     }
-}
 
-fn needs_validator(schema: &JsonObject) -> bool {
-    schema.iter().any(|(key, value)| {
-        // Under `properties` and `$defs` the keys are names, not keywords.
-        let is_name_map = key == "properties" || key == "$defs" || key == "definitions";
-        let is_constraint =
-            !is_name_map && CONSTRAINTS.contains(&key.as_str()) && !is_integer_bound(schema, key, value);
-        is_constraint || has_constraint(value, is_name_map)
-    })
-}
-
-/// schemars bounds integers by their width (`u8` gets `minimum: 0, maximum:
-/// 255`); serde enforces those already, so they need no validator.
-fn is_integer_bound(schema: &JsonObject, key: &str, value: &Value) -> bool {
-    let Some(format) = schema.get("format").and_then(Value::as_str) else {
-        return false;
-    };
-    let (min, max): (i128, i128) = match format {
-        "uint8" => (0, u8::MAX.into()),
-        "uint16" => (0, u16::MAX.into()),
-        "uint32" => (0, u32::MAX.into()),
-        "uint64" | "uint" => (0, u64::MAX.into()),
-        "uint128" => (0, i128::MAX),
-        "int8" => (i8::MIN.into(), i8::MAX.into()),
-        "int16" => (i16::MIN.into(), i16::MAX.into()),
-        "int32" => (i32::MIN.into(), i32::MAX.into()),
-        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
-        _ => return false,
-    };
-    let bound = value.as_i64().map(i128::from).or_else(|| value.as_u64().map(i128::from));
-    match key {
-        "minimum" => bound == Some(min),
-        "maximum" => bound == Some(max),
-        _ => false,
+    /// The steps before any parser sees the text: its size, the cleaner,
+    /// and its depth when the schema does not bound it within the limit.
+    fn prepare<'a>(&self, raw: &'a str, limits: &ArgumentLimits) -> Result<Cow<'a, str>, ToolError> {
+        limits.check_size(raw)?;
+        let json = clean_json(raw);
+        if self.depth.is_none_or(|depth| depth > limits.max_depth) {
+            limits.check_depth(&json)?;
+        }
+        Ok(json)
     }
-}
 
-fn has_constraint(value: &Value, names: bool) -> bool {
-    match value {
-        Value::Object(object) if names => object.values().any(|v| has_constraint(v, false)),
-        Value::Object(object) => needs_validator(object),
-        Value::Array(items) => items.iter().any(|v| has_constraint(v, false)),
-        _ => false,
+    /// The schema's constraints over a value already read.
+    fn check_constraints(&self, value: &Value) -> Result<(), ToolError> {
+        let Some(validator) = &self.validator else {
+            return Ok(());
+        };
+        let validator = validator.as_ref().map_err(|reason| {
+            ToolError::failed(format!("the tool's argument schema does not compile: {reason}"))
+        })?;
+        let violations: Vec<String> =
+            validator.iter_errors(value).take(MAX_REPORTED).map(|e| violation(&e)).collect();
+        if violations.is_empty() { Ok(()) } else { Err(ToolError::invalid_arguments(violations.join("; "))) }
     }
 }
 
@@ -312,6 +185,7 @@ fn violation(error: &ValidationError<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use schemars::JsonSchema;
     use serde::Deserialize;
 
     #[derive(Debug, Deserialize, JsonSchema)]
@@ -353,13 +227,6 @@ mod tests {
             Err(ToolError::InvalidArguments(reason)) => reason,
             other => panic!("expected invalid arguments, got {other:?}"),
         }
-    }
-
-    #[test]
-    fn plain_types_skip_the_validator() {
-        assert!(!Parameters::of::<Plain>().validates());
-        assert!(Parameters::of::<Constrained>().validates());
-        assert!(!Parameters::of::<Constrained>().without_validation().validates());
     }
 
     #[test]

@@ -1,0 +1,153 @@
+//! Size and nesting limits, checked on the raw text before serde sees it, so
+//! that a hostile argument can neither exhaust memory nor the stack.
+
+use crate::ToolError;
+
+/// The limits one tool's arguments must stay within, checked by the
+/// argument pipeline ([`Parameters::parse`](crate::Parameters::parse)).
+///
+/// ```
+/// use tools_core::{ArgumentLimits, Parameters};
+/// let limits = ArgumentLimits::default().with_max_bytes(4096).with_max_depth(8);
+/// let params = Parameters::of::<serde_json::Value>();
+/// assert!(params.parse::<serde_json::Value>("{\"a\":[1,2]}", &limits).is_ok());
+/// let err = params.parse::<serde_json::Value>(&"[".repeat(9), &limits).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid arguments: the arguments are nested more than 8 levels deep");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgumentLimits {
+    /// The most bytes an argument string may have (default 1 MiB).
+    pub max_bytes: usize,
+    /// The deepest nesting of objects and arrays (default 64). A tool whose
+    /// request type cannot nest this deep (no `Value`, open map or
+    /// recursive type in it) skips the scan: serde refuses deeper input by
+    /// its types, and skips keys the type does not name without recursion.
+    pub max_depth: usize,
+}
+
+impl ArgumentLimits {
+    /// The defaults: 1 MiB and 64 levels.
+    pub const DEFAULT: Self = Self { max_bytes: 1 << 20, max_depth: 64 };
+
+    /// The same limits with another size bound.
+    pub const fn with_max_bytes(self, max_bytes: usize) -> Self {
+        Self { max_bytes, ..self }
+    }
+
+    /// The same limits with another depth bound.
+    pub const fn with_max_depth(self, max_depth: usize) -> Self {
+        Self { max_depth, ..self }
+    }
+
+    /// Check the size of the raw string a model sent.
+    pub(super) fn check_size(&self, raw: &str) -> Result<(), ToolError> {
+        if raw.len() > self.max_bytes {
+            return Err(ToolError::invalid_arguments(format!(
+                "the arguments are {} bytes, more than the limit of {} bytes",
+                raw.len(),
+                self.max_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// Check the nesting depth of JSON text, ignoring brackets inside strings.
+    pub(super) fn check_depth(&self, json: &str) -> Result<(), ToolError> {
+        if nesting_depth_exceeds(json.as_bytes(), self.max_depth) {
+            return Err(ToolError::invalid_arguments(format!(
+                "the arguments are nested more than {} levels deep",
+                self.max_depth
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Default for ArgumentLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// Whether the bracket nesting in `bytes` goes deeper than `max`. Iterative,
+/// so any depth costs no stack; string bodies are skipped with memchr.
+fn nesting_depth_exceeds(bytes: &[u8], max: usize) -> bool {
+    // Nesting never goes deeper than the count of opening brackets, which
+    // memchr counts in a fraction of the scan's time.
+    if memchr::memchr2_iter(b'{', b'[', bytes).count() <= max {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => match string_end(bytes, i + 1) {
+                Some(end) => i = end,
+                // An unterminated string: the parser will report it.
+                None => return false,
+            },
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The index of the quote that closes the string whose body starts at `from`.
+fn string_end(bytes: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let i = from + memchr::memchr2(b'"', b'\\', &bytes[from..])?;
+        if bytes[i] == b'"' {
+            return Some(i);
+        }
+        from = i + 2;
+        if from > bytes.len() {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_counts_objects_and_arrays_but_not_strings() {
+        assert!(!nesting_depth_exceeds(br#"{"a":{"b":[1]}}"#, 3));
+        assert!(nesting_depth_exceeds(br#"{"a":{"b":[1]}}"#, 2));
+        assert!(!nesting_depth_exceeds(br#"{"a":"[[[[[[[[{{{{"}"#, 1));
+        assert!(!nesting_depth_exceeds(br#"{"a":"\"[[[["}"#, 1));
+        assert!(!nesting_depth_exceeds(br#"[[]] [[]] [[]]"#, 2));
+        assert!(!nesting_depth_exceeds(br#"{"a":"\\"}"#, 1));
+    }
+
+    #[test]
+    fn very_deep_input_is_refused_without_recursion() {
+        let deep = "[".repeat(1_000_000);
+        let err = ArgumentLimits::default().check_depth(&deep).unwrap_err();
+        assert!(err.to_string().contains("64 levels"), "{err}");
+    }
+
+    #[test]
+    fn size_is_checked_and_stated() {
+        let err = ArgumentLimits::default().with_max_bytes(10).check_size(&"x".repeat(11)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid arguments: the arguments are 11 bytes, more than the limit of 10 bytes"
+        );
+    }
+
+    #[test]
+    fn unterminated_and_trailing_escapes_do_not_panic() {
+        for input in [r#"{"a":"\"#, r#""\"#, "\\", "\"", "]]]]", "{\"a\":\"\\u"] {
+            let _ = nesting_depth_exceeds(input.as_bytes(), 2);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! How a tool reads the arguments a model sent, one pipeline for every
+//! tool: the size limit, [`clean_json`], the depth limit (skipped when the
+//! request type bounds the nesting), serde, then the schema's constraints.
+//!
+//! - `clean`: the lenient cleaner (fences, prose, double encoding);
+//! - `limits`: [`ArgumentLimits`] and the checks on the raw text;
+//! - `schema`: [`Parameters`], the canonical schema, its constraints and how
+//!   deep a request of it can nest;
+//! - `parse`: the pipeline itself, typed ([`Parameters::parse`]) and
+//!   untyped ([`Parameters::parse_object`]).
+
+mod clean;
+mod limits;
+mod parse;
+mod schema;
+
+pub use clean::clean_json;
+pub use limits::ArgumentLimits;
+pub use schema::{JsonObject, Parameters};
