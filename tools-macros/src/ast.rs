@@ -16,6 +16,19 @@ pub enum Input {
     Impl(ItemImpl),
 }
 
+/// The method form: the impl block, what its own `#[tool]` said, and the
+/// tool of its marked method.
+pub struct ToolImpl<'a> {
+    pub item: &'a ItemImpl,
+    /// The tokens inside the impl's own `#[tool(...)]`; the options belong
+    /// on the method, so `valid` refuses any.
+    pub options: TokenStream,
+    /// The methods marked `#[tool]`, in order; one is the rule.
+    pub marked: Vec<&'a ImplItemFn>,
+    /// The tool of the first marked method.
+    pub tool: Option<Tool<'a>>,
+}
+
 /// A tool: its options, its docs and the signature of its async fn.
 pub struct Tool<'a> {
     pub attr: ToolAttr,
@@ -61,6 +74,15 @@ impl Input {
                 "#[tool] goes on an async fn, or on an impl block whose tool method is marked #[tool]",
             )),
         }
+    }
+}
+
+impl<'a> ToolImpl<'a> {
+    /// The method form from an impl block and the tokens of its `#[tool(...)]`.
+    pub fn from_impl(cx: &mut Ctxt, options: TokenStream, item: &'a ItemImpl) -> Self {
+        let marked = marked_methods(item);
+        let tool = marked.first().map(|method| Tool::from_method(cx, &item.self_ty, method));
+        Self { item, options, marked, tool }
     }
 }
 
@@ -237,7 +259,7 @@ fn upper_camel(snake: &str) -> String {
 }
 
 /// The impl block's methods marked `#[tool]`.
-pub fn marked_methods(item: &ItemImpl) -> Vec<&ImplItemFn> {
+fn marked_methods(item: &ItemImpl) -> Vec<&ImplItemFn> {
     item.items
         .iter()
         .filter_map(|i| match i {

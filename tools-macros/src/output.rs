@@ -8,6 +8,7 @@ use syn::DeriveInput;
 use crate::attr::{OutputAttr, parse_output_attr};
 use crate::ctxt::Ctxt;
 use crate::krate::Paths;
+use crate::valid;
 
 /// Expand the derive.
 pub fn derive(input: TokenStream) -> TokenStream {
@@ -17,10 +18,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     let mut cx = Ctxt::default();
     let mut attr = OutputAttr::default();
-    let mut seen = Vec::new();
     for a in input.attrs.iter().filter(|a| a.path().is_ident("tool_output")) {
-        parse_output_attr(&mut cx, a, &mut attr, &mut seen);
+        parse_output_attr(&mut cx, a, &mut attr);
     }
+    valid::check_output(&mut cx, &attr);
     let paths = Paths::resolve(attr.krate.as_ref());
     let (krate, private) = (&paths.krate, &paths.private);
     let ident = &input.ident;

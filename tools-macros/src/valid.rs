@@ -2,9 +2,10 @@
 //! user's own code saying how to fix it.
 
 use syn::visit::Visit;
-use syn::{ItemImpl, Pat, Type};
+use syn::{Pat, Path, Type};
 
-use crate::ast::{Tool, last_segment};
+use crate::ast::{Tool, ToolImpl, last_segment};
+use crate::attr::{OutputAttr, path_text};
 use crate::ctxt::Ctxt;
 
 /// The name providers reserve for their native web search.
@@ -21,8 +22,15 @@ pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
     check_keys(cx, tool);
 }
 
-/// Check the impl block of the method form.
-pub fn check_impl(cx: &mut Ctxt, item: &ItemImpl, marked: usize) {
+/// Check the method form: the impl block, its marked methods and the tool.
+pub fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
+    let item = input.item;
+    if !input.options.is_empty() {
+        cx.error_spanned_by(
+            &input.options,
+            "on the impl block write a bare #[tool]; the options go on the method: #[tool(name = \"...\")]",
+        );
+    }
     if let Some((path, _)) = &item.trait_ {
         cx.error_spanned_by(
             path,
@@ -38,14 +46,26 @@ pub fn check_impl(cx: &mut Ctxt, item: &ItemImpl, marked: usize) {
     if !matches!(&*item.self_ty, Type::Path(_)) {
         cx.error_spanned_by(&item.self_ty, "#[tool] needs a named type here: `impl MyTool { ... }`");
     }
-    match marked {
-        0 => cx.error_spanned_by(
+    if input.marked.is_empty() {
+        cx.error_spanned_by(
             &item.self_ty,
             "no method of this impl is marked as the tool: put #[tool] on the async method that runs it",
-        ),
-        1 => {}
-        _ => {} // reported on the second method by the caller
+        );
     }
+    for extra in input.marked.iter().skip(1) {
+        cx.error_spanned_by(
+            &extra.sig.ident,
+            "only one method of the impl can be the tool: one type, one tool",
+        );
+    }
+    if let Some(tool) = &input.tool {
+        check_tool(cx, tool);
+    }
+}
+
+/// Check what `#[tool_output(...)]` said.
+pub fn check_output(cx: &mut Ctxt, attr: &OutputAttr) {
+    repeated_keys(cx, &attr.repeated);
 }
 
 fn check_signature(cx: &mut Ctxt, tool: &Tool) {
@@ -213,6 +233,7 @@ fn check_description(cx: &mut Ctxt, tool: &Tool) {
 }
 
 fn check_keys(cx: &mut Ctxt, tool: &Tool) {
+    repeated_keys(cx, &tool.attr.repeated);
     if tool.self_ty.is_none()
         && let Some(spec) = &tool.attr.spec
     {
@@ -229,6 +250,13 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
             name,
             "`struct_name` is for free fns: the method form's tool is the impl's own type",
         );
+    }
+}
+
+/// Report each key given a second time, on that second occurrence.
+fn repeated_keys(cx: &mut Ctxt, repeated: &[Path]) {
+    for path in repeated {
+        cx.error_spanned_by(path, format!("duplicate key `{}`: give it once", path_text(path)));
     }
 }
 
