@@ -23,6 +23,9 @@ pub struct ToolImpl<'a> {
     /// The tokens inside the impl's own `#[tool(...)]`; the options belong
     /// on the method, so `valid` refuses any.
     pub options: TokenStream,
+    /// Further `#[tool]` attributes on the impl block, after the one that
+    /// runs the macro.
+    pub repeated: Vec<&'a Attribute>,
     /// The methods marked `#[tool]`, in order; one is the rule.
     pub marked: Vec<&'a ImplItemFn>,
     /// The tool of the first marked method.
@@ -32,6 +35,10 @@ pub struct ToolImpl<'a> {
 /// A tool: its options, its docs and the signature of its async fn.
 pub struct Tool<'a> {
     pub attr: ToolAttr,
+    /// `#[tool]` attributes after the one whose keys are in `attr`. The
+    /// second would otherwise win silently (method form) or expand the fn a
+    /// second time (free fn).
+    pub repeated: Vec<&'a Attribute>,
     /// The doc comment, lines trimmed and joined.
     pub docs: Option<String>,
     pub sig: &'a Signature,
@@ -82,35 +89,44 @@ impl<'a> ToolImpl<'a> {
     pub fn from_impl(cx: &mut Ctxt, options: TokenStream, item: &'a ItemImpl) -> Self {
         let marked = marked_methods(item);
         let tool = marked.first().map(|method| Tool::from_method(cx, &item.self_ty, method));
-        Self { item, options, marked, tool }
+        let repeated = item.attrs.iter().filter(|a| is_tool_attr(a)).collect();
+        Self { item, options, repeated, marked, tool }
     }
 }
 
 impl<'a> Tool<'a> {
-    /// A tool from a free fn and the tokens of its `#[tool(...)]`.
+    /// A tool from a free fn and the tokens of its `#[tool(...)]`. The
+    /// attribute that runs the macro is not in `item.attrs`, so any there
+    /// is a second one.
     pub fn from_fn(cx: &mut Ctxt, attr: TokenStream, item: &'a ItemFn) -> Self {
         let attr = parse_tool_attr(cx, attr);
-        Self::new(attr, &item.attrs, &item.sig, None)
+        let repeated = item.attrs.iter().filter(|a| is_tool_attr(a)).collect();
+        Self::new(attr, repeated, &item.attrs, &item.sig, None)
     }
 
-    /// A tool from the marked method of an impl block.
+    /// A tool from the marked method of an impl block: its first `#[tool]`
+    /// gives the keys; the others are only recorded, their keys unread.
     pub fn from_method(cx: &mut Ctxt, self_ty: &'a Type, method: &'a ImplItemFn) -> Self {
-        let mut attr = ToolAttr::default();
-        for marker in method.attrs.iter().filter(|a| is_tool_attr(a)) {
-            let tokens = match &marker.meta {
-                syn::Meta::Path(_) => TokenStream::new(),
-                syn::Meta::List(list) => list.tokens.clone(),
-                syn::Meta::NameValue(nv) => {
-                    cx.error_spanned_by(nv, "write #[tool] or #[tool(key = value, ...)]");
-                    TokenStream::new()
-                }
-            };
-            attr = parse_tool_attr(cx, tokens);
-        }
-        Self::new(attr, &method.attrs, &method.sig, Some(self_ty))
+        let mut markers = method.attrs.iter().filter(|a| is_tool_attr(a));
+        let tokens = match markers.next().map(|marker| &marker.meta) {
+            Some(syn::Meta::List(list)) => list.tokens.clone(),
+            Some(syn::Meta::NameValue(nv)) => {
+                cx.error_spanned_by(nv, "write #[tool] or #[tool(key = value, ...)]");
+                TokenStream::new()
+            }
+            Some(syn::Meta::Path(_)) | None => TokenStream::new(),
+        };
+        let attr = parse_tool_attr(cx, tokens);
+        Self::new(attr, markers.collect(), &method.attrs, &method.sig, Some(self_ty))
     }
 
-    fn new(attr: ToolAttr, attrs: &'a [Attribute], sig: &'a Signature, self_ty: Option<&'a Type>) -> Self {
+    fn new(
+        attr: ToolAttr,
+        repeated: Vec<&'a Attribute>,
+        attrs: &'a [Attribute],
+        sig: &'a Signature,
+        self_ty: Option<&'a Type>,
+    ) -> Self {
         let mut receiver = None;
         let mut args = Vec::new();
         for input in &sig.inputs {
@@ -124,7 +140,7 @@ impl<'a> Tool<'a> {
                 }),
             }
         }
-        Self { attr, docs: docs(attrs), sig, self_ty, receiver, args, ret: Return::of(&sig.output) }
+        Self { attr, repeated, docs: docs(attrs), sig, self_ty, receiver, args, ret: Return::of(&sig.output) }
     }
 
     /// The request arguments: all but the context.

@@ -33,6 +33,9 @@ fn tool_fn(attr: TokenStream, item: ItemFn) -> TokenStream {
     valid::check_tool(&mut cx, &tool);
     let paths = Paths::resolve(tool.attr.krate.as_ref());
     let mut cleaned = item.clone();
+    // A repeated `#[tool]` is an error; left on the fn, it would expand it
+    // again and define the tool type twice.
+    cleaned.attrs.retain(|a| !is_tool_attr(a));
     strip_arg_attrs(&mut cleaned.sig);
     let errors = match cx.check() {
         Ok(()) => return expand_fn(&tool, &cleaned, &paths),
@@ -61,6 +64,7 @@ fn tool_impl(attr: TokenStream, item: ItemImpl) -> TokenStream {
     valid::check_impl(&mut cx, &input);
     let paths = Paths::resolve(input.tool.as_ref().and_then(|t| t.attr.krate.as_ref()));
     let mut cleaned = item.clone();
+    cleaned.attrs.retain(|a| !is_tool_attr(a));
     for impl_item in &mut cleaned.items {
         if let ImplItem::Fn(method) = impl_item {
             method.attrs.retain(|a| !is_tool_attr(a));

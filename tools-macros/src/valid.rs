@@ -13,6 +13,7 @@ const RESERVED_WEB_SEARCH: &str = "web_search";
 
 /// Check a tool, recording every broken rule.
 pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
+    check_repeated(cx, tool);
     check_signature(cx, tool);
     check_receiver(cx, tool);
     check_ctx(cx, tool);
@@ -25,6 +26,13 @@ pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
 /// Check the method form: the impl block, its marked methods and the tool.
 pub fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
     let item = input.item;
+    for attr in &input.repeated {
+        cx.error_spanned_by(
+            attr,
+            "#[tool] is given twice on this impl block: remove the second #[tool] (the options go on the \
+             tool method)",
+        );
+    }
     if !input.options.is_empty() {
         cx.error_spanned_by(
             &input.options,
@@ -65,7 +73,20 @@ pub fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
 
 /// Check what `#[tool_output(...)]` said.
 pub fn check_output(cx: &mut Ctxt, attr: &OutputAttr) {
-    repeated_keys(cx, &attr.repeated);
+    repeated_keys(cx, "tool_output", &attr.repeated);
+}
+
+fn check_repeated(cx: &mut Ctxt, tool: &Tool) {
+    let what = if tool.self_ty.is_some() { "method" } else { "fn" };
+    for attr in &tool.repeated {
+        cx.error_spanned_by(
+            attr,
+            format!(
+                "#[tool] is given twice on this {what}: remove the second #[tool] and put all the keys in the \
+                 first, e.g. `#[tool(name = \"get_weather\", read_only)]`"
+            ),
+        );
+    }
 }
 
 fn check_signature(cx: &mut Ctxt, tool: &Tool) {
@@ -233,7 +254,7 @@ fn check_description(cx: &mut Ctxt, tool: &Tool) {
 }
 
 fn check_keys(cx: &mut Ctxt, tool: &Tool) {
-    repeated_keys(cx, &tool.attr.repeated);
+    repeated_keys(cx, "tool", &tool.attr.repeated);
     if tool.self_ty.is_none()
         && let Some(spec) = &tool.attr.spec
     {
@@ -254,9 +275,13 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
 }
 
 /// Report each key given a second time, on that second occurrence.
-fn repeated_keys(cx: &mut Ctxt, repeated: &[Path]) {
+fn repeated_keys(cx: &mut Ctxt, attr: &str, repeated: &[Path]) {
     for path in repeated {
-        cx.error_spanned_by(path, format!("duplicate key `{}`: give it once", path_text(path)));
+        let key = path_text(path);
+        cx.error_spanned_by(
+            path,
+            format!("duplicate key `{key}` in #[{attr}]: remove the second `{key}`, each key is given once"),
+        );
     }
 }
 
