@@ -1,5 +1,6 @@
 //! `#[derive(ToolOutput)]`: compact JSON of a `Serialize` type, or its
-//! `Display` text with `#[tool_output(display)]`.
+//! `Display` text with `#[tool_output(display)]`. The impl is
+//! `#[automatically_derived]`, as any derive's, so lints treat it as generated.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -49,6 +50,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     quote! {
         #errors
+        #[automatically_derived]
         impl #impl_generics #krate::ToolOutput for #ident #ty_generics #where_clause {
             fn into_content(self) -> #private::Result<#private::String, #krate::ToolError> {
                 #body
