@@ -57,6 +57,7 @@ pub struct Arg<'a> {
     /// `#[doc]`, `#[serde]` and `#[schemars]` on the argument: they go to the
     /// field of the generated request struct.
     pub field_attrs: Vec<&'a Attribute>,
+    /// Whether this is the context, by its type (see `is_context_type`).
     pub is_ctx: bool,
 }
 
@@ -136,7 +137,7 @@ impl<'a> Tool<'a> {
                     pat: &typed.pat,
                     ty: &typed.ty,
                     field_attrs: typed.attrs.iter().filter(|a| is_field_attr(a)).collect(),
-                    is_ctx: looks_like_ctx(&typed.pat, &typed.ty),
+                    is_ctx: is_context_type(&typed.ty),
                 }),
             }
         }
@@ -206,17 +207,14 @@ pub fn is_field_attr(attr: &Attribute) -> bool {
     path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars")
 }
 
-/// An argument is the context if its type names `ToolContext` or it is
-/// called `ctx`/`context`: a wrongly typed context is then reported as such,
-/// not as a second request.
-fn looks_like_ctx(pat: &Pat, ty: &Type) -> bool {
-    let named = match pat {
-        Pat::Ident(ident) => {
-            matches!(ident.ident.to_string().trim_start_matches('_'), "ctx" | "context")
-        }
-        _ => false,
-    };
-    named || last_segment(ty).is_some_and(|ident| ident == "ToolContext")
+/// An argument is the context if its type's last path segment is
+/// `ToolContext`, under any references (`&ToolContext`,
+/// `&tools::ToolContext`), whatever the argument is called: `context: String`
+/// is an ordinary argument. A `ToolContext` by value or behind `&mut` is
+/// still the context, so `valid` reports it as a context of the wrong form,
+/// not as a request.
+fn is_context_type(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|ident| ident == "ToolContext")
 }
 
 /// The last path segment of a type, under any references.

@@ -32,14 +32,21 @@
 //! }
 //! ```
 //!
-//! Arguments: at most one `&ToolContext` (optional, anywhere), and one
-//! request whose type is `Deserialize + JsonSchema`; or, with `args`,
+//! Arguments: at most one context (optional, anywhere), and one request
+//! whose type is `Deserialize + JsonSchema`; or, with `args`,
 //! named arguments (`city: String, days: Option<u8>`) from which the macro
 //! writes the request struct `<Type>Args` (doc comments, `#[serde]` and
 //! `#[schemars]` on an argument go to its field; `Option` fields are not
 //! required). Returns: `Result<T, E>` (also an alias such as
 //! `anyhow::Result<T>`) whose `T` is a `ToolOutput` and `E` converts into
 //! `ToolError`, or a plain `ToolOutput` for an infallible tool.
+//!
+//! The context is found by its type, not its name: it is the argument whose
+//! type is a shared reference to `ToolContext` (`&ToolContext`,
+//! `&tools::ToolContext`: the last path segment counts), whatever it is
+//! called. So with `args`, `context: String` or `ctx: String` is an ordinary
+//! named argument, a field of the request. A `ToolContext` taken by value or
+//! by `&mut` is refused with a message saying to take `&ToolContext`.
 //!
 //! | key | value | default |
 //! |---|---|---|

@@ -4,7 +4,7 @@
 use syn::visit::Visit;
 use syn::{Pat, Path, Type};
 
-use crate::ast::{Tool, ToolImpl, last_segment};
+use crate::ast::{Arg, Tool, ToolImpl, last_segment};
 use crate::attr::{OutputAttr, path_text};
 use crate::ctxt::Ctxt;
 
@@ -189,7 +189,23 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
         }
         return;
     }
-    match inputs.as_slice() {
+    // Beside another argument, a reference is most likely a context of the
+    // wrong type (the context is found by its type, not its name): say so
+    // there, rather than call the real request "a second request".
+    let (refs, owned): (Vec<&Arg>, Vec<&Arg>) = if inputs.len() > 1 {
+        inputs.iter().copied().partition(|arg| matches!(arg.ty, Type::Reference(_)))
+    } else {
+        (Vec::new(), inputs)
+    };
+    for arg in &refs {
+        cx.error_spanned_by(
+            arg.ty,
+            "this reference is neither the context nor the request: the context is found by its type, write \
+             `ctx: &ToolContext` (the SDK's), and the request is an owned type (`req: WeatherRequest`)",
+        );
+    }
+    match owned.as_slice() {
+        [] if !refs.is_empty() => {}
         [] => cx.error_spanned_by(
             &tool.sig.ident,
             "this tool has no request: add an argument whose type is the request struct (`req: WeatherRequest`, \
