@@ -4,8 +4,12 @@
 //!
 //! The macro runs in three passes, as thiserror's does: `ast`/`attr` parse
 //! the input into typed pieces, `valid` checks the rules and collects every
-//! error with its span (`ctxt`), `expand` writes the code. On error it emits
-//! the input as written, plus a stand-in impl, so one mistake is one error.
+//! error with its span (`ctxt`), `expand` writes the code. Every rule is in
+//! `valid`: parsing refuses only what it cannot read (an unknown key, a value
+//! of the wrong kind), and `expand` writes code from an input `valid`
+//! accepted. A `Ctxt` dropped without its errors checked panics, so none is
+//! lost. On error the macro emits the input as written, plus a stand-in impl,
+//! so one mistake is one error.
 //!
 //! # `#[tool]`
 //!
@@ -60,6 +64,10 @@
 //! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
 //! | `web_search_fallback` | flag: allow the reserved name `web_search` | off |
 //! | `crate` | `"my_tools"`: the path to the facade or `tools-core` | found in Cargo.toml |
+//!
+//! Each item takes one `#[tool]`, and a key is given once: a second
+//! `#[tool]` on a fn, a method or an impl block, or a key given twice, is an
+//! error on the second.
 //!
 //! Each tool type also gets `fn tool_spec() -> ToolSpec`: the spec the
 //! attribute declares, for a stateful tool to start from

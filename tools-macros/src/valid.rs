@@ -1,5 +1,5 @@
-//! The rules a `#[tool]` input must follow, each failure an error on the
-//! user's own code saying how to fix it.
+//! The rules a `#[tool]` or `#[tool_output]` input must follow, each failure
+//! an error on the user's own code saying how to fix it.
 
 use syn::visit::Visit;
 use syn::{Pat, Path, Type};
