@@ -16,9 +16,29 @@ pub enum Input {
     Impl(ItemImpl),
 }
 
+/// The method form: the impl block, what its own `#[tool]` said, and the
+/// tool of its marked method.
+pub struct ToolImpl<'a> {
+    pub item: &'a ItemImpl,
+    /// The tokens inside the impl's own `#[tool(...)]`; the options belong
+    /// on the method, so `valid` refuses any.
+    pub options: TokenStream,
+    /// Further `#[tool]` attributes on the impl block, after the one that
+    /// runs the macro.
+    pub repeated: Vec<&'a Attribute>,
+    /// The methods marked `#[tool]`, in order; one is the rule.
+    pub marked: Vec<&'a ImplItemFn>,
+    /// The tool of the first marked method.
+    pub tool: Option<Tool<'a>>,
+}
+
 /// A tool: its options, its docs and the signature of its async fn.
 pub struct Tool<'a> {
     pub attr: ToolAttr,
+    /// `#[tool]` attributes after the one whose keys are in `attr`. The
+    /// second would otherwise win silently (method form) or expand the fn a
+    /// second time (free fn).
+    pub repeated: Vec<&'a Attribute>,
     /// The doc comment, lines trimmed and joined.
     pub docs: Option<String>,
     pub sig: &'a Signature,
@@ -37,6 +57,7 @@ pub struct Arg<'a> {
     /// `#[doc]`, `#[serde]` and `#[schemars]` on the argument: they go to the
     /// field of the generated request struct.
     pub field_attrs: Vec<&'a Attribute>,
+    /// Whether this is the context, by its type (see `is_context_type`).
     pub is_ctx: bool,
 }
 
@@ -64,31 +85,49 @@ impl Input {
     }
 }
 
+impl<'a> ToolImpl<'a> {
+    /// The method form from an impl block and the tokens of its `#[tool(...)]`.
+    pub fn from_impl(cx: &mut Ctxt, options: TokenStream, item: &'a ItemImpl) -> Self {
+        let marked = marked_methods(item);
+        let tool = marked.first().map(|method| Tool::from_method(cx, &item.self_ty, method));
+        let repeated = item.attrs.iter().filter(|a| is_tool_attr(a)).collect();
+        Self { item, options, repeated, marked, tool }
+    }
+}
+
 impl<'a> Tool<'a> {
-    /// A tool from a free fn and the tokens of its `#[tool(...)]`.
+    /// A tool from a free fn and the tokens of its `#[tool(...)]`. The
+    /// attribute that runs the macro is not in `item.attrs`, so any there
+    /// is a second one.
     pub fn from_fn(cx: &mut Ctxt, attr: TokenStream, item: &'a ItemFn) -> Self {
         let attr = parse_tool_attr(cx, attr);
-        Self::new(attr, &item.attrs, &item.sig, None)
+        let repeated = item.attrs.iter().filter(|a| is_tool_attr(a)).collect();
+        Self::new(attr, repeated, &item.attrs, &item.sig, None)
     }
 
-    /// A tool from the marked method of an impl block.
+    /// A tool from the marked method of an impl block: its first `#[tool]`
+    /// gives the keys; the others are only recorded, their keys unread.
     pub fn from_method(cx: &mut Ctxt, self_ty: &'a Type, method: &'a ImplItemFn) -> Self {
-        let mut attr = ToolAttr::default();
-        for marker in method.attrs.iter().filter(|a| is_tool_attr(a)) {
-            let tokens = match &marker.meta {
-                syn::Meta::Path(_) => TokenStream::new(),
-                syn::Meta::List(list) => list.tokens.clone(),
-                syn::Meta::NameValue(nv) => {
-                    cx.error_spanned_by(nv, "write #[tool] or #[tool(key = value, ...)]");
-                    TokenStream::new()
-                }
-            };
-            attr = parse_tool_attr(cx, tokens);
-        }
-        Self::new(attr, &method.attrs, &method.sig, Some(self_ty))
+        let mut markers = method.attrs.iter().filter(|a| is_tool_attr(a));
+        let tokens = match markers.next().map(|marker| &marker.meta) {
+            Some(syn::Meta::List(list)) => list.tokens.clone(),
+            Some(syn::Meta::NameValue(nv)) => {
+                cx.error_spanned_by(nv, "write #[tool] or #[tool(key = value, ...)]");
+                TokenStream::new()
+            }
+            Some(syn::Meta::Path(_)) | None => TokenStream::new(),
+        };
+        let attr = parse_tool_attr(cx, tokens);
+        Self::new(attr, markers.collect(), &method.attrs, &method.sig, Some(self_ty))
     }
 
-    fn new(attr: ToolAttr, attrs: &'a [Attribute], sig: &'a Signature, self_ty: Option<&'a Type>) -> Self {
+    fn new(
+        attr: ToolAttr,
+        repeated: Vec<&'a Attribute>,
+        attrs: &'a [Attribute],
+        sig: &'a Signature,
+        self_ty: Option<&'a Type>,
+    ) -> Self {
         let mut receiver = None;
         let mut args = Vec::new();
         for input in &sig.inputs {
@@ -98,11 +137,11 @@ impl<'a> Tool<'a> {
                     pat: &typed.pat,
                     ty: &typed.ty,
                     field_attrs: typed.attrs.iter().filter(|a| is_field_attr(a)).collect(),
-                    is_ctx: looks_like_ctx(&typed.pat, &typed.ty),
+                    is_ctx: is_context_type(&typed.ty),
                 }),
             }
         }
-        Self { attr, docs: docs(attrs), sig, self_ty, receiver, args, ret: Return::of(&sig.output) }
+        Self { attr, repeated, docs: docs(attrs), sig, self_ty, receiver, args, ret: Return::of(&sig.output) }
     }
 
     /// The request arguments: all but the context.
@@ -168,17 +207,14 @@ pub fn is_field_attr(attr: &Attribute) -> bool {
     path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars")
 }
 
-/// An argument is the context if its type names `ToolContext` or it is
-/// called `ctx`/`context`: a wrongly typed context is then reported as such,
-/// not as a second request.
-fn looks_like_ctx(pat: &Pat, ty: &Type) -> bool {
-    let named = match pat {
-        Pat::Ident(ident) => {
-            matches!(ident.ident.to_string().trim_start_matches('_'), "ctx" | "context")
-        }
-        _ => false,
-    };
-    named || last_segment(ty).is_some_and(|ident| ident == "ToolContext")
+/// An argument is the context if its type's last path segment is
+/// `ToolContext`, under any references (`&ToolContext`,
+/// `&tools::ToolContext`), whatever the argument is called: `context: String`
+/// is an ordinary argument. A `ToolContext` by value or behind `&mut` is
+/// still the context, so `valid` reports it as a context of the wrong form,
+/// not as a request.
+fn is_context_type(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|ident| ident == "ToolContext")
 }
 
 /// The last path segment of a type, under any references.
@@ -237,7 +273,7 @@ fn upper_camel(snake: &str) -> String {
 }
 
 /// The impl block's methods marked `#[tool]`.
-pub fn marked_methods(item: &ItemImpl) -> Vec<&ImplItemFn> {
+fn marked_methods(item: &ItemImpl) -> Vec<&ImplItemFn> {
     item.items
         .iter()
         .filter_map(|i| match i {

@@ -1,6 +1,8 @@
 //! The keys of `#[tool(...)]` and `#[tool_output(...)]`, parsed into typed
-//! values. A wrong key, a repeated key or a value of the wrong kind is an
-//! error spanned on the key; parsing goes on so every mistake is reported.
+//! values. A key that does not exist or a value that is not of the key's
+//! kind cannot be parsed, and is an error spanned on the key; a repeated key
+//! is recorded for `valid` to refuse. Parsing goes on after an error, so
+//! every mistake is reported.
 
 use std::time::Duration;
 
@@ -36,8 +38,10 @@ pub struct ToolAttr {
     pub args: bool,
     pub web_search_fallback: bool,
     pub krate: Option<Path>,
-    /// The keys given so far, to refuse a repeated one.
-    pub seen: Vec<String>,
+    /// The keys given so far, to notice a repeated one.
+    seen: Vec<String>,
+    /// Each key given again after its first time (the first value is kept).
+    pub repeated: Vec<Path>,
 }
 
 /// Parse the tokens inside `#[tool(...)]`, recording errors in `cx`.
@@ -47,7 +51,7 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
         let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_else(|| path_text(&meta.path));
         let value = parse_value(&meta)?;
         if attr.seen.contains(&key) {
-            cx.error_spanned_by(&meta.path, format!("duplicate key `{key}`: give it once"));
+            attr.repeated.push(meta.path.clone());
             return Ok(());
         }
         attr.seen.push(key.clone());
@@ -133,18 +137,22 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
 pub struct OutputAttr {
     pub display: bool,
     pub krate: Option<Path>,
+    /// The keys given so far, over all `#[tool_output]` attributes.
+    seen: Vec<String>,
+    /// Each key given again after its first time (the first value is kept).
+    pub repeated: Vec<Path>,
 }
 
 /// Parse one `#[tool_output(...)]` attribute into `out`.
-pub fn parse_output_attr(cx: &mut Ctxt, attr: &syn::Attribute, out: &mut OutputAttr, seen: &mut Vec<String>) {
+pub fn parse_output_attr(cx: &mut Ctxt, attr: &syn::Attribute, out: &mut OutputAttr) {
     let result = attr.parse_nested_meta(|meta| {
         let key = path_text(&meta.path);
         let value = parse_value(&meta)?;
-        if seen.contains(&key) {
-            cx.error_spanned_by(&meta.path, format!("duplicate key `{key}`: give it once"));
+        if out.seen.contains(&key) {
+            out.repeated.push(meta.path.clone());
             return Ok(());
         }
-        seen.push(key.clone());
+        out.seen.push(key.clone());
         match key.as_str() {
             "display" => out.display = flag(cx, &meta.path, &key, value).unwrap_or(false),
             "crate" => {
@@ -203,7 +211,8 @@ fn flag(cx: &mut Ctxt, path: &Path, key: &str, value: Option<Expr>) -> Option<bo
     }
 }
 
-fn path_text(path: &Path) -> String {
+/// A key as written: `name`, or `a::b` for a key that is a path.
+pub fn path_text(path: &Path) -> String {
     path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
 }
 

@@ -1,13 +1,16 @@
 //! Code generation for `#[tool]`: the tool type, its `TypedTool` impl (and
 //! through it `Tool`), the request struct of the per-argument form, and the
 //! fallback emitted when the input is wrong.
+//!
+//! Each trait impl is `#[automatically_derived]`, as a derive's would be:
+//! lints and coverage tools then treat it as generated, not as the user's.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, ImplItem, ItemFn, ItemImpl, Pat, Type};
 
-use crate::ast::{Input, Return, Tool, is_field_attr, is_tool_attr, marked_methods};
+use crate::ast::{Input, Return, Tool, ToolImpl, is_field_attr, is_tool_attr};
 use crate::ctxt::Ctxt;
 use crate::krate::Paths;
 use crate::valid;
@@ -33,6 +36,9 @@ fn tool_fn(attr: TokenStream, item: ItemFn) -> TokenStream {
     valid::check_tool(&mut cx, &tool);
     let paths = Paths::resolve(tool.attr.krate.as_ref());
     let mut cleaned = item.clone();
+    // A repeated `#[tool]` is an error; left on the fn, it would expand it
+    // again and define the tool type twice.
+    cleaned.attrs.retain(|a| !is_tool_attr(a));
     strip_arg_attrs(&mut cleaned.sig);
     let errors = match cx.check() {
         Ok(()) => return expand_fn(&tool, &cleaned, &paths),
@@ -57,37 +63,24 @@ fn tool_fn(attr: TokenStream, item: ItemFn) -> TokenStream {
 
 fn tool_impl(attr: TokenStream, item: ItemImpl) -> TokenStream {
     let mut cx = Ctxt::default();
-    if !attr.is_empty() {
-        cx.error_spanned_by(
-            &attr,
-            "on the impl block write a bare #[tool]; the options go on the method: #[tool(name = \"...\")]",
-        );
-    }
-    let marked = marked_methods(&item);
-    valid::check_impl(&mut cx, &item, marked.len());
-    for extra in marked.iter().skip(1) {
-        cx.error_spanned_by(
-            &extra.sig.ident,
-            "only one method of the impl can be the tool: one type, one tool",
-        );
-    }
-    let tool = marked.first().map(|method| Tool::from_method(&mut cx, &item.self_ty, method));
-    if let Some(tool) = &tool {
-        valid::check_tool(&mut cx, tool);
-    }
-    let paths = Paths::resolve(tool.as_ref().and_then(|t| t.attr.krate.as_ref()));
+    let input = ToolImpl::from_impl(&mut cx, attr, &item);
+    valid::check_impl(&mut cx, &input);
+    let paths = Paths::resolve(input.tool.as_ref().and_then(|t| t.attr.krate.as_ref()));
     let mut cleaned = item.clone();
+    cleaned.attrs.retain(|a| !is_tool_attr(a));
     for impl_item in &mut cleaned.items {
         if let ImplItem::Fn(method) = impl_item {
             method.attrs.retain(|a| !is_tool_attr(a));
             strip_arg_attrs(&mut method.sig);
         }
     }
-    match (cx.check(), tool) {
-        (Ok(()), Some(tool)) => expand_method(&tool, &cleaned, &paths),
+    match (cx.check(), &input.tool) {
+        (Ok(()), Some(tool)) => expand_method(tool, &cleaned, &paths),
         (result, _) => {
             let errors = result.err().map(|e| e.to_compile_error());
             let self_ty = &item.self_ty;
+            // Not for a generic or trait impl, where a `Tool` impl for the
+            // type as written would add errors of its own.
             let stand_in = if item.generics.params.is_empty() && item.trait_.is_none() {
                 fallback(&paths, &quote!(#self_ty))
             } else {
@@ -311,6 +304,7 @@ fn typed_impl(
     };
     let destructure = &request.destructure;
     quote! {
+        #[automatically_derived]
         impl #krate::TypedTool for #self_ty {
             #request_line
             #output_line
@@ -337,6 +331,7 @@ fn typed_impl(
 fn fallback(paths: &Paths, self_ty: &TokenStream) -> TokenStream {
     let (krate, private) = (&paths.krate, &paths.private);
     quote! {
+        #[automatically_derived]
         impl #krate::Tool for #self_ty {
             fn name(&self) -> &str { #private::unreachable!() }
             fn description(&self) -> &str { #private::unreachable!() }

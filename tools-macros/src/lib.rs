@@ -4,8 +4,12 @@
 //!
 //! The macro runs in three passes, as thiserror's does: `ast`/`attr` parse
 //! the input into typed pieces, `valid` checks the rules and collects every
-//! error with its span (`ctxt`), `expand` writes the code. On error it emits
-//! the input as written, plus a stand-in impl, so one mistake is one error.
+//! error with its span (`ctxt`), `expand` writes the code. Every rule is in
+//! `valid`: parsing refuses only what it cannot read (an unknown key, a value
+//! of the wrong kind), and `expand` writes code from an input `valid`
+//! accepted. A `Ctxt` dropped without its errors checked panics, so none is
+//! lost. On error the macro emits the input as written, plus a stand-in impl,
+//! so one mistake is one error.
 //!
 //! # `#[tool]`
 //!
@@ -32,14 +36,21 @@
 //! }
 //! ```
 //!
-//! Arguments: at most one `&ToolContext` (optional, anywhere), and one
-//! request whose type is `Deserialize + JsonSchema`; or, with `args`,
+//! Arguments: at most one context (optional, anywhere), and one request
+//! whose type is `Deserialize + JsonSchema`; or, with `args`,
 //! named arguments (`city: String, days: Option<u8>`) from which the macro
 //! writes the request struct `<Type>Args` (doc comments, `#[serde]` and
 //! `#[schemars]` on an argument go to its field; `Option` fields are not
 //! required). Returns: `Result<T, E>` (also an alias such as
 //! `anyhow::Result<T>`) whose `T` is a `ToolOutput` and `E` converts into
 //! `ToolError`, or a plain `ToolOutput` for an infallible tool.
+//!
+//! The context is found by its type, not its name: it is the argument whose
+//! type is a shared reference to `ToolContext` (`&ToolContext`,
+//! `&tools::ToolContext`: the last path segment counts), whatever it is
+//! called. So with `args`, `context: String` or `ctx: String` is an ordinary
+//! named argument, a field of the request. A `ToolContext` taken by value or
+//! by `&mut` is refused with a message saying to take `&ToolContext`.
 //!
 //! | key | value | default |
 //! |---|---|---|
@@ -53,6 +64,10 @@
 //! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
 //! | `web_search_fallback` | flag: allow the reserved name `web_search` | off |
 //! | `crate` | `"my_tools"`: the path to the facade or `tools-core` | found in Cargo.toml |
+//!
+//! Each item takes one `#[tool]`, and a key is given once: a second
+//! `#[tool]` on a fn, a method or an impl block, or a key given twice, is an
+//! error on the second.
 //!
 //! Each tool type also gets `fn tool_spec() -> ToolSpec`: the spec the
 //! attribute declares, for a stateful tool to start from

@@ -1,5 +1,6 @@
 //! `#[derive(ToolOutput)]`: compact JSON of a `Serialize` type, or its
-//! `Display` text with `#[tool_output(display)]`.
+//! `Display` text with `#[tool_output(display)]`. The impl is
+//! `#[automatically_derived]`, as any derive's, so lints treat it as generated.
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
@@ -8,6 +9,7 @@ use syn::DeriveInput;
 use crate::attr::{OutputAttr, parse_output_attr};
 use crate::ctxt::Ctxt;
 use crate::krate::Paths;
+use crate::valid;
 
 /// Expand the derive.
 pub fn derive(input: TokenStream) -> TokenStream {
@@ -17,10 +19,10 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     let mut cx = Ctxt::default();
     let mut attr = OutputAttr::default();
-    let mut seen = Vec::new();
     for a in input.attrs.iter().filter(|a| a.path().is_ident("tool_output")) {
-        parse_output_attr(&mut cx, a, &mut attr, &mut seen);
+        parse_output_attr(&mut cx, a, &mut attr);
     }
+    valid::check_output(&mut cx, &attr);
     let paths = Paths::resolve(attr.krate.as_ref());
     let (krate, private) = (&paths.krate, &paths.private);
     let ident = &input.ident;
@@ -48,6 +50,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     };
     quote! {
         #errors
+        #[automatically_derived]
         impl #impl_generics #krate::ToolOutput for #ident #ty_generics #where_clause {
             fn into_content(self) -> #private::Result<#private::String, #krate::ToolError> {
                 #body

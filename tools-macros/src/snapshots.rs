@@ -5,7 +5,10 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 fn expand(attr: TokenStream, item: TokenStream) -> String {
-    let tokens = crate::expand::tool(attr, item);
+    pretty(crate::expand::tool(attr, item))
+}
+
+fn pretty(tokens: TokenStream) -> String {
     match syn::parse_file(&tokens.to_string()) {
         Ok(file) => prettyplease::unparse(&file),
         Err(error) => panic!("the expansion does not parse: {error}\n{tokens}"),
@@ -71,4 +74,14 @@ fn fallback_on_error() {
             }
         },
     ));
+}
+
+#[test]
+fn tool_output_of_a_generic_type() {
+    insta::assert_snapshot!(pretty(crate::output::derive(quote! {
+        #[derive(Serialize, ToolOutput)]
+        struct Page<T> {
+            items: Vec<T>,
+        }
+    })));
 }

@@ -1,10 +1,11 @@
-//! The rules a `#[tool]` input must follow, each failure an error on the
-//! user's own code saying how to fix it.
+//! The rules a `#[tool]` or `#[tool_output]` input must follow, each failure
+//! an error on the user's own code saying how to fix it.
 
 use syn::visit::Visit;
-use syn::{ItemImpl, Pat, Type};
+use syn::{Pat, Path, Type};
 
-use crate::ast::{Tool, last_segment};
+use crate::ast::{Arg, Tool, ToolImpl, last_segment};
+use crate::attr::{OutputAttr, path_text};
 use crate::ctxt::Ctxt;
 
 /// The name providers reserve for their native web search.
@@ -12,6 +13,7 @@ const RESERVED_WEB_SEARCH: &str = "web_search";
 
 /// Check a tool, recording every broken rule.
 pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
+    check_repeated(cx, tool);
     check_signature(cx, tool);
     check_receiver(cx, tool);
     check_ctx(cx, tool);
@@ -21,8 +23,22 @@ pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
     check_keys(cx, tool);
 }
 
-/// Check the impl block of the method form.
-pub fn check_impl(cx: &mut Ctxt, item: &ItemImpl, marked: usize) {
+/// Check the method form: the impl block, its marked methods and the tool.
+pub fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
+    let item = input.item;
+    for attr in &input.repeated {
+        cx.error_spanned_by(
+            attr,
+            "#[tool] is given twice on this impl block: remove the second #[tool] (the options go on the \
+             tool method)",
+        );
+    }
+    if !input.options.is_empty() {
+        cx.error_spanned_by(
+            &input.options,
+            "on the impl block write a bare #[tool]; the options go on the method: #[tool(name = \"...\")]",
+        );
+    }
     if let Some((path, _)) = &item.trait_ {
         cx.error_spanned_by(
             path,
@@ -38,13 +54,38 @@ pub fn check_impl(cx: &mut Ctxt, item: &ItemImpl, marked: usize) {
     if !matches!(&*item.self_ty, Type::Path(_)) {
         cx.error_spanned_by(&item.self_ty, "#[tool] needs a named type here: `impl MyTool { ... }`");
     }
-    match marked {
-        0 => cx.error_spanned_by(
+    if input.marked.is_empty() {
+        cx.error_spanned_by(
             &item.self_ty,
             "no method of this impl is marked as the tool: put #[tool] on the async method that runs it",
-        ),
-        1 => {}
-        _ => {} // reported on the second method by the caller
+        );
+    }
+    for extra in input.marked.iter().skip(1) {
+        cx.error_spanned_by(
+            &extra.sig.ident,
+            "only one method of the impl can be the tool: one type, one tool",
+        );
+    }
+    if let Some(tool) = &input.tool {
+        check_tool(cx, tool);
+    }
+}
+
+/// Check what `#[tool_output(...)]` said.
+pub fn check_output(cx: &mut Ctxt, attr: &OutputAttr) {
+    repeated_keys(cx, "tool_output", &attr.repeated);
+}
+
+fn check_repeated(cx: &mut Ctxt, tool: &Tool) {
+    let what = if tool.self_ty.is_some() { "method" } else { "fn" };
+    for attr in &tool.repeated {
+        cx.error_spanned_by(
+            attr,
+            format!(
+                "#[tool] is given twice on this {what}: remove the second #[tool] and put all the keys in the \
+                 first, e.g. `#[tool(name = \"get_weather\", read_only)]`"
+            ),
+        );
     }
 }
 
@@ -148,7 +189,23 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
         }
         return;
     }
-    match inputs.as_slice() {
+    // Beside another argument, a reference is most likely a context of the
+    // wrong type (the context is found by its type, not its name): say so
+    // there, rather than call the real request "a second request".
+    let (refs, owned): (Vec<&Arg>, Vec<&Arg>) = if inputs.len() > 1 {
+        inputs.iter().copied().partition(|arg| matches!(arg.ty, Type::Reference(_)))
+    } else {
+        (Vec::new(), inputs)
+    };
+    for arg in &refs {
+        cx.error_spanned_by(
+            arg.ty,
+            "this reference is neither the context nor the request: the context is found by its type, write \
+             `ctx: &ToolContext` (the SDK's), and the request is an owned type (`req: WeatherRequest`)",
+        );
+    }
+    match owned.as_slice() {
+        [] if !refs.is_empty() => {}
         [] => cx.error_spanned_by(
             &tool.sig.ident,
             "this tool has no request: add an argument whose type is the request struct (`req: WeatherRequest`, \
@@ -213,6 +270,7 @@ fn check_description(cx: &mut Ctxt, tool: &Tool) {
 }
 
 fn check_keys(cx: &mut Ctxt, tool: &Tool) {
+    repeated_keys(cx, "tool", &tool.attr.repeated);
     if tool.self_ty.is_none()
         && let Some(spec) = &tool.attr.spec
     {
@@ -228,6 +286,17 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
         cx.error_spanned_by(
             name,
             "`struct_name` is for free fns: the method form's tool is the impl's own type",
+        );
+    }
+}
+
+/// Report each key given a second time, on that second occurrence.
+fn repeated_keys(cx: &mut Ctxt, attr: &str, repeated: &[Path]) {
+    for path in repeated {
+        let key = path_text(path);
+        cx.error_spanned_by(
+            path,
+            format!("duplicate key `{key}` in #[{attr}]: remove the second `{key}`, each key is given once"),
         );
     }
 }

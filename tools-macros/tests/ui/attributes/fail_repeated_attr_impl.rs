@@ -1,0 +1,18 @@
+use tools::tool;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Req {}
+
+struct Search;
+
+#[tool]
+#[tool]
+impl Search {
+    /// Doc.
+    #[tool]
+    async fn search(&self, _req: Req) -> String {
+        String::new()
+    }
+}
+
+fn main() {}
