@@ -101,6 +101,11 @@ fn looks_like_container(text: &str) -> bool {
 
 /// The body of the first ```` ``` ```` fence: from after the fence line (which
 /// may carry a language tag) to the closing fence, or to the end if it is missing.
+///
+/// The closing fence is the first one that starts a line, as in Markdown: a
+/// ```` ``` ```` inside the JSON is inside a string, and a JSON string never
+/// holds a raw line break. A fence kept on one line (```` ```{"a":1}``` ````)
+/// closes at the last ```` ``` ````.
 fn fenced(text: &str) -> Option<&str> {
     let open = memchr::memmem::find(text.as_bytes(), b"```")?;
     let after = &text[open + 3..];
@@ -111,8 +116,20 @@ fn fenced(text: &str) -> Option<&str> {
         _ => after.len() - after.trim_start_matches(|c: char| c.is_ascii_alphanumeric()).len(),
     };
     let body = &after[body_start..];
-    let end = memchr::memmem::find(body.as_bytes(), b"```").unwrap_or(body.len());
+    let end = closing_fence(body).unwrap_or(body.len());
     Some(&body[..end])
+}
+
+fn closing_fence(body: &str) -> Option<usize> {
+    let mut line_start = 0;
+    for line in body.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start().len();
+        if line[indent..].starts_with("```") {
+            return Some(line_start + indent);
+        }
+        line_start += line.len();
+    }
+    memchr::memmem::rfind(body.as_bytes(), b"```")
 }
 
 /// The first complete JSON object or array inside `text`, found by letting
@@ -172,6 +189,15 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(clean_json(input), *expected, "input: {input:?}");
         }
+    }
+
+    #[test]
+    fn a_fence_inside_a_json_string_does_not_close_the_fence() {
+        let raw = "```json\n{\"note\":\"wrap code in ``` fences\"}\n```";
+        assert_eq!(clean_json(raw), r#"{"note":"wrap code in ``` fences"}"#);
+        let encoded = "```json\n\"{\\\"_\\\":{\\\"```\\\":null}}\"\n```";
+        assert_eq!(clean_json(encoded), r#"{"_":{"```":null}}"#);
+        assert_eq!(clean_json(r#"```{"a":"```"}```"#), r#"{"a":"```"}"#);
     }
 
     #[test]
