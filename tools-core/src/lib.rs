@@ -38,9 +38,6 @@ pub use context::ToolContext;
 pub use describe::to_markdown;
 pub use error::{BoxError, ToolError};
 pub use output::{Displayed, Json, ToolOutput};
-// The macro's generated code still names it here; `__private` is its home.
-#[doc(hidden)]
-pub use output::to_json_content;
 pub use renamed::Renamed;
 pub use spec::{Annotations, ToolSpec};
 pub use tool::{Tool, ToolFuture};

@@ -42,7 +42,7 @@ pub fn derive(input: TokenStream) -> TokenStream {
     let body = if attr.display {
         quote_spanned!(ident.span()=> #private::Result::Ok(#private::ToString::to_string(&self)))
     } else {
-        quote_spanned!(ident.span()=> #krate::to_json_content(&self))
+        quote_spanned!(ident.span()=> #private::to_json_content(&self))
     };
     let errors = match cx.check() {
         Ok(()) => TokenStream::new(),
