@@ -1,11 +1,29 @@
-//! The agent loop of the tools SDK: what runs a toolset against a model,
-//! turn after turn.
+//! The agent loop of the tools SDK: a model, a toolset and a loop that runs
+//! the model's calls until it answers.
 //!
-//! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns
-//!   (tool calls in all, calls of unknown tools, retries of one tool in a
-//!   row), and [`LimitExceeded`], the limit it went past.
+//! - [`Agent`]: the loop ([`Agent::run`], [`Agent::stream`]), its settings
+//!   and what a run gives back ([`RunResult`], [`StopReason`]);
+//! - [`Model`]: one request, one response (or a stream of [`ModelEvent`]s),
+//!   implemented by the provider clients and by [`ScriptedModel`];
+//! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
+//!   save and continue;
+//! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
+//! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model.
 #![deny(missing_docs)]
 
+mod agent;
 mod budget;
+mod error;
+mod model;
+mod scripted;
+mod transcript;
 
+pub use agent::{Agent, AgentEvent, RunResult, StopReason};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
+pub use error::{AgentError, ModelError};
+pub use model::{
+    CallAssembler, Model, ModelEvent, ModelRequest, ModelResponse, ModelSettings, ModelStream, ToolChoice,
+    Usage,
+};
+pub use scripted::{ScriptedModel, SeenRequest};
+pub use transcript::{Message, Transcript};

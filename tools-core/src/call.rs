@@ -1,8 +1,11 @@
 //! One turn's calls as data: what the model asked for and what it gets back.
+//! Serializable, so a run's transcript can be stored and continued.
+
+use serde::{Deserialize, Serialize};
 
 /// One tool call the model made: its id, the tool's name and the raw
 /// argument string, exactly as the provider sent them.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The provider's id for the call, echoed back in the result.
     pub id: String,
@@ -20,7 +23,8 @@ impl ToolCall {
 }
 
 /// How one call ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Outcome {
     /// The tool ran and returned content.
@@ -73,7 +77,7 @@ impl Outcome {
 }
 
 /// The result of one call, in the order of the turn's calls.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The id of the call this answers.
     pub id: String,

@@ -60,7 +60,10 @@ impl Toolset {
             ([call], _) => vec![self.call(ctx, call).await],
             (_, None) => self.run_unbounded(ctx, calls).await,
             (_, Some(limit)) => {
-                futures::stream::iter(calls).map(|call| self.call(ctx, call)).buffered(limit).collect().await
+                // The futures are made first: a stream holding the
+                // closure that makes them would not be provably `Send`.
+                let pending: Vec<_> = calls.iter().map(|call| self.call(ctx, call)).collect();
+                futures::stream::iter(pending).buffered(limit).collect().await
             }
         }
     }

@@ -1,0 +1,104 @@
+//! Why a request to a model failed, and why a run stopped with an error.
+
+use std::time::Duration;
+
+use crate::Transcript;
+
+/// Why a request to a model did not give a response.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The provider refused the key (HTTP 401 or 403).
+    #[error("{provider} refused the API key (HTTP {status}): check {variable}")]
+    Unauthorized {
+        /// The provider's name.
+        provider: String,
+        /// 401 or 403.
+        status: u16,
+        /// The environment variable the key is read from.
+        variable: &'static str,
+    },
+    /// The provider refused the request (HTTP 400, 404, 422...), with its message.
+    #[error("{provider} rejected the request (HTTP {status}): {message}")]
+    Rejected {
+        /// The provider's name.
+        provider: String,
+        /// The status.
+        status: u16,
+        /// The provider's own message.
+        message: String,
+    },
+    /// Rate limited or overloaded (429, 503, 529...) after every retry.
+    #[error("{provider} is rate limited or overloaded (HTTP {status}) after {attempts} attempts")]
+    Unavailable {
+        /// The provider's name.
+        provider: String,
+        /// The last status.
+        status: u16,
+        /// Requests made, the first included.
+        attempts: u32,
+    },
+    /// A server error (500, 502...) after every retry.
+    #[error("{provider} failed (HTTP {status}) after {attempts} attempts: {excerpt}")]
+    Server {
+        /// The provider's name.
+        provider: String,
+        /// The last status.
+        status: u16,
+        /// Requests made, the first included.
+        attempts: u32,
+        /// The start of the last body.
+        excerpt: String,
+    },
+    /// A body that is not shaped as the provider documents it.
+    #[error("{provider} answered HTTP {status} with a body that could not be read ({problem}): {excerpt}")]
+    Malformed {
+        /// The provider's name.
+        provider: String,
+        /// The status.
+        status: u16,
+        /// What did not fit.
+        problem: String,
+        /// The start of the body.
+        excerpt: String,
+    },
+    /// The request took longer than its timeout.
+    #[error("the request to {provider} timed out after {timeout:?}")]
+    Timeout {
+        /// The provider's name.
+        provider: String,
+        /// The timeout that passed.
+        timeout: Duration,
+    },
+    /// The connection failed or broke.
+    #[error("could not reach {provider}: {message}")]
+    Network {
+        /// The provider's name.
+        provider: String,
+        /// What the HTTP client said.
+        message: String,
+    },
+    /// A stream ended before the provider said it was complete.
+    #[error("the stream from {provider} ended early: {message}")]
+    StreamEnded {
+        /// The provider's name.
+        provider: String,
+        /// What was missing.
+        message: String,
+    },
+    /// The client is not set up: no key, a bad base URL.
+    #[error("{0}")]
+    Config(String),
+}
+
+/// A run that stopped because a request failed. The transcript holds
+/// everything up to the failed request, so the run can be continued.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the run stopped: {error}")]
+pub struct AgentError {
+    /// What failed.
+    #[source]
+    pub error: ModelError,
+    /// The run so far.
+    pub transcript: Box<Transcript>,
+}

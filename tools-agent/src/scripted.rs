@@ -1,0 +1,101 @@
+//! A model whose answers are written in advance: for examples that run
+//! offline and for tests of the loop itself.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use tools_core::ToolCall;
+
+use crate::model::{ModelRequest, ModelResponse, Usage};
+use crate::{Message, Model, ModelError};
+
+/// What a [`ScriptedModel`] saw of one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeenRequest {
+    /// The messages sent.
+    pub messages: Vec<Message>,
+    /// The names of the tools offered; `None` for a tool-less request.
+    pub tools: Option<Vec<String>>,
+}
+
+/// A [`Model`] that answers each request with the next scripted response,
+/// and remembers what it was asked.
+///
+/// ```
+/// use tools_agent::{Model, ScriptedModel};
+/// use tools_core::ToolCall;
+///
+/// let model = ScriptedModel::new()
+///     .then_calls([ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)])
+///     .then_text("12°C in Oslo.");
+/// assert_eq!(model.remaining(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct ScriptedModel {
+    script: Mutex<VecDeque<Result<ModelResponse, ModelError>>>,
+    seen: Mutex<Vec<SeenRequest>>,
+}
+
+impl ScriptedModel {
+    /// A model with nothing to say yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Next, answer with this text.
+    pub fn then_text(self, text: impl Into<String>) -> Self {
+        self.then(Ok(ModelResponse { text: text.into(), calls: Vec::new(), usage: Usage::default() }))
+    }
+
+    /// Next, call these tools.
+    pub fn then_calls(self, calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        self.then(Ok(ModelResponse {
+            text: String::new(),
+            calls: calls.into_iter().collect(),
+            usage: Usage::default(),
+        }))
+    }
+
+    /// Next, this response or error.
+    pub fn then(self, response: Result<ModelResponse, ModelError>) -> Self {
+        if let Ok(mut script) = self.script.lock() {
+            script.push_back(response);
+        }
+        self
+    }
+
+    /// The responses not given yet.
+    pub fn remaining(&self) -> usize {
+        self.script.lock().map_or(0, |script| script.len())
+    }
+
+    /// What the model was asked, in order.
+    pub fn seen(&self) -> Vec<SeenRequest> {
+        self.seen.lock().map(|seen| seen.clone()).unwrap_or_default()
+    }
+}
+
+impl Model for ScriptedModel {
+    fn provider(&self) -> &str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        "scripted"
+    }
+
+    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        let seen = SeenRequest {
+            messages: request.messages.to_vec(),
+            tools: request.tools.map(|tools| tools.names().map(str::to_owned).collect()),
+        };
+        if let Ok(mut log) = self.seen.lock() {
+            log.push(seen);
+        }
+        let next = self.script.lock().ok().and_then(|mut script| script.pop_front());
+        Box::pin(async move {
+            next.unwrap_or_else(|| Err(ModelError::Config("the scripted model has no answer left".into())))
+        })
+    }
+}
