@@ -8,12 +8,14 @@
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
-//! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model.
+//! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
+//!   [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
 #![deny(missing_docs)]
 
 mod agent;
 mod budget;
 mod error;
+mod http;
 mod model;
 mod scripted;
 mod transcript;
@@ -21,6 +23,7 @@ mod transcript;
 pub use agent::{Agent, AgentEvent, RunResult, StopReason};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use error::{AgentError, ModelError};
+pub use http::{ApiKey, RetryPolicy};
 pub use model::{
     CallAssembler, Model, ModelEvent, ModelRequest, ModelResponse, ModelSettings, ModelStream, ToolChoice,
     Usage,

@@ -1,0 +1,274 @@
+//! What every client does over HTTP: keys that never show, retries with
+//! backoff that honours `Retry-After`, the provider's status codes turned
+//! into [`ModelError`]s, and server-sent events read as they arrive.
+
+use std::time::{Duration, Instant};
+
+use eventsource_stream::{Event, Eventsource};
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
+use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
+use serde_json::Value;
+
+use crate::ModelError;
+
+/// An API key: sent in a header, never shown in `Debug` output, errors or logs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// A key given as it is.
+    pub fn new(key: impl Into<String>) -> Self {
+        Self(key.into())
+    }
+
+    /// The key in this environment variable, if it is set and not blank.
+    pub fn from_env(variable: &str) -> Option<Self> {
+        std::env::var(variable).ok().filter(|key| !key.trim().is_empty()).map(Self)
+    }
+
+    /// The key as a header value, marked sensitive so that reqwest and
+    /// tracing never print it.
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ModelError> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0))
+            .map_err(|_| ModelError::Config("the API key holds characters a header cannot carry".into()))?;
+        value.set_sensitive(true);
+        Ok(value)
+    }
+}
+
+impl std::fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// How often, and how long, a request that met a rate limit, an overloaded
+/// server or a server error is tried again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RetryPolicy {
+    /// Requests in all, the first included (at least one).
+    pub max_attempts: u32,
+    /// The wait before the first retry; it doubles after each.
+    pub initial_backoff: Duration,
+    /// The longest wait between two attempts, `Retry-After` included.
+    pub max_backoff: Duration,
+    /// The most time all attempts may take together.
+    pub max_total: Duration,
+}
+
+impl Default for RetryPolicy {
+    /// 4 attempts, from 500 ms doubling up to 8 s, 60 s in all.
+    fn default() -> Self {
+        Self {
+            max_attempts: 4,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            max_total: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// No retry at all.
+    pub fn none() -> Self {
+        Self { max_attempts: 1, ..Self::default() }
+    }
+
+    /// The same policy with another number of attempts.
+    pub fn with_max_attempts(mut self, attempts: u32) -> Self {
+        self.max_attempts = attempts.max(1);
+        self
+    }
+
+    /// The same policy with another first wait.
+    pub fn with_initial_backoff(mut self, wait: Duration) -> Self {
+        self.initial_backoff = wait;
+        self
+    }
+
+    /// The same policy with another bound on all attempts together.
+    pub fn with_max_total(mut self, total: Duration) -> Self {
+        self.max_total = total;
+        self
+    }
+}
+
+/// One provider's HTTP side: its name, the variable its key comes from,
+/// the client and the retry policy.
+#[derive(Clone, Debug)]
+pub(crate) struct Endpoint {
+    pub(crate) provider: &'static str,
+    pub(crate) key_variable: &'static str,
+    pub(crate) client: reqwest::Client,
+    pub(crate) retry: RetryPolicy,
+}
+
+/// A server-sent event stream, each event's data as text.
+pub(crate) type Events = BoxStream<'static, Result<Event, ModelError>>;
+
+impl Endpoint {
+    pub(crate) fn new(provider: &'static str, key_variable: &'static str) -> Self {
+        Self { provider, key_variable, client: reqwest::Client::new(), retry: RetryPolicy::default() }
+    }
+
+    /// POST `body` and read the JSON answer.
+    pub(crate) async fn post_json(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &Value,
+        timeout: Option<Duration>,
+    ) -> Result<Value, ModelError> {
+        let response = self.send(url, headers, body, timeout).await?;
+        let status = response.status().as_u16();
+        let text = response.text().await.map_err(|error| self.transport(error, timeout))?;
+        serde_json::from_str(&text).map_err(|error| ModelError::Malformed {
+            provider: self.provider.into(),
+            status,
+            problem: error.to_string(),
+            excerpt: excerpt(&text),
+        })
+    }
+
+    /// POST `body` and read the answer as server-sent events. Retries
+    /// happen before the first byte of the stream, never inside it.
+    pub(crate) async fn post_events(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &Value,
+        timeout: Option<Duration>,
+    ) -> Result<Events, ModelError> {
+        let response = self.send(url, headers, body, timeout).await?;
+        let provider = self.provider;
+        let events = response.bytes_stream().eventsource().map_err(move |error| ModelError::StreamEnded {
+            provider: provider.into(),
+            message: error.to_string(),
+        });
+        Ok(events.boxed())
+    }
+
+    /// Send until a success, a status that retrying cannot fix, or the
+    /// policy's end.
+    async fn send(
+        &self,
+        url: &str,
+        headers: HeaderMap,
+        body: &Value,
+        timeout: Option<Duration>,
+    ) -> Result<reqwest::Response, ModelError> {
+        let started = Instant::now();
+        let mut backoff = self.retry.initial_backoff;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut request = self.client.post(url).headers(headers.clone()).json(body);
+            if let Some(timeout) = timeout {
+                request = request.timeout(timeout);
+            }
+            let (retryable, wait_hint) = match request.send().await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let status = response.status().as_u16();
+                    let hint = retry_after(response.headers());
+                    let text = response.text().await.unwrap_or_default();
+                    let error = self.status_error(status, &text, attempt);
+                    if !matches!(status, 429 | 500 | 502 | 503 | 504 | 529) {
+                        return Err(error);
+                    }
+                    (error, hint)
+                }
+                // A connection that failed before any answer may be tried
+                // again; a timeout is the user's own bound, kept as it is.
+                Err(error) if error.is_connect() => (self.transport(error, timeout), None),
+                Err(error) => return Err(self.transport(error, timeout)),
+            };
+            let wait = wait_hint.unwrap_or(backoff).min(self.retry.max_backoff);
+            if attempt >= self.retry.max_attempts || started.elapsed() + wait > self.retry.max_total {
+                return Err(retryable);
+            }
+            tracing::warn!(provider = self.provider, attempt, wait_ms = wait.as_millis() as u64, "retrying the model request");
+            tokio::time::sleep(wait).await;
+            backoff = backoff.saturating_mul(2);
+        }
+    }
+
+    fn status_error(&self, status: u16, body: &str, attempts: u32) -> ModelError {
+        let provider = self.provider.to_owned();
+        match status {
+            401 | 403 => ModelError::Unauthorized { provider, status, variable: self.key_variable },
+            429 | 503 | 529 => ModelError::Unavailable { provider, status, attempts },
+            500..=599 => ModelError::Server { provider, status, attempts, excerpt: excerpt(body) },
+            _ => ModelError::Rejected { provider, status, message: provider_message(body) },
+        }
+    }
+
+    fn transport(&self, error: reqwest::Error, timeout: Option<Duration>) -> ModelError {
+        let provider = self.provider.to_owned();
+        match (error.is_timeout(), timeout) {
+            (true, Some(timeout)) => ModelError::Timeout { provider, timeout },
+            // reqwest prints the URL, never the headers, so the key stays out.
+            _ => ModelError::Network { provider, message: error.to_string() },
+        }
+    }
+}
+
+/// The wait a `Retry-After` header asks for, in seconds (the form the
+/// providers send).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds: f64 = headers.get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// The provider's own message in an error body: OpenAI, Anthropic and
+/// Gemini all answer `{"error": {"message": "..."}}`; anything else is
+/// shown as an excerpt.
+fn provider_message(body: &str) -> String {
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|value| value.pointer("/error/message")).and_then(Value::as_str);
+    message.map_or_else(|| excerpt(body), str::to_owned)
+}
+
+/// The start of a body, for an error message: at most 200 characters, cut
+/// at a character boundary.
+pub(crate) fn excerpt(body: &str) -> String {
+    const MAX: usize = 200;
+    let trimmed = body.trim();
+    match trimmed.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &trimmed[..cut]),
+        None => trimmed.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_never_show() {
+        let key = ApiKey::new("sk-secret");
+        assert_eq!(format!("{key:?}"), "ApiKey(***)");
+        let header = key.header("Bearer ").unwrap();
+        assert!(header.is_sensitive());
+        assert!(!format!("{header:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn the_providers_message_is_read_from_an_error_body() {
+        let body = r#"{"error":{"message":"Invalid schema for function 'x'","type":"invalid_request_error"}}"#;
+        assert_eq!(provider_message(body), "Invalid schema for function 'x'");
+        assert_eq!(provider_message("<html>bad gateway</html>"), "<html>bad gateway</html>");
+        assert_eq!(excerpt(&"é".repeat(300)).chars().count(), 201);
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds() {
+        let mut headers = HeaderMap::new();
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("2"));
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(retry_after(&headers), None);
+    }
+}
