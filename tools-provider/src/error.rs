@@ -73,20 +73,3 @@ impl MessageError {
         Self { what, problem: problem.into() }
     }
 }
-
-/// Deserialize a provider payload into `T`, naming the JSON path of the
-/// first thing that does not fit.
-pub(crate) fn read<T: serde::de::DeserializeOwned>(
-    what: &'static str,
-    value: &serde_json::Value,
-) -> Result<T, MessageError> {
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner().to_string();
-        if path == "." {
-            MessageError::new(what, inner)
-        } else {
-            MessageError::new(what, format!("at `{path}`: {inner}"))
-        }
-    })
-}

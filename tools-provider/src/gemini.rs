@@ -48,8 +48,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::budget::ProviderLimits;
-use super::error::read;
-use super::{Definition, Dialect, DialectError, MessageError, notes};
+use super::payload::{list, read};
+use super::transform::{self, Keyword, Refuse};
+use super::{Definition, Dialect, DialectError, MessageError};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{JsonObject, Outcome, Tool, ToolCall, ToolResult};
 
@@ -168,7 +169,7 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
 /// ```
 pub fn parameters(tool: &str, schema: &JsonObject) -> Result<Option<JsonObject>, DialectError> {
     let refuse = |keyword: &str, problem: String| DialectError::tool(tool, Dialect::Gemini, keyword, problem);
-    if let Some(name) = notes::recursive_def(schema) {
+    if let Some(name) = transform::recursive_def(schema) {
         return Err(refuse(
             "$ref",
             format!("the schema is recursive (through `{name}`); Gemini has no references"),
@@ -188,16 +189,14 @@ pub fn parameters(tool: &str, schema: &JsonObject) -> Result<Option<JsonObject>,
     }
 }
 
-type Refuse<'a> = dyn Fn(&str, String) -> DialectError + 'a;
-
 fn inline(node: &mut Value, defs: &JsonObject, path: &str, refuse: &Refuse<'_>) -> Result<(), DialectError> {
     let Value::Object(object) = node else { return Ok(()) };
     if let Some(reference) = object.remove("$ref") {
-        let name = reference.as_str().and_then(notes::local_def);
+        let name = reference.as_str().and_then(transform::local_def);
         let Some(target) = name.and_then(|name| defs.get(name)) else {
             return Err(refuse(
                 "$ref",
-                format!("{}: `{reference}` is not a local definition", notes::at(path)),
+                format!("{}: `{reference}` is not a local definition", transform::at(path)),
             ));
         };
         let siblings = std::mem::take(object);
@@ -208,23 +207,23 @@ fn inline(node: &mut Value, defs: &JsonObject, path: &str, refuse: &Refuse<'_>) 
         }
         return inline(node, defs, path, refuse);
     }
-    notes::try_for_each_child(object, |child, segment| {
-        inline(child, defs, &notes::join(path, &segment), refuse)
+    transform::try_for_each_child(object, |child, segment| {
+        inline(child, defs, &transform::join(path, &segment), refuse)
     })
 }
 
 fn convert(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), DialectError> {
-    let any = || format!("{}: a schema that accepts any value has no Gemini type", notes::at(path));
+    let any = || format!("{}: a schema that accepts any value has no Gemini type", transform::at(path));
     let object = match node {
         Value::Bool(true) => return Err(refuse("true", any())),
         Value::Object(object) if object.is_empty() => return Err(refuse("{}", any())),
         Value::Object(object) => object,
         _ => return Ok(()),
     };
-    if let Some(keyword) = REFUSED.iter().find(|keyword| object.contains_key(**keyword)) {
-        return Err(refuse(keyword, format!("{}: not supported by Gemini", notes::at(path))));
+    if let Some(keyword) = transform::first_present(object, REFUSED) {
+        return Err(refuse(keyword, format!("{}: not supported by Gemini", transform::at(path))));
     }
-    notes::rename_key(object, "oneOf", "anyOf");
+    transform::rename_key(object, "oneOf", "anyOf");
     if let Some(Value::Array(branches)) = object.get_mut("anyOf") {
         let before = branches.len();
         branches.retain(|branch| branch.get("type").and_then(Value::as_str) != Some("null"));
@@ -271,13 +270,15 @@ fn convert(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), Dial
         {
             return Err(refuse(
                 "enum",
-                format!("{}: Gemini enums hold strings only, not {bad}", notes::at(path)),
+                format!("{}: Gemini enums hold strings only, not {bad}", transform::at(path)),
             ));
         }
         object.entry("type").or_insert_with(|| Value::String("string".into()));
         object.insert("format".into(), Value::String("enum".into()));
     }
-    notes::try_for_each_child(object, |child, segment| convert(child, &notes::join(path, &segment), refuse))?;
+    transform::try_for_each_child(object, |child, segment| {
+        convert(child, &transform::join(path, &segment), refuse)
+    })?;
     if let Some(branches) = object.remove("anyOf") {
         // anyOf must stand alone: what applied to the union applies to each branch.
         let mut branches = match branches {
@@ -298,9 +299,11 @@ fn convert(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), Dial
         object.insert("anyOf".into(), Value::Array(branches));
         return Ok(());
     }
-    let mut moved = Vec::new();
+    // A map's value schema is dropped with `additionalProperties` below, but
+    // what the values must be still matters to the model.
+    let mut notes = Vec::new();
     if let Some(map) = object.get("additionalProperties").filter(|v| v.is_object()).cloned() {
-        moved.push(("additionalProperties".to_owned(), map));
+        notes.push(("additionalProperties".to_owned(), map));
     }
     let empty_properties =
         object.get("properties").and_then(Value::as_object).is_some_and(JsonObject::is_empty);
@@ -321,28 +324,12 @@ fn convert(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), Dial
     if empty_properties && path.is_empty() {
         object.remove("properties");
     }
-    let keys: Vec<String> = object.keys().cloned().collect();
-    for key in keys {
-        let keep = match key.as_str() {
-            "format" => match object.get("format").and_then(Value::as_str) {
-                Some(format) if notes::NUMERIC_FORMATS.contains(&format) => {
-                    object.remove("format");
-                    continue;
-                }
-                Some(format) => FORMATS.contains(&format),
-                None => false,
-            },
-            other if DROPPED.contains(&other) => {
-                object.remove(other);
-                continue;
-            }
-            other => KEPT.contains(&other),
-        };
-        if !keep && let Some(value) = object.remove(&key) {
-            moved.push((key, value));
-        }
-    }
-    notes::append(object, &moved);
+    transform::keep_or_note(object, notes, |key, value| match key {
+        "format" => transform::format_rule(value, FORMATS),
+        other if DROPPED.contains(&other) => Keyword::Drop,
+        other if KEPT.contains(&other) => Keyword::Keep,
+        _ => Keyword::Note,
+    });
     Ok(())
 }
 
@@ -390,7 +377,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls)
 }
 
-fn parts_of(response: &Value) -> Result<&Vec<Value>, MessageError> {
+fn parts_of(response: &Value) -> Result<&[Value], MessageError> {
     let content = match response.get("candidates") {
         Some(Value::Array(candidates)) => match candidates.first() {
             Some(candidate) => match candidate.get("content") {
@@ -403,15 +390,7 @@ fn parts_of(response: &Value) -> Result<&Vec<Value>, MessageError> {
         Some(_) => return Err(MessageError::new(RESPONSE, "`candidates` is not an array")),
         None => response,
     };
-    match content {
-        Value::Array(parts) => Ok(parts),
-        Value::Object(object) => match object.get("parts") {
-            Some(Value::Array(parts)) => Ok(parts),
-            Some(_) => Err(MessageError::new(RESPONSE, "`parts` is not an array")),
-            None => Err(MessageError::new(RESPONSE, "no `parts` array")),
-        },
-        _ => Err(MessageError::new(RESPONSE, "expected a response, a content object or a parts array")),
-    }
+    list(RESPONSE, content, "parts", "expected a response, a content object or a parts array")
 }
 
 /// The turn's results as one content of `functionResponse` parts, in call

@@ -35,8 +35,9 @@ mod error;
 pub mod export;
 pub mod gemini;
 pub mod mcp;
-mod notes;
 pub mod openai;
+mod payload;
+mod transform;
 
 use serde_json::Value;
 

@@ -62,8 +62,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::budget::ProviderLimits;
-use super::error::read;
-use super::{Dialect, DialectError, MessageError, notes};
+use super::payload::{list, read};
+use super::transform::{self, Keyword, Refuse};
+use super::{Dialect, DialectError, MessageError};
 use tools_core::toolset::WebSearch;
 use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
 
@@ -210,14 +211,12 @@ pub fn strict_schema(tool: &str, schema: &JsonObject, dialect: Dialect) -> Resul
     }
 }
 
-type Refuse<'a> = dyn Fn(&str, String) -> DialectError + 'a;
-
 fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), DialectError> {
     let object = match node {
         Value::Bool(true) => {
             return Err(refuse(
                 "true",
-                format!("{}: a schema that accepts any value cannot be strict", notes::at(path)),
+                format!("{}: a schema that accepts any value cannot be strict", transform::at(path)),
             ));
         }
         Value::Object(object) => object,
@@ -226,13 +225,13 @@ fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), 
     if object.is_empty() {
         return Err(refuse(
             "{}",
-            format!("{}: a schema that accepts any value cannot be strict", notes::at(path)),
+            format!("{}: a schema that accepts any value cannot be strict", transform::at(path)),
         ));
     }
-    if let Some(keyword) = STRICT_REFUSED.iter().find(|keyword| object.contains_key(**keyword)) {
-        return Err(refuse(keyword, format!("{}: not supported in strict mode", notes::at(path))));
+    if let Some(keyword) = transform::first_present(object, STRICT_REFUSED) {
+        return Err(refuse(keyword, format!("{}: not supported in strict mode", transform::at(path))));
     }
-    notes::rename_key(object, "oneOf", "anyOf");
+    transform::rename_key(object, "oneOf", "anyOf");
     if object.len() > 1
         && let Some(reference) = object.remove("$ref")
     {
@@ -247,18 +246,7 @@ fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), 
             _ => false,
         };
     if is_object {
-        match object.get("additionalProperties") {
-            None | Some(Value::Bool(false)) => {}
-            Some(_) => {
-                return Err(refuse(
-                    "additionalProperties",
-                    format!(
-                        "{}: an open map (additionalProperties) cannot be expressed in strict mode",
-                        notes::at(path)
-                    ),
-                ));
-            }
-        }
+        transform::refuse_open_map(object, path, refuse)?;
         let properties = object.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
         let names: Vec<Value> = properties
             .as_object()
@@ -267,28 +255,14 @@ fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), 
         object.insert("required".into(), Value::Array(names));
         object.insert("additionalProperties".into(), Value::Bool(false));
     }
-    notes::try_for_each_child(object, |child, segment| {
-        strict_node(child, &notes::join(path, &segment), refuse)
+    transform::try_for_each_child(object, |child, segment| {
+        strict_node(child, &transform::join(path, &segment), refuse)
     })?;
-    let mut moved = Vec::new();
-    let keys: Vec<String> = object.keys().cloned().collect();
-    for key in keys {
-        let keep = match key.as_str() {
-            "format" => match object.get("format").and_then(Value::as_str) {
-                Some(format) if notes::NUMERIC_FORMATS.contains(&format) => {
-                    object.remove("format");
-                    continue;
-                }
-                Some(format) => STRICT_FORMATS.contains(&format),
-                None => false,
-            },
-            other => STRICT_KEYWORDS.contains(&other),
-        };
-        if !keep && let Some(value) = object.remove(&key) {
-            moved.push((key, value));
-        }
-    }
-    notes::append(object, &moved);
+    transform::keep_or_note(object, Vec::new(), |key, value| match key {
+        "format" => transform::format_rule(value, STRICT_FORMATS),
+        other if STRICT_KEYWORDS.contains(&other) => Keyword::Keep,
+        _ => Keyword::Note,
+    });
     Ok(())
 }
 
@@ -382,15 +356,7 @@ struct FunctionCallItem {
 /// or its `output` array), in order; other items (messages, reasoning, web
 /// search calls) are skipped.
 pub fn parse_responses_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
-    let output = match response {
-        Value::Array(items) => items,
-        Value::Object(object) => match object.get("output") {
-            Some(Value::Array(items)) => items,
-            Some(_) => return Err(MessageError::new(RESPONSES, "`output` is not an array")),
-            None => return Err(MessageError::new(RESPONSES, "no `output` array")),
-        },
-        _ => return Err(MessageError::new(RESPONSES, "expected a response object or its `output` array")),
-    };
+    let output = list(RESPONSES, response, "output", "expected a response object or its `output` array")?;
     let mut calls = Vec::new();
     for (index, item) in output.iter().enumerate() {
         if item.get("type").and_then(Value::as_str) != Some("function_call") {
