@@ -134,21 +134,9 @@ pub fn report(dialect: Dialect, toolset: &Toolset) -> Report {
     let limits = dialect.limits();
     let mut problems = Vec::new();
     let mut definitions = Vec::new();
-    for entry in super::entries(toolset, dialect.has_native_web_search()) {
-        let built = match entry {
-            super::Entry::Function(tool) => {
-                dialect.function(tool).map(|value| Some(Definition { name: tool.name().to_owned(), value }))
-            }
-            super::Entry::WebSearch(search) => dialect.native_web_search(search).map(|value| {
-                value.map(|value| Definition {
-                    name: tools_core::toolset::RESERVED_WEB_SEARCH.to_owned(),
-                    value,
-                })
-            }),
-        };
+    for built in dialect.build(toolset) {
         match built {
-            Ok(Some(definition)) => definitions.push(definition),
-            Ok(None) => {}
+            Ok(definition) => definitions.push(definition),
             Err(error) => problems.push(error),
         }
     }
