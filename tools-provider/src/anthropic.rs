@@ -207,10 +207,25 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls)
 }
 
-/// The turn's results as the one user message Anthropic expects:
-/// `{"role": "user", "content": [{"type": "tool_result", "tool_use_id",
-/// "content"[, "is_error": true]}...]}`.
-pub fn format_results(results: &[ToolResult]) -> Value {
+/// The turn's results as the one user message Anthropic expects, in call
+/// order: `[{"role": "user", "content": [{"type": "tool_result",
+/// "tool_use_id", "content"[, "is_error": true]}...]}]`, a list of one
+/// message so that every dialect's results are appended the same way; empty
+/// for a turn without results (Anthropic refuses a message with no content).
+/// `is_error` is set for every outcome but success.
+///
+/// ```
+/// use tools_core::{Outcome, ToolResult};
+/// let result = ToolResult { id: "toolu_01".into(), name: "get_weather".into(),
+///                           content: "21°C".into(), outcome: Outcome::Success };
+/// let messages = tools_provider::anthropic::format_results(&[result]);
+/// assert_eq!(messages[0]["content"][0]["tool_use_id"], "toolu_01");
+/// assert!(tools_provider::anthropic::format_results(&[]).is_empty());
+/// ```
+pub fn format_results(results: &[ToolResult]) -> Vec<Value> {
+    if results.is_empty() {
+        return Vec::new();
+    }
     let blocks: Vec<Value> = results
         .iter()
         .map(|r| {
@@ -221,5 +236,5 @@ pub fn format_results(results: &[ToolResult]) -> Value {
             block
         })
         .collect();
-    json!({"role": "user", "content": blocks})
+    vec![json!({"role": "user", "content": blocks})]
 }

@@ -100,10 +100,10 @@ impl Dialect {
     /// One function tool's definition (no budget check: see [`Self::definitions`]).
     pub fn function(self, tool: &dyn Tool) -> Result<Value, DialectError> {
         match self {
-            Self::OpenAiChat => openai::chat_function(tool, false),
-            Self::OpenAiChatStrict => openai::chat_function(tool, true),
-            Self::OpenAiResponses => openai::responses_function(tool, false),
-            Self::OpenAiResponsesStrict => openai::responses_function(tool, true),
+            Self::OpenAiChat => openai::chat::function(tool, false),
+            Self::OpenAiChatStrict => openai::chat::function(tool, true),
+            Self::OpenAiResponses => openai::responses::function(tool, false),
+            Self::OpenAiResponsesStrict => openai::responses::function(tool, true),
             Self::Anthropic => anthropic::tool(tool, false),
             Self::AnthropicStrict => anthropic::tool(tool, true),
             Self::Gemini => gemini::function_declaration(tool),
@@ -138,7 +138,9 @@ impl Dialect {
     /// The provider's native web search tool, for dialects that have one.
     pub fn native_web_search(self, search: &WebSearch) -> Result<Option<Value>, DialectError> {
         match self {
-            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::web_search(search).map(Some),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
+                openai::responses::web_search(search).map(Some)
+            }
             Self::Anthropic | Self::AnthropicStrict => anthropic::web_search(search).map(Some),
             Self::Gemini => gemini::google_search(search).map(Some),
             _ => Ok(None),

@@ -55,7 +55,7 @@ impl DialectError {
 ///
 /// ```
 /// use tools_provider::openai;
-/// let err = openai::parse_chat_calls(&serde_json::json!({"choices": 3})).unwrap_err();
+/// let err = openai::chat::parse_calls(&serde_json::json!({"choices": 3})).unwrap_err();
 /// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -40,7 +40,7 @@ fn openai_chat_round_trip() {
             "finish_reason": "tool_calls"
         }]
     });
-    let calls = openai::parse_chat_calls(&response).unwrap();
+    let calls = openai::chat::parse_calls(&response).unwrap();
     assert_eq!(
         calls,
         [
@@ -49,8 +49,8 @@ fn openai_chat_round_trip() {
         ]
     );
     // The message alone parses the same.
-    assert_eq!(openai::parse_chat_calls(&response["choices"][0]["message"]).unwrap(), calls);
-    let messages = openai::format_chat_results(&results(&calls));
+    assert_eq!(openai::chat::parse_calls(&response["choices"][0]["message"]).unwrap(), calls);
+    let messages = openai::chat::format_results(&results(&calls));
     assert_eq!(
         messages,
         [
@@ -60,7 +60,7 @@ fn openai_chat_round_trip() {
     );
     // A message without tool calls has none.
     let text = json!({"choices": [{"message": {"role": "assistant", "content": "Hi"}}]});
-    assert!(openai::parse_chat_calls(&text).unwrap().is_empty());
+    assert!(openai::chat::parse_calls(&text).unwrap().is_empty());
 }
 
 #[test]
@@ -76,12 +76,12 @@ fn openai_responses_round_trip() {
              "name": "send_email", "arguments": "{\"to\":\"ilan@example.com\"}", "status": "completed"}
         ]
     });
-    let calls = openai::parse_responses_calls(&response).unwrap();
+    let calls = openai::responses::parse_calls(&response).unwrap();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0], ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#));
     assert_eq!(calls[1].name, "send_email");
-    assert_eq!(openai::parse_responses_calls(&response["output"]).unwrap(), calls);
-    let items = openai::format_responses_results(&results(&calls));
+    assert_eq!(openai::responses::parse_calls(&response["output"]).unwrap(), calls);
+    let items = openai::responses::format_results(&results(&calls));
     assert_eq!(
         items[0],
         json!({"type": "function_call_output", "call_id": "call_12345xyz", "output": "{\"celsius\":21}"})
@@ -117,13 +117,13 @@ fn anthropic_round_trip() {
             ToolCall::new("toolu_01B", "get_time", "{}"),
         ]
     );
-    let message = anthropic::format_results(&results(&calls));
+    let messages = anthropic::format_results(&results(&calls));
     assert_eq!(
-        message,
-        json!({"role": "user", "content": [
+        messages,
+        [json!({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9", "content": "{\"celsius\":21}"},
             {"type": "tool_result", "tool_use_id": "toolu_01B", "content": "{\"error\":\"no such city\"}", "is_error": true}
-        ]})
+        ]})]
     );
 }
 
@@ -159,12 +159,12 @@ fn gemini_round_trip_with_synthesized_ids() {
     ];
     assert_eq!(
         gemini::format_results(&turn),
-        json!({"role": "user", "parts": [
+        [json!({"role": "user", "parts": [
             {"functionResponse": {"name": "power_disco_ball", "response": {"status": "on"}}},
             {"functionResponse": {"name": "start_music", "response": {"content": "Playing loud music."}}},
             {"functionResponse": {"name": "dim_lights",
                                   "response": {"error": "fix your arguments: `brightness` must be at most 1"}}}
-        ]})
+        ]})]
     );
 }
 
@@ -175,7 +175,7 @@ fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
     assert_eq!(calls, [ToolCall::new("fc-7", "count", "{}")]);
     let formatted = gemini::format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]);
     assert_eq!(
-        formatted["parts"][0]["functionResponse"],
+        formatted[0]["parts"][0]["functionResponse"],
         json!({"name": "count", "response": {"content": [1, 2, 3]}, "id": "fc-7"})
     );
 }
@@ -195,14 +195,14 @@ fn malformed_payloads_are_errors_not_panics() {
         (json!("hello"), "openai chat response: invalid type: string \"hello\", expected struct ChatMessage"),
     ];
     for (payload, expected) in chat_cases {
-        assert_eq!(openai::parse_chat_calls(&payload).unwrap_err().to_string(), expected);
+        assert_eq!(openai::chat::parse_calls(&payload).unwrap_err().to_string(), expected);
     }
     let responses = json!({"output": [{"type": "function_call", "call_id": "c", "arguments": "{}"}]});
     assert_eq!(
-        openai::parse_responses_calls(&responses).unwrap_err().to_string(),
+        openai::responses::parse_calls(&responses).unwrap_err().to_string(),
         "openai responses output: output item 0: missing field `name`"
     );
-    assert!(openai::parse_responses_calls(&json!({"output": 1})).is_err());
+    assert!(openai::responses::parse_calls(&json!({"output": 1})).is_err());
     let tool_use = json!({"content": [{"type": "tool_use", "id": "t", "input": {}}]});
     assert_eq!(
         anthropic::parse_calls(&tool_use).unwrap_err().to_string(),
@@ -274,8 +274,8 @@ mod fuzz {
     proptest! {
         #[test]
         fn parsers_never_panic(value in json_value()) {
-            let _ = openai::parse_chat_calls(&value);
-            let _ = openai::parse_responses_calls(&value);
+            let _ = openai::chat::parse_calls(&value);
+            let _ = openai::responses::parse_calls(&value);
             let _ = anthropic::parse_calls(&value);
             let _ = gemini::parse_calls(&value);
         }
