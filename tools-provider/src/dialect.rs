@@ -2,11 +2,53 @@
 
 use serde_json::Value;
 
-use super::{DialectError, anthropic, budget, gemini, mcp, openai};
-use tools_core::Tool;
+use super::{DialectError, MessageError, anthropic, budget, gemini, mcp, openai};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
+use tools_core::{Tool, ToolCall, ToolResult};
 
-/// A provider format a toolset can be sent in.
+/// A provider format: how a toolset is sent ([`Self::tools`],
+/// [`Self::definitions`]), how the model's calls are read from its response
+/// ([`Self::parse_calls`]) and how the turn's results are sent back
+/// ([`Self::format_results`]). The strict variants differ from the others in
+/// their definitions only: their messages are the same.
+///
+/// What the messages are, per dialect (the provider modules have the
+/// details and the sources):
+///
+/// | dialect | `parse_calls` reads | `format_results` gives, to append to the conversation |
+/// |---|---|---|
+/// | `OpenAiChat`, `OpenAiChatStrict` | `choices[0].message.tool_calls` | one `{"role": "tool"}` message per result |
+/// | `OpenAiResponses`, `OpenAiResponsesStrict` | the `function_call` items of `output` | one `function_call_output` input item per result |
+/// | `Anthropic`, `AnthropicStrict` | the `tool_use` blocks of `content` | one user message of `tool_result` blocks |
+/// | `Gemini` | the `functionCall` parts of `candidates[0].content` | one user content of `functionResponse` parts |
+/// | `Mcp` | nothing: an error | nothing: an error |
+///
+/// MCP has definitions only: there is no model response to read, since an
+/// MCP client sends each call as a `tools/call` request and reads the result
+/// from the answer, which the MCP bridge (`tools-mcp`) handles.
+///
+/// One turn, whatever the dialect:
+///
+/// ```
+/// use serde_json::json;
+/// use tools_core::{Outcome, ToolResult, Toolset};
+/// use tools_provider::Dialect;
+///
+/// let dialect = Dialect::Anthropic;
+/// let tools = Toolset::new();
+/// let mut conversation = vec![json!({"role": "user", "content": "What time is it?"})];
+/// let _request = json!({"messages": conversation, "tools": dialect.tools(&tools).unwrap()});
+/// let response = json!({"role": "assistant", "content": [
+///     {"type": "tool_use", "id": "toolu_01", "name": "now", "input": {}}]});
+/// let calls = dialect.parse_calls(&response).unwrap();
+/// // What `tools.run(&ctx, &calls).await` returns: one result per call, in order.
+/// let results: Vec<ToolResult> = calls.iter().map(|call| ToolResult {
+///     id: call.id.clone(), name: call.name.clone(), content: "12:00".into(), outcome: Outcome::Success,
+/// }).collect();
+/// conversation.push(response);
+/// conversation.extend(dialect.format_results(&results).unwrap());
+/// assert_eq!(conversation[2]["content"][0], json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "12:00"}));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Dialect {
@@ -50,7 +92,7 @@ impl Dialect {
         Self::Mcp,
     ];
 
-    /// The dialects [`export`] writes by default: `openai`, `openai-strict`,
+    /// The dialects [`export`](crate::export) writes by default: `openai`, `openai-strict`,
     /// `anthropic`, `gemini`, `mcp`.
     pub const EXPORTED: [Dialect; 5] =
         [Self::OpenAiChat, Self::OpenAiChatStrict, Self::Anthropic, Self::Gemini, Self::Mcp];
@@ -187,6 +229,77 @@ impl Dialect {
         }
         Ok(Value::Array(definitions.into_iter().map(|definition| definition.value).collect()))
     }
+
+    /// Whether the dialect has model messages to read calls from and answer
+    /// with results: every dialect but [`Mcp`](Self::Mcp).
+    pub fn has_messages(self) -> bool {
+        self != Self::Mcp
+    }
+
+    /// The tool calls of a model response in this dialect, in order (see the
+    /// [table](Self) for what is read; each provider's module says which
+    /// parts of the response it accepts).
+    ///
+    /// Fails if the response is not shaped as the provider documents it, and
+    /// for [`Mcp`](Self::Mcp), which has no model response.
+    ///
+    /// ```
+    /// use tools_provider::Dialect;
+    /// let response = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
+    ///     "tool_calls": [{"id": "call_1", "type": "function",
+    ///                     "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]});
+    /// let calls = Dialect::OpenAiChatStrict.parse_calls(&response).unwrap();
+    /// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_1", "get_weather"));
+    /// assert!(Dialect::Mcp.parse_calls(&response).is_err());
+    /// ```
+    pub fn parse_calls(self, response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::parse_calls(response),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::responses::parse_calls(response),
+            Self::Anthropic | Self::AnthropicStrict => anthropic::parse_calls(response),
+            Self::Gemini => gemini::parse_calls(response),
+            Self::Mcp => Err(no_messages("read calls from")),
+        }
+    }
+
+    /// The turn's results as what to append to the conversation in this
+    /// dialect, in call order (see the [table](Self)): one message or item
+    /// per result for OpenAI, one message holding every result for Anthropic
+    /// and Gemini, and nothing for a turn without results.
+    ///
+    /// Fails only for [`Mcp`](Self::Mcp), which has no model messages; the
+    /// provider modules' own `format_results` cannot fail.
+    ///
+    /// ```
+    /// use tools_core::{Outcome, ToolResult};
+    /// use tools_provider::Dialect;
+    /// let result = ToolResult { id: "call_1".into(), name: "get_weather".into(),
+    ///                           content: "21°C".into(), outcome: Outcome::Success };
+    /// let messages = Dialect::OpenAiChat.format_results(&[result]).unwrap();
+    /// assert_eq!(messages, [serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "21°C"})]);
+    /// ```
+    pub fn format_results(self, results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => Ok(openai::chat::format_results(results)),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
+                Ok(openai::responses::format_results(results))
+            }
+            Self::Anthropic | Self::AnthropicStrict => Ok(anthropic::format_results(results)),
+            Self::Gemini => Ok(gemini::format_results(results)),
+            Self::Mcp => Err(no_messages("write results to")),
+        }
+    }
+}
+
+/// Why [`Dialect::Mcp`] has no messages, for the error of its message methods.
+fn no_messages(action: &str) -> MessageError {
+    MessageError::new(
+        "mcp",
+        format!(
+            "MCP has no model messages to {action}: a client sends each call as a `tools/call` \
+             request and reads the result from the answer (the MCP bridge, tools-mcp, serves them)"
+        ),
+    )
 }
 
 impl std::fmt::Display for Dialect {

@@ -50,18 +50,18 @@ impl DialectError {
     }
 }
 
-/// A provider response or request message that is not shaped as the
-/// provider documents it.
+/// A provider response that is not shaped as the provider documents it, or
+/// a message asked of [`Dialect::Mcp`], which has none.
 ///
 /// ```
-/// use tools_provider::openai;
-/// let err = openai::chat::parse_calls(&serde_json::json!({"choices": 3})).unwrap_err();
+/// use tools_provider::Dialect;
+/// let err = Dialect::OpenAiChat.parse_calls(&serde_json::json!({"choices": 3})).unwrap_err();
 /// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{what}: {problem}")]
 pub struct MessageError {
-    /// Which message was being read ("openai chat response"...).
+    /// Which message was being read ("openai chat response"...), or `mcp`.
     pub what: &'static str,
     /// What did not fit, with the JSON path where there is one.
     pub problem: String,

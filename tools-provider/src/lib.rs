@@ -1,23 +1,32 @@
 //! The providers' wire formats: tool definitions, native web search, and the
 //! tool-call messages of one turn.
 //!
-//! Each dialect is one module holding every rule of its provider, with the
-//! provider's documentation cited in its docs:
+//! [`Dialect`] is the way in: for each provider format it gives the
+//! definitions ([`Dialect::tools`]), reads the model's calls
+//! ([`Dialect::parse_calls`]) and writes the turn's results back
+//! ([`Dialect::format_results`]). Behind it, one module per provider holds
+//! every rule of that provider, with its documentation cited:
 //!
-//! - [`openai`]: Chat Completions and Responses function tools, with and
-//!   without strict mode; `tool_calls` and `function_call` items;
+//! - [`openai`]: Chat Completions ([`openai::chat`]) and Responses
+//!   ([`openai::responses`]) function tools, with and without strict mode;
+//!   `tool_calls` and `function_call` items;
 //! - [`anthropic`]: Messages API tools (`input_schema`), optional strict;
 //!   `tool_use` and `tool_result` blocks;
 //! - [`gemini`]: function declarations in Gemini's OpenAPI subset;
 //!   `functionCall` and `functionResponse` parts;
-//! - [`mcp`]: Model Context Protocol tools (JSON Schema 2020-12).
+//! - [`mcp`]: Model Context Protocol tools (JSON Schema 2020-12); MCP has no
+//!   model messages, its calls go through the MCP bridge.
 //!
-//! Shared pieces: [`Dialect`] names a target, [`export`] writes every
-//! definition to a folder and checks a checked-in folder against it, and
-//! [`budget`] reports how a toolset fits each provider's limits. Every
-//! transform starts from the canonical schema, [`Tool::parameters`], and a
-//! schema that a dialect cannot express is refused here, with a
-//! [`DialectError`] naming the tool, the dialect and the keyword.
+//! Each provider module has the same `parse_calls(&Value) -> Result<Vec<ToolCall>, MessageError>`
+//! and `format_results(&[ToolResult]) -> Vec<Value>` (under `openai::chat` and
+//! `openai::responses` for OpenAI's two APIs).
+//!
+//! Around them: [`export`] writes every definition to a folder and checks a
+//! checked-in folder against it, and [`budget`] reports how a toolset fits
+//! each provider's limits. Every transform starts from the canonical schema,
+//! [`Tool::parameters`](tools_core::Tool::parameters), and a schema that a
+//! dialect cannot express is refused here, with a [`DialectError`] naming
+//! the tool, the dialect and the keyword.
 //!
 //! ```
 //! use tools_provider::Dialect;
