@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{DialectError, MessageError, anthropic, budget, gemini, mcp, openai};
+use super::{DialectError, MessageError, UnknownDialect, anthropic, budget, gemini, mcp, openai};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
 use tools_core::{Tool, ToolCall, ToolResult};
 
@@ -309,13 +309,10 @@ impl std::fmt::Display for Dialect {
 }
 
 impl std::str::FromStr for Dialect {
-    type Err = String;
+    type Err = UnknownDialect;
 
-    fn from_str(name: &str) -> Result<Self, String> {
-        Self::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = Self::ALL.iter().map(|dialect| dialect.name()).collect();
-            format!("unknown dialect `{name}`; expected one of {}", known.join(", "))
-        })
+    fn from_str(name: &str) -> Result<Self, UnknownDialect> {
+        Self::from_name(name).ok_or_else(|| UnknownDialect { name: name.to_owned() })
     }
 }
 

@@ -1,5 +1,5 @@
-//! Why a toolset cannot be sent in a dialect, and why a provider's message
-//! could not be read.
+//! Why a toolset cannot be sent in a dialect, why a provider's message
+//! could not be read, and why a name is no dialect's.
 
 use super::Dialect;
 
@@ -72,4 +72,25 @@ impl MessageError {
     pub fn new(what: &'static str, problem: impl Into<String>) -> Self {
         Self { what, problem: problem.into() }
     }
+}
+
+/// A name that is no [`Dialect`]'s [name](Dialect::name): the error of
+/// `"cohere".parse::<Dialect>()`, listing the names there are.
+///
+/// ```
+/// use tools_provider::Dialect;
+/// let err = "cohere".parse::<Dialect>().unwrap_err();
+/// assert_eq!(err.name, "cohere");
+/// assert!(err.to_string().starts_with("unknown dialect `cohere`; expected one of openai, openai-strict,"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown dialect `{name}`; expected one of {}", known_names())]
+pub struct UnknownDialect {
+    /// The name that was given.
+    pub name: String,
+}
+
+fn known_names() -> String {
+    let known: Vec<&str> = Dialect::ALL.iter().map(|dialect| dialect.name()).collect();
+    known.join(", ")
 }

@@ -50,4 +50,4 @@ mod payload;
 mod transform;
 
 pub use dialect::{Definition, Dialect};
-pub use error::{DialectError, MessageError};
+pub use error::{DialectError, MessageError, UnknownDialect};

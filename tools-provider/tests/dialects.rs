@@ -318,7 +318,13 @@ mod behaviour {
         for dialect in Dialect::ALL {
             assert_eq!(dialect.name().parse::<Dialect>(), Ok(dialect));
         }
-        assert!("gpt".parse::<Dialect>().unwrap_err().contains("openai-strict"));
+        let err = "gpt".parse::<Dialect>().unwrap_err();
+        assert_eq!(err.name, "gpt");
+        assert_eq!(
+            err.to_string(),
+            "unknown dialect `gpt`; expected one of openai, openai-strict, openai-responses, \
+             openai-responses-strict, anthropic, anthropic-strict, gemini, mcp"
+        );
     }
 }
 
