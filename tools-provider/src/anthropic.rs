@@ -21,8 +21,9 @@
 //!   string length constraints; at most 20 strict tools, 24 optional
 //!   parameters and 16 union-typed parameters per request:
 //!   <https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs>.
-//!   (Anthropic's own SDKs move unsupported keywords into the description,
-//!   as [`strict_schema`] does.)
+//!   (Anthropic's Python SDK, `anthropic.lib.tools.transform_schema`, also
+//!   moves unsupported keywords into the description, as [`strict_schema`]
+//!   does.)
 //! - Web search is `{"type": "web_search_20250305", "name": "web_search",
 //!   "max_uses", "allowed_domains" | "blocked_domains"}`, and the two domain
 //!   lists cannot be used together:

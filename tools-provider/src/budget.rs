@@ -11,7 +11,7 @@
 //! use tools_provider::budget;
 //! let reports = budget::check(&tools_core::Toolset::new());
 //! assert!(reports.iter().all(|report| report.fits()));
-//! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest schema 0 bytes: fits
+//! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest definition 0 bytes: fits
 //! ```
 
 use std::fmt;
@@ -106,7 +106,7 @@ impl fmt::Display for Report {
         let of = |limit: Option<usize>| limit.map_or_else(String::new, |n| format!("/{n}"));
         write!(
             f,
-            "{}: {}{} tools, longest name {}/{}, largest schema {} bytes",
+            "{}: {}{} tools, longest name {}/{}, largest definition {} bytes",
             self.dialect,
             self.usage.tools,
             of(self.limits.max_tools),

@@ -1,10 +1,10 @@
 //! Tool definitions written to a folder at build time, and the check that a
 //! checked-in folder still matches the code.
 //!
-//! The layout is `DIR/<dialect>/<tool>.json`, one file per tool and dialect,
-//! pretty JSON with a trailing newline, in registration order within a
-//! dialect and [`Dialect::EXPORTED`] order across them. A renamed tool or a
-//! changed schema then shows up as a diff in review, and
+//! The layout is `DIR/<dialect>/<tool>.json`, one file per tool and dialect
+//! (the native web search as `web_search.json`), pretty JSON with a trailing
+//! newline, so that the same code always writes the same bytes. A renamed
+//! tool or a changed schema then shows up as a diff in review, and
 //! [`assert_up_to_date`] fails a test before the change breaks stored
 //! message history.
 //!
@@ -131,7 +131,7 @@ fn report(differences: &[Difference]) -> String {
 }
 
 /// Every file of the export, relative to the folder (`openai/get_forecast.json`),
-/// with its contents.
+/// with its contents, sorted by path.
 pub fn render(toolset: &Toolset, dialects: &[Dialect]) -> Result<BTreeMap<PathBuf, String>, DialectError> {
     let mut files = BTreeMap::new();
     for dialect in dialects {

@@ -182,8 +182,10 @@ pub(crate) fn rename_key(node: &mut JsonObject, from: &str, to: &str) {
         .collect();
 }
 
-/// Whether any `$ref` in the schema points back into a definition that
-/// contains it (a recursive type); returns the name of one such definition.
+/// The name of a definition that reaches itself through `$ref`s (a
+/// recursive type), or `#` for a schema that refers to its own root; `None`
+/// if the schema is not recursive. Dialects without recursion refuse it,
+/// naming the definition.
 pub(crate) fn recursive_def(root: &JsonObject) -> Option<String> {
     if root.values().any(root_refs) {
         // `"$ref": "#"`: the root refers to itself.

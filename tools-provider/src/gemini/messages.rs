@@ -9,7 +9,8 @@ use crate::MessageError;
 use crate::payload::{list, read};
 use tools_core::{Outcome, ToolCall, ToolResult};
 
-/// The prefix of call ids this module makes up for calls that came without one.
+/// The prefix of the call ids [`parse_calls`] makes up for calls that came
+/// without one; [`format_results`] leaves such ids out.
 pub const SYNTHETIC_ID_PREFIX: &str = "gemini-call-";
 
 #[derive(Deserialize)]

@@ -18,7 +18,9 @@
 //!   request with 400 "Invalid JSON payload received. Unknown name"; there
 //!   is no `$ref`, so references are inlined and recursion cannot be
 //!   expressed; a type list fails ("Proto field is not repeating"); an
-//!   `anyOf` must stand alone (python-genai #625); on the Developer API
+//!   `anyOf` must stand alone ("When using any_of, it must be the only field
+//!   set", <https://github.com/googleapis/python-genai/issues/625>); on the
+//!   Developer API
 //!   `format` may only be `enum` or `date-time`; an object parameter list
 //!   with empty `properties` fails ("should be non-empty for OBJECT type"),
 //!   so a tool without arguments has no `parameters`.

@@ -48,7 +48,8 @@
 //! - every keyword strict mode does not allow (`default`, `minLength`,
 //!   `maxLength`, `uniqueItems`, `minProperties`, an unsupported `format`...)
 //!   is removed and appended to the description as `key: value`, so the model
-//!   still sees it (and our validator still enforces it). schemars' integer
+//!   still sees it (and the argument check in `tools-core`, which validates
+//!   against the canonical schema, still enforces it). schemars' integer
 //!   and float widths (`format: "uint8"`, `"double"`) are dropped: the
 //!   bounds carry them;
 //! - refused, naming the keyword: an open map (`additionalProperties` other
