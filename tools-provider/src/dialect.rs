@@ -178,15 +178,20 @@ impl Dialect {
     }
 
     /// The provider's native web search tool, for dialects that have one.
+    /// An option the provider's tool lacks (a domain filter) is refused,
+    /// naming this dialect.
     pub fn native_web_search(self, search: &WebSearch) -> Result<Option<Value>, DialectError> {
-        match self {
+        let native = match self {
             Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
                 openai::responses::web_search(search).map(Some)
             }
             Self::Anthropic | Self::AnthropicStrict => anthropic::web_search(search).map(Some),
             Self::Gemini => gemini::google_search(search).map(Some),
             _ => Ok(None),
-        }
+        };
+        // The provider modules' search tools name the non-strict dialect:
+        // the tool is the same in both.
+        native.map_err(|error| DialectError { dialect: self, ..error })
     }
 
     /// Every entry of the toolset in this dialect, in registration order:
@@ -322,6 +327,9 @@ enum Entry<'a> {
     WebSearch(&'a WebSearch),
 }
 
+/// The toolset's entries in definition order: with `native_search`, the
+/// native search takes the place of its fallback function, or comes last
+/// when there is none; without, the fallback is a function like the others.
 fn entries(toolset: &Toolset, native_search: bool) -> Vec<Entry<'_>> {
     let search = toolset.web_search().filter(|_| native_search);
     let mut out = Vec::with_capacity(toolset.len() + 1);
