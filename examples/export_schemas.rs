@@ -25,7 +25,7 @@ fn main() -> ExitCode {
             ("--out", Some(dir)) => out = Some(PathBuf::from(dir)),
             ("--dialect", Some(name)) => match name.parse::<Dialect>() {
                 Ok(dialect) => dialects.push(dialect),
-                Err(message) => return fail(&message),
+                Err(error) => return fail(&error.to_string()),
             },
             _ => return fail(&format!("unexpected argument `{arg}`")),
         }

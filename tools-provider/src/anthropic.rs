@@ -21,8 +21,9 @@
 //!   string length constraints; at most 20 strict tools, 24 optional
 //!   parameters and 16 union-typed parameters per request:
 //!   <https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs>.
-//!   (Anthropic's own SDKs move unsupported keywords into the description,
-//!   as [`strict_schema`] does.)
+//!   (Anthropic's Python SDK, `anthropic.lib.tools.transform_schema`, also
+//!   moves unsupported keywords into the description, as [`strict_schema`]
+//!   does.)
 //! - Web search is `{"type": "web_search_20250305", "name": "web_search",
 //!   "max_uses", "allowed_domains" | "blocked_domains"}`, and the two domain
 //!   lists cannot be used together:
@@ -32,8 +33,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::budget::ProviderLimits;
-use super::error::read;
-use super::{Dialect, DialectError, MessageError, notes};
+use super::payload::{list, read};
+use super::transform::{self, Keyword, Refuse};
+use super::{Dialect, DialectError, MessageError};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
 
@@ -127,7 +129,7 @@ pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
 pub fn strict_schema(tool: &str, schema: &JsonObject) -> Result<JsonObject, DialectError> {
     let refuse =
         |keyword: &str, problem: String| DialectError::tool(tool, Dialect::AnthropicStrict, keyword, problem);
-    if let Some(name) = notes::recursive_def(schema) {
+    if let Some(name) = transform::recursive_def(schema) {
         return Err(refuse(
             "$ref",
             format!("the schema is recursive (through `{name}`), which strict mode refuses"),
@@ -141,53 +143,28 @@ pub fn strict_schema(tool: &str, schema: &JsonObject) -> Result<JsonObject, Dial
     }
 }
 
-fn strict_node(
-    node: &mut Value,
-    path: &str,
-    refuse: &dyn Fn(&str, String) -> DialectError,
-) -> Result<(), DialectError> {
+fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), DialectError> {
     let Value::Object(object) = node else { return Ok(()) };
-    if let Some(keyword) = STRICT_REFUSED.iter().find(|keyword| object.contains_key(**keyword)) {
-        return Err(refuse(keyword, format!("{}: not supported by strict tool use", notes::at(path))));
+    if let Some(keyword) = transform::first_present(object, STRICT_REFUSED) {
+        return Err(refuse(keyword, format!("{}: not supported by strict tool use", transform::at(path))));
     }
-    notes::rename_key(object, "oneOf", "anyOf");
+    transform::rename_key(object, "oneOf", "anyOf");
     let is_object =
         object.contains_key("properties") || object.get("type").and_then(Value::as_str) == Some("object");
     if is_object {
-        if !matches!(object.get("additionalProperties"), None | Some(Value::Bool(false))) {
-            return Err(refuse(
-                "additionalProperties",
-                format!(
-                    "{}: an open map (additionalProperties) cannot be expressed in strict mode",
-                    notes::at(path)
-                ),
-            ));
-        }
+        transform::refuse_open_map(object, path, refuse)?;
         object.insert("additionalProperties".into(), Value::Bool(false));
     }
-    notes::try_for_each_child(object, |child, segment| {
-        strict_node(child, &notes::join(path, &segment), refuse)
+    transform::try_for_each_child(object, |child, segment| {
+        strict_node(child, &transform::join(path, &segment), refuse)
     })?;
-    let mut moved = Vec::new();
-    let keys: Vec<String> = object.keys().cloned().collect();
-    for key in keys {
-        let keep = match key.as_str() {
-            "format" => match object.get("format").and_then(Value::as_str) {
-                Some(format) if notes::NUMERIC_FORMATS.contains(&format) => {
-                    object.remove("format");
-                    continue;
-                }
-                Some(format) => STRICT_FORMATS.contains(&format),
-                None => false,
-            },
-            "minItems" => object.get("minItems").and_then(Value::as_u64).is_some_and(|n| n <= 1),
-            other => STRICT_KEYWORDS.contains(&other),
-        };
-        if !keep && let Some(value) = object.remove(&key) {
-            moved.push((key, value));
-        }
-    }
-    notes::append(object, &moved);
+    transform::keep_or_note(object, Vec::new(), |key, value| match key {
+        "format" => transform::format_rule(value, STRICT_FORMATS),
+        "minItems" if value.as_u64().is_some_and(|n| n <= 1) => Keyword::Keep,
+        "minItems" => Keyword::Note,
+        other if STRICT_KEYWORDS.contains(&other) => Keyword::Keep,
+        _ => Keyword::Note,
+    });
     Ok(())
 }
 
@@ -213,15 +190,7 @@ const RESPONSE: &str = "anthropic response";
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("toolu_01", r#"{"city":"Paris"}"#));
 /// ```
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
-    let content = match response {
-        Value::Array(blocks) => blocks,
-        Value::Object(object) => match object.get("content") {
-            Some(Value::Array(blocks)) => blocks,
-            Some(_) => return Err(MessageError::new(RESPONSE, "`content` is not an array")),
-            None => return Err(MessageError::new(RESPONSE, "no `content` array")),
-        },
-        _ => return Err(MessageError::new(RESPONSE, "expected a message object or its `content` array")),
-    };
+    let content = list(RESPONSE, response, "content", "expected a message object or its `content` array")?;
     let mut calls = Vec::new();
     for (index, block) in content.iter().enumerate() {
         if block.get("type").and_then(Value::as_str) != Some("tool_use") {
@@ -239,10 +208,25 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls)
 }
 
-/// The turn's results as the one user message Anthropic expects:
-/// `{"role": "user", "content": [{"type": "tool_result", "tool_use_id",
-/// "content"[, "is_error": true]}...]}`.
-pub fn format_results(results: &[ToolResult]) -> Value {
+/// The turn's results as the one user message Anthropic expects, in call
+/// order: `[{"role": "user", "content": [{"type": "tool_result",
+/// "tool_use_id", "content"[, "is_error": true]}...]}]`, a list of one
+/// message so that every dialect's results are appended the same way; empty
+/// for a turn without results (Anthropic refuses a message with no content).
+/// `is_error` is set for every outcome but success.
+///
+/// ```
+/// use tools_core::{Outcome, ToolResult};
+/// let result = ToolResult { id: "toolu_01".into(), name: "get_weather".into(),
+///                           content: "21°C".into(), outcome: Outcome::Success };
+/// let messages = tools_provider::anthropic::format_results(&[result]);
+/// assert_eq!(messages[0]["content"][0]["tool_use_id"], "toolu_01");
+/// assert!(tools_provider::anthropic::format_results(&[]).is_empty());
+/// ```
+pub fn format_results(results: &[ToolResult]) -> Vec<Value> {
+    if results.is_empty() {
+        return Vec::new();
+    }
     let blocks: Vec<Value> = results
         .iter()
         .map(|r| {
@@ -253,5 +237,5 @@ pub fn format_results(results: &[ToolResult]) -> Value {
             block
         })
         .collect();
-    json!({"role": "user", "content": blocks})
+    vec![json!({"role": "user", "content": blocks})]
 }

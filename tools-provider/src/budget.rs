@@ -11,7 +11,7 @@
 //! use tools_provider::budget;
 //! let reports = budget::check(&tools_core::Toolset::new());
 //! assert!(reports.iter().all(|report| report.fits()));
-//! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest schema 0 bytes: fits
+//! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest definition 0 bytes: fits
 //! ```
 
 use std::fmt;
@@ -106,7 +106,7 @@ impl fmt::Display for Report {
         let of = |limit: Option<usize>| limit.map_or_else(String::new, |n| format!("/{n}"));
         write!(
             f,
-            "{}: {}{} tools, longest name {}/{}, largest schema {} bytes",
+            "{}: {}{} tools, longest name {}/{}, largest definition {} bytes",
             self.dialect,
             self.usage.tools,
             of(self.limits.max_tools),
@@ -134,21 +134,9 @@ pub fn report(dialect: Dialect, toolset: &Toolset) -> Report {
     let limits = dialect.limits();
     let mut problems = Vec::new();
     let mut definitions = Vec::new();
-    for entry in super::entries(toolset, dialect.has_native_web_search()) {
-        let built = match entry {
-            super::Entry::Function(tool) => {
-                dialect.function(tool).map(|value| Some(Definition { name: tool.name().to_owned(), value }))
-            }
-            super::Entry::WebSearch(search) => dialect.native_web_search(search).map(|value| {
-                value.map(|value| Definition {
-                    name: tools_core::toolset::RESERVED_WEB_SEARCH.to_owned(),
-                    value,
-                })
-            }),
-        };
+    for built in dialect.build(toolset) {
         match built {
-            Ok(Some(definition)) => definitions.push(definition),
-            Ok(None) => {}
+            Ok(definition) => definitions.push(definition),
             Err(error) => problems.push(error),
         }
     }

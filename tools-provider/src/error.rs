@@ -1,5 +1,5 @@
-//! Why a toolset cannot be sent in a dialect, and why a provider's message
-//! could not be read.
+//! Why a toolset cannot be sent in a dialect, why a provider's message
+//! could not be read, and why a name is no dialect's.
 
 use super::Dialect;
 
@@ -50,18 +50,18 @@ impl DialectError {
     }
 }
 
-/// A provider response or request message that is not shaped as the
-/// provider documents it.
+/// A provider response that is not shaped as the provider documents it, or
+/// a message asked of [`Dialect::Mcp`], which has none.
 ///
 /// ```
-/// use tools_provider::openai;
-/// let err = openai::parse_chat_calls(&serde_json::json!({"choices": 3})).unwrap_err();
+/// use tools_provider::Dialect;
+/// let err = Dialect::OpenAiChat.parse_calls(&serde_json::json!({"choices": 3})).unwrap_err();
 /// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{what}: {problem}")]
 pub struct MessageError {
-    /// Which message was being read ("openai chat response"...).
+    /// Which message was being read ("openai chat response"...), or `mcp`.
     pub what: &'static str,
     /// What did not fit, with the JSON path where there is one.
     pub problem: String,
@@ -74,19 +74,23 @@ impl MessageError {
     }
 }
 
-/// Deserialize a provider payload into `T`, naming the JSON path of the
-/// first thing that does not fit.
-pub(crate) fn read<T: serde::de::DeserializeOwned>(
-    what: &'static str,
-    value: &serde_json::Value,
-) -> Result<T, MessageError> {
-    serde_path_to_error::deserialize(value).map_err(|error| {
-        let path = error.path().to_string();
-        let inner = error.into_inner().to_string();
-        if path == "." {
-            MessageError::new(what, inner)
-        } else {
-            MessageError::new(what, format!("at `{path}`: {inner}"))
-        }
-    })
+/// A name that is no [`Dialect`]'s [name](Dialect::name): the error of
+/// `"cohere".parse::<Dialect>()`, listing the names there are.
+///
+/// ```
+/// use tools_provider::Dialect;
+/// let err = "cohere".parse::<Dialect>().unwrap_err();
+/// assert_eq!(err.name, "cohere");
+/// assert!(err.to_string().starts_with("unknown dialect `cohere`; expected one of openai, openai-strict,"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown dialect `{name}`; expected one of {}", known_names())]
+pub struct UnknownDialect {
+    /// The name that was given.
+    pub name: String,
+}
+
+fn known_names() -> String {
+    let known: Vec<&str> = Dialect::ALL.iter().map(|dialect| dialect.name()).collect();
+    known.join(", ")
 }

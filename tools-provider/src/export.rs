@@ -1,10 +1,10 @@
 //! Tool definitions written to a folder at build time, and the check that a
 //! checked-in folder still matches the code.
 //!
-//! The layout is `DIR/<dialect>/<tool>.json`, one file per tool and dialect,
-//! pretty JSON with a trailing newline, in registration order within a
-//! dialect and [`Dialect::EXPORTED`] order across them. A renamed tool or a
-//! changed schema then shows up as a diff in review, and
+//! The layout is `DIR/<dialect>/<tool>.json`, one file per tool and dialect
+//! (the native web search as `web_search.json`), pretty JSON with a trailing
+//! newline, so that the same code always writes the same bytes. A renamed
+//! tool or a changed schema then shows up as a diff in review, and
 //! [`assert_up_to_date`] fails a test before the change breaks stored
 //! message history.
 //!
@@ -46,8 +46,92 @@ pub enum ExportError {
     },
 }
 
+/// Why a checked-in folder does not match the export ([`compare`]).
+///
+/// Its message is the report [`assert_up_to_date`] panics with: every
+/// difference, one per line, changed files with their diff.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompareError {
+    /// A tool cannot be expressed in a dialect, so there is no export to
+    /// compare with.
+    #[error(transparent)]
+    Dialect(#[from] DialectError),
+    /// A dialect's folder could not be listed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// What the system said.
+        source: io::Error,
+    },
+    /// The folder differs from the export: every difference, stale files
+    /// first, then the export's files in path order.
+    #[error("{}", report(.0))]
+    OutOfDate(Vec<Difference>),
+}
+
+/// One file that differs between a checked-in folder and the export.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Difference {
+    /// A checked-in file the export no longer has: a tool removed or renamed.
+    Stale {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A file of the export the folder lacks: a tool added or renamed.
+    Missing {
+        /// The file the export would write.
+        path: PathBuf,
+    },
+    /// A file whose contents changed: a changed schema or description.
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// A unified diff, the checked-in file first.
+        diff: String,
+    },
+    /// A file of the export that is there but could not be read.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        error: io::Error,
+    },
+}
+
+impl Difference {
+    /// The file that differs.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Stale { path } | Self::Missing { path } => path,
+            Self::Changed { path, .. } | Self::Unreadable { path, .. } => path,
+        }
+    }
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Stale { path } => write!(f, "stale: {} (no tool of that name now)", path.display()),
+            Self::Missing { path } => write!(f, "missing: {}", path.display()),
+            Self::Changed { path, diff } => write!(f, "changed: {}\n{diff}", path.display()),
+            Self::Unreadable { path, error } => write!(f, "unreadable: {}: {error}", path.display()),
+        }
+    }
+}
+
+fn report(differences: &[Difference]) -> String {
+    let mut report = String::new();
+    for difference in differences {
+        let _ = writeln!(report, "{difference}");
+    }
+    report
+}
+
 /// Every file of the export, relative to the folder (`openai/get_forecast.json`),
-/// with its contents.
+/// with its contents, sorted by path.
 pub fn render(toolset: &Toolset, dialects: &[Dialect]) -> Result<BTreeMap<PathBuf, String>, DialectError> {
     let mut files = BTreeMap::new();
     for dialect in dialects {
@@ -110,17 +194,18 @@ fn json_files(folder: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Compare `dir` with the export of `toolset` in `dialects`: `Ok` if they
-/// match, otherwise a report of every missing, stale and changed file with
-/// a unified diff (checked-in file first).
-pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<(), String> {
-    let files = render(toolset, dialects).map_err(|error| error.to_string())?;
-    let mut report = String::new();
+/// match, otherwise every stale, missing, changed (with a unified diff,
+/// checked-in file first) and unreadable file.
+pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<(), CompareError> {
+    let files = render(toolset, dialects)?;
+    let mut differences = Vec::new();
     for dialect in dialects {
         let folder = dir.join(dialect.name());
-        let existing = json_files(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        let existing =
+            json_files(&folder).map_err(|source| CompareError::Io { path: folder.clone(), source })?;
         for name in existing {
             if !files.contains_key(&Path::new(dialect.name()).join(&name)) {
-                let _ = writeln!(report, "stale: {} (no tool of that name now)", folder.join(name).display());
+                differences.push(Difference::Stale { path: folder.join(name) });
             }
         }
     }
@@ -130,19 +215,17 @@ pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<()
             Ok(actual) if &actual == expected => {}
             Ok(actual) => {
                 let diff = similar::TextDiff::from_lines(&actual, expected);
-                let shown =
+                let diff =
                     diff.unified_diff().context_radius(3).header("checked in", "generated").to_string();
-                let _ = writeln!(report, "changed: {}\n{shown}", path.display());
+                differences.push(Difference::Changed { path, diff });
             }
             Err(error) if error.kind() == io::ErrorKind::NotFound => {
-                let _ = writeln!(report, "missing: {}", path.display());
+                differences.push(Difference::Missing { path });
             }
-            Err(error) => {
-                let _ = writeln!(report, "unreadable: {}: {error}", path.display());
-            }
+            Err(error) => differences.push(Difference::Unreadable { path, error }),
         }
     }
-    if report.is_empty() { Ok(()) } else { Err(report) }
+    if differences.is_empty() { Ok(()) } else { Err(CompareError::OutOfDate(differences)) }
 }
 
 /// Fail (panic, for tests) when `dir` no longer matches the export of

@@ -1,23 +1,32 @@
 //! The providers' wire formats: tool definitions, native web search, and the
 //! tool-call messages of one turn.
 //!
-//! Each dialect is one module holding every rule of its provider, with the
-//! provider's documentation cited in its docs:
+//! [`Dialect`] is the way in: for each provider format it gives the
+//! definitions ([`Dialect::tools`]), reads the model's calls
+//! ([`Dialect::parse_calls`]) and writes the turn's results back
+//! ([`Dialect::format_results`]). Behind it, one module per provider holds
+//! every rule of that provider, with its documentation cited:
 //!
-//! - [`openai`]: Chat Completions and Responses function tools, with and
-//!   without strict mode; `tool_calls` and `function_call` items;
+//! - [`openai`]: Chat Completions ([`openai::chat`]) and Responses
+//!   ([`openai::responses`]) function tools, with and without strict mode;
+//!   `tool_calls` and `function_call` items;
 //! - [`anthropic`]: Messages API tools (`input_schema`), optional strict;
 //!   `tool_use` and `tool_result` blocks;
 //! - [`gemini`]: function declarations in Gemini's OpenAPI subset;
 //!   `functionCall` and `functionResponse` parts;
-//! - [`mcp`]: Model Context Protocol tools (JSON Schema 2020-12).
+//! - [`mcp`]: Model Context Protocol tools (JSON Schema 2020-12); MCP has no
+//!   model messages, its calls go through the MCP bridge.
 //!
-//! Shared pieces: [`Dialect`] names a target, [`export`] writes every
-//! definition to a folder and checks a checked-in folder against it, and
-//! [`budget`] reports how a toolset fits each provider's limits. Every
-//! transform starts from the canonical schema, [`Tool::parameters`], and a
-//! schema that a dialect cannot express is refused here, with a
-//! [`DialectError`] naming the tool, the dialect and the keyword.
+//! Each provider module has the same `parse_calls(&Value) -> Result<Vec<ToolCall>, MessageError>`
+//! and `format_results(&[ToolResult]) -> Vec<Value>` (under `openai::chat` and
+//! `openai::responses` for OpenAI's two APIs).
+//!
+//! Around them: [`export`] writes every definition to a folder and checks a
+//! checked-in folder against it, and [`budget`] reports how a toolset fits
+//! each provider's limits. Every transform starts from the canonical schema,
+//! [`Tool::parameters`](tools_core::Tool::parameters), and a schema that a
+//! dialect cannot express is refused here, with a [`DialectError`] naming
+//! the tool, the dialect and the keyword.
 //!
 //! ```
 //! use tools_provider::Dialect;
@@ -31,235 +40,14 @@
 
 pub mod anthropic;
 pub mod budget;
+mod dialect;
 mod error;
 pub mod export;
 pub mod gemini;
 pub mod mcp;
-mod notes;
 pub mod openai;
+mod payload;
+mod transform;
 
-use serde_json::Value;
-
-pub use error::{DialectError, MessageError};
-
-use tools_core::Tool;
-use tools_core::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
-
-/// A provider format a toolset can be sent in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// OpenAI Chat Completions function tools.
-    OpenAiChat,
-    /// OpenAI Chat Completions function tools with `strict: true`.
-    OpenAiChatStrict,
-    /// OpenAI Responses function tools, and its native web search.
-    OpenAiResponses,
-    /// OpenAI Responses function tools with `strict: true`.
-    OpenAiResponsesStrict,
-    /// Anthropic Messages API tools.
-    Anthropic,
-    /// Anthropic tools with `strict: true`.
-    AnthropicStrict,
-    /// Gemini function declarations.
-    Gemini,
-    /// Model Context Protocol tools.
-    Mcp,
-}
-
-/// One tool's definition in one dialect, as exported to one file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Definition {
-    /// The tool's name (`web_search` for the native search entry).
-    pub name: String,
-    /// The definition, ready to send.
-    pub value: Value,
-}
-
-impl Dialect {
-    /// Every dialect.
-    pub const ALL: [Dialect; 8] = [
-        Self::OpenAiChat,
-        Self::OpenAiChatStrict,
-        Self::OpenAiResponses,
-        Self::OpenAiResponsesStrict,
-        Self::Anthropic,
-        Self::AnthropicStrict,
-        Self::Gemini,
-        Self::Mcp,
-    ];
-
-    /// The dialects [`export`] writes by default: `openai`, `openai-strict`,
-    /// `anthropic`, `gemini`, `mcp`.
-    pub const EXPORTED: [Dialect; 5] =
-        [Self::OpenAiChat, Self::OpenAiChatStrict, Self::Anthropic, Self::Gemini, Self::Mcp];
-
-    /// The dialect's name, as the export folder and `--dialect` spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::OpenAiChat => "openai",
-            Self::OpenAiChatStrict => "openai-strict",
-            Self::OpenAiResponses => "openai-responses",
-            Self::OpenAiResponsesStrict => "openai-responses-strict",
-            Self::Anthropic => "anthropic",
-            Self::AnthropicStrict => "anthropic-strict",
-            Self::Gemini => "gemini",
-            Self::Mcp => "mcp",
-        }
-    }
-
-    /// The dialect with this [name](Self::name).
-    ///
-    /// ```
-    /// use tools_provider::Dialect;
-    /// assert_eq!(Dialect::from_name("openai-strict"), Some(Dialect::OpenAiChatStrict));
-    /// assert_eq!(Dialect::from_name("cohere"), None);
-    /// ```
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|dialect| dialect.name() == name)
-    }
-
-    /// The provider's documented limits for this dialect.
-    pub fn limits(self) -> budget::ProviderLimits {
-        match self {
-            Self::OpenAiChat | Self::OpenAiResponses => openai::LIMITS,
-            Self::OpenAiChatStrict | Self::OpenAiResponsesStrict => openai::STRICT_LIMITS,
-            Self::Anthropic => anthropic::LIMITS,
-            Self::AnthropicStrict => anthropic::STRICT_LIMITS,
-            Self::Gemini => gemini::LIMITS,
-            Self::Mcp => mcp::LIMITS,
-        }
-    }
-
-    /// Whether the provider has its own web search tool in this dialect.
-    pub fn has_native_web_search(self) -> bool {
-        !matches!(self, Self::OpenAiChat | Self::OpenAiChatStrict | Self::Mcp)
-    }
-
-    /// One function tool's definition (no budget check: see [`Self::definitions`]).
-    pub fn function(self, tool: &dyn Tool) -> Result<Value, DialectError> {
-        match self {
-            Self::OpenAiChat => openai::chat_function(tool, false),
-            Self::OpenAiChatStrict => openai::chat_function(tool, true),
-            Self::OpenAiResponses => openai::responses_function(tool, false),
-            Self::OpenAiResponsesStrict => openai::responses_function(tool, true),
-            Self::Anthropic => anthropic::tool(tool, false),
-            Self::AnthropicStrict => anthropic::tool(tool, true),
-            Self::Gemini => gemini::function_declaration(tool),
-            Self::Mcp => Ok(mcp::tool(tool)),
-        }
-    }
-
-    /// Whether one tool can be sent in this dialect: its definition builds
-    /// and fits the per-tool limits. Call it when registering a tool to
-    /// refuse it there rather than at export.
-    ///
-    /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
-    /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
-    /// # }
-    /// use tools_provider::Dialect;
-    /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
-    /// let tool = Named("2fa_code", schema.as_object().unwrap().clone());
-    /// assert!(Dialect::OpenAiChat.check(&tool).is_ok());
-    /// assert_eq!(Dialect::Gemini.check(&tool).unwrap_err().keyword, "name");
-    /// ```
-    pub fn check(self, tool: &dyn Tool) -> Result<(), DialectError> {
-        let definition = Definition { name: tool.name().to_owned(), value: self.function(tool)? };
-        budget::enforce(self, std::slice::from_ref(&definition))
-    }
-
-    /// The provider's native web search tool, for dialects that have one.
-    pub fn native_web_search(self, search: &WebSearch) -> Result<Option<Value>, DialectError> {
-        match self {
-            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::web_search(search).map(Some),
-            Self::Anthropic | Self::AnthropicStrict => anthropic::web_search(search).map(Some),
-            Self::Gemini => gemini::google_search(search).map(Some),
-            _ => Ok(None),
-        }
-    }
-
-    /// Every entry of the toolset in this dialect, in registration order:
-    /// one per function, and the native web search in place of its
-    /// fallback function (or last) where the dialect has one. Where it has
-    /// none, the fallback function registered under `web_search` is emitted
-    /// as an ordinary function, and without a fallback nothing is.
-    ///
-    /// Fails if any tool cannot be expressed or the toolset breaks the
-    /// provider's limits ([`budget`]).
-    pub fn definitions(self, toolset: &Toolset) -> Result<Vec<Definition>, DialectError> {
-        let mut definitions = Vec::with_capacity(toolset.len() + 1);
-        for entry in entries(toolset, self.has_native_web_search()) {
-            let definition = match entry {
-                Entry::Function(tool) => {
-                    Definition { name: tool.name().to_owned(), value: self.function(tool)? }
-                }
-                Entry::WebSearch(search) => match self.native_web_search(search)? {
-                    Some(value) => Definition { name: RESERVED_WEB_SEARCH.to_owned(), value },
-                    None => continue,
-                },
-            };
-            definitions.push(definition);
-        }
-        budget::enforce(self, &definitions)?;
-        Ok(definitions)
-    }
-
-    /// The value of the request's `tools` field: an array of the
-    /// [definitions](Self::definitions), except for Gemini, whose function
-    /// declarations share one tool object, next to `{"google_search": {}}`.
-    pub fn tools(self, toolset: &Toolset) -> Result<Value, DialectError> {
-        let definitions = self.definitions(toolset)?;
-        if self == Self::Gemini {
-            return Ok(gemini::assemble(definitions));
-        }
-        Ok(Value::Array(definitions.into_iter().map(|definition| definition.value).collect()))
-    }
-}
-
-impl std::fmt::Display for Dialect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Dialect {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<Self, String> {
-        Self::from_name(name).ok_or_else(|| {
-            let known: Vec<&str> = Self::ALL.iter().map(|dialect| dialect.name()).collect();
-            format!("unknown dialect `{name}`; expected one of {}", known.join(", "))
-        })
-    }
-}
-
-/// One entry of a toolset as a dialect sees it.
-enum Entry<'a> {
-    Function(&'a dyn Tool),
-    WebSearch(&'a WebSearch),
-}
-
-fn entries(toolset: &Toolset, native_search: bool) -> Vec<Entry<'_>> {
-    let search = toolset.web_search().filter(|_| native_search);
-    let mut out = Vec::with_capacity(toolset.len() + 1);
-    let mut placed = false;
-    for tool in toolset.iter() {
-        match search {
-            Some(search) if tool.name() == RESERVED_WEB_SEARCH => {
-                out.push(Entry::WebSearch(search));
-                placed = true;
-            }
-            _ => out.push(Entry::Function(tool.as_ref())),
-        }
-    }
-    if let (Some(search), false) = (search, placed) {
-        out.push(Entry::WebSearch(search));
-    }
-    out
-}
+pub use dialect::{Definition, Dialect};
+pub use error::{DialectError, MessageError, UnknownDialect};

@@ -16,6 +16,13 @@
 //! it, as are exported schemas and what clients that speak MCP by hand send.
 //! `outputSchema` is there when the tool's content is a JSON object of a
 //! known shape.
+//!
+//! Definitions are all this module has: MCP has no model response to read
+//! calls from. A client sends each call as a `tools/call` request and reads
+//! the result from the answer, which the MCP bridge (`tools-mcp`) serves, so
+//! [`Dialect::parse_calls`](crate::Dialect::parse_calls) and
+//! [`Dialect::format_results`](crate::Dialect::format_results) refuse
+//! [`Dialect::Mcp`](crate::Dialect::Mcp).
 
 use serde_json::{Value, json};
 

@@ -281,6 +281,9 @@ mod behaviour {
     fn search_options_a_provider_lacks_are_refused() {
         let blocked = with_search(WebSearch::new().with_blocked_domains(["example.com"]));
         assert_eq!(Dialect::OpenAiResponses.tools(&blocked).unwrap_err().keyword, "blocked_domains");
+        // The error names the dialect asked for, strict or not.
+        let err = Dialect::OpenAiResponsesStrict.tools(&blocked).unwrap_err();
+        assert_eq!((err.dialect, err.keyword.as_str()), (Dialect::OpenAiResponsesStrict, "blocked_domains"));
         assert_eq!(Dialect::Gemini.tools(&blocked).unwrap_err().keyword, "blocked_domains");
         assert!(Dialect::Anthropic.tools(&blocked).is_ok());
         assert!(Dialect::OpenAiChat.tools(&blocked).is_ok(), "no native search: nothing to refuse");
@@ -288,6 +291,7 @@ mod behaviour {
             with_search(WebSearch::new().with_allowed_domains(["a.org"]).with_blocked_domains(["b.org"]));
         let err = Dialect::Anthropic.tools(&both).unwrap_err();
         assert_eq!((err.tool.as_deref(), err.keyword.as_str()), (Some("web_search"), "allowed_domains"));
+        assert_eq!(Dialect::AnthropicStrict.tools(&both).unwrap_err().dialect, Dialect::AnthropicStrict);
     }
 
     #[test]
@@ -318,7 +322,13 @@ mod behaviour {
         for dialect in Dialect::ALL {
             assert_eq!(dialect.name().parse::<Dialect>(), Ok(dialect));
         }
-        assert!("gpt".parse::<Dialect>().unwrap_err().contains("openai-strict"));
+        let err = "gpt".parse::<Dialect>().unwrap_err();
+        assert_eq!(err.name, "gpt");
+        assert_eq!(
+            err.to_string(),
+            "unknown dialect `gpt`; expected one of openai, openai-strict, openai-responses, \
+             openai-responses-strict, anthropic, anthropic-strict, gemini, mcp"
+        );
     }
 }
 

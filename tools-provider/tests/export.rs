@@ -70,8 +70,32 @@ fn a_changed_schema_a_renamed_tool_and_a_missing_file_are_reported() {
     let mut changed = Toolset::new();
     changed.add(corpus::tool::<corpus::Renamed>("get_weather", "Weather for a city.")).unwrap();
     changed.add(corpus::tool::<corpus::Empty>("current_time", "The time.")).unwrap();
-    let report = export::compare(&changed, &dir.0, &Dialect::EXPORTED).unwrap_err();
-    assert!(report.contains("stale: "), "{report}");
+    let err = export::compare(&changed, &dir.0, &Dialect::EXPORTED).unwrap_err();
+    let export::CompareError::OutOfDate(differences) = &err else { panic!("not a drift: {err}") };
+    let files = |pick: fn(&export::Difference) -> bool| -> Vec<String> {
+        let relative = |d: &export::Difference| d.path().strip_prefix(&dir.0).unwrap().display().to_string();
+        differences.iter().filter(|d| pick(d)).map(relative).collect()
+    };
+    let stale = files(|d| matches!(d, export::Difference::Stale { .. }));
+    assert_eq!(
+        stale,
+        [
+            "openai/now.json",
+            "openai-strict/now.json",
+            "anthropic/now.json",
+            "gemini/now.json",
+            "mcp/now.json"
+        ]
+    );
+    let missing = files(|d| matches!(d, export::Difference::Missing { .. }));
+    assert_eq!(missing.len(), 5, "{missing:?}");
+    assert!(missing.iter().all(|path| path.ends_with("/current_time.json")), "{missing:?}");
+    let drifted = files(|d| matches!(d, export::Difference::Changed { .. }));
+    assert_eq!(drifted.len(), 5, "{drifted:?}");
+    assert!(drifted.iter().all(|path| path.ends_with("/get_weather.json")), "{drifted:?}");
+    // The message is the report `assert_up_to_date` shows: stale files first, then by path.
+    let report = err.to_string();
+    assert!(report.starts_with("stale: "), "{report}");
     assert!(report.contains("openai/now.json (no tool of that name now)"), "{report}");
     assert!(report.contains("missing: ") && report.contains("current_time.json"), "{report}");
     assert!(report.contains("changed: ") && report.contains("mcp/get_weather.json"), "{report}");
@@ -97,4 +121,6 @@ fn an_inexpressible_tool_fails_the_export() {
     let set = Toolset::builder().add(corpus::tool::<corpus::Recursive>("tree", "")).build().unwrap();
     let err = export::write(&set, &dir.0, &[Dialect::Gemini]).unwrap_err();
     assert!(err.to_string().contains("tool `tree` cannot be sent as gemini"), "{err}");
+    let err = export::compare(&set, &dir.0, &[Dialect::Gemini]).unwrap_err();
+    assert!(matches!(&err, export::CompareError::Dialect(e) if e.tool.as_deref() == Some("tree")), "{err}");
 }

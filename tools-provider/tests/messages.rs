@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use tools_core::{Outcome, ToolCall, ToolResult};
-use tools_provider::{anthropic, gemini, openai};
+use tools_provider::{Dialect, anthropic, gemini, openai};
 
 fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
     ToolResult { id: call.id.clone(), name: call.name.clone(), content: content.to_owned(), outcome }
@@ -18,10 +18,9 @@ fn results(calls: &[ToolCall]) -> Vec<ToolResult> {
     ]
 }
 
-#[test]
-fn openai_chat_round_trip() {
-    // From the Chat Completions function-calling guide: parallel calls, string arguments.
-    let response = json!({
+/// From the Chat Completions function-calling guide: parallel calls, string arguments.
+fn chat_response() -> Value {
+    json!({
         "id": "chatcmpl-abc123",
         "object": "chat.completion",
         "model": "gpt-4.1",
@@ -39,33 +38,12 @@ fn openai_chat_round_trip() {
             },
             "finish_reason": "tool_calls"
         }]
-    });
-    let calls = openai::parse_chat_calls(&response).unwrap();
-    assert_eq!(
-        calls,
-        [
-            ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#),
-            ToolCall::new("call_67890abc", "get_weather", r#"{"location":"Bogotá, Colombia"}"#),
-        ]
-    );
-    // The message alone parses the same.
-    assert_eq!(openai::parse_chat_calls(&response["choices"][0]["message"]).unwrap(), calls);
-    let messages = openai::format_chat_results(&results(&calls));
-    assert_eq!(
-        messages,
-        [
-            json!({"role": "tool", "tool_call_id": "call_12345xyz", "content": "{\"celsius\":21}"}),
-            json!({"role": "tool", "tool_call_id": "call_67890abc", "content": "{\"error\":\"no such city\"}"}),
-        ]
-    );
-    // A message without tool calls has none.
-    let text = json!({"choices": [{"message": {"role": "assistant", "content": "Hi"}}]});
-    assert!(openai::parse_chat_calls(&text).unwrap().is_empty());
+    })
 }
 
-#[test]
-fn openai_responses_round_trip() {
-    let response = json!({
+/// Shaped as the Responses API reference shows: a reasoning item, then two `function_call` items.
+fn responses_response() -> Value {
+    json!({
         "id": "resp_67ccd2bed1ec8190",
         "object": "response",
         "output": [
@@ -75,24 +53,12 @@ fn openai_responses_round_trip() {
             {"type": "function_call", "id": "fc_67890abc", "call_id": "call_67890abc",
              "name": "send_email", "arguments": "{\"to\":\"ilan@example.com\"}", "status": "completed"}
         ]
-    });
-    let calls = openai::parse_responses_calls(&response).unwrap();
-    assert_eq!(calls.len(), 2);
-    assert_eq!(calls[0], ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#));
-    assert_eq!(calls[1].name, "send_email");
-    assert_eq!(openai::parse_responses_calls(&response["output"]).unwrap(), calls);
-    let items = openai::format_responses_results(&results(&calls));
-    assert_eq!(
-        items[0],
-        json!({"type": "function_call_output", "call_id": "call_12345xyz", "output": "{\"celsius\":21}"})
-    );
-    assert_eq!(items[1]["call_id"], "call_67890abc");
+    })
 }
 
-#[test]
-fn anthropic_round_trip() {
-    // From the tool-use docs: text, then two tool_use blocks with object input.
-    let response = json!({
+/// From the tool-use docs: text, then two tool_use blocks with object input.
+fn anthropic_response() -> Value {
+    json!({
         "id": "msg_01Aq9w938a90dw8q",
         "type": "message",
         "role": "assistant",
@@ -104,7 +70,71 @@ fn anthropic_round_trip() {
              "input": {"location": "San Francisco, CA", "unit": "celsius"}},
             {"type": "tool_use", "id": "toolu_01B", "name": "get_time", "input": {}}
         ]
-    });
+    })
+}
+
+/// From the function-calling docs: parallel calls in one message, no ids.
+fn gemini_response() -> Value {
+    json!({
+        "candidates": [{
+            "content": {
+                "role": "model",
+                "parts": [
+                    {"functionCall": {"name": "power_disco_ball", "args": {"power": true}}},
+                    {"functionCall": {"name": "start_music", "args": {"energetic": true, "loud": true}}},
+                    {"functionCall": {"name": "dim_lights", "args": {"brightness": 0.5}}}
+                ]
+            },
+            "finishReason": "STOP"
+        }]
+    })
+}
+
+#[test]
+fn openai_chat_round_trip() {
+    let response = chat_response();
+    let calls = openai::chat::parse_calls(&response).unwrap();
+    assert_eq!(
+        calls,
+        [
+            ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#),
+            ToolCall::new("call_67890abc", "get_weather", r#"{"location":"Bogotá, Colombia"}"#),
+        ]
+    );
+    // The message alone parses the same.
+    assert_eq!(openai::chat::parse_calls(&response["choices"][0]["message"]).unwrap(), calls);
+    let messages = openai::chat::format_results(&results(&calls));
+    assert_eq!(
+        messages,
+        [
+            json!({"role": "tool", "tool_call_id": "call_12345xyz", "content": "{\"celsius\":21}"}),
+            json!({"role": "tool", "tool_call_id": "call_67890abc", "content": "{\"error\":\"no such city\"}"}),
+        ]
+    );
+    // A message without tool calls has none.
+    let text = json!({"choices": [{"message": {"role": "assistant", "content": "Hi"}}]});
+    assert!(openai::chat::parse_calls(&text).unwrap().is_empty());
+}
+
+#[test]
+fn openai_responses_round_trip() {
+    let response = responses_response();
+    let calls = openai::responses::parse_calls(&response).unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0], ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#));
+    assert_eq!(calls[1].name, "send_email");
+    assert_eq!(openai::responses::parse_calls(&response["output"]).unwrap(), calls);
+    let items = openai::responses::format_results(&results(&calls));
+    assert_eq!(
+        items[0],
+        json!({"type": "function_call_output", "call_id": "call_12345xyz", "output": "{\"celsius\":21}"})
+    );
+    assert_eq!(items[1]["call_id"], "call_67890abc");
+}
+
+#[test]
+fn anthropic_round_trip() {
+    let response = anthropic_response();
     let calls = anthropic::parse_calls(&response).unwrap();
     assert_eq!(
         calls,
@@ -117,32 +147,19 @@ fn anthropic_round_trip() {
             ToolCall::new("toolu_01B", "get_time", "{}"),
         ]
     );
-    let message = anthropic::format_results(&results(&calls));
+    let messages = anthropic::format_results(&results(&calls));
     assert_eq!(
-        message,
-        json!({"role": "user", "content": [
+        messages,
+        [json!({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9", "content": "{\"celsius\":21}"},
             {"type": "tool_result", "tool_use_id": "toolu_01B", "content": "{\"error\":\"no such city\"}", "is_error": true}
-        ]})
+        ]})]
     );
 }
 
 #[test]
 fn gemini_round_trip_with_synthesized_ids() {
-    // From the function-calling docs: parallel calls in one message, no ids.
-    let response = json!({
-        "candidates": [{
-            "content": {
-                "role": "model",
-                "parts": [
-                    {"functionCall": {"name": "power_disco_ball", "args": {"power": true}}},
-                    {"functionCall": {"name": "start_music", "args": {"energetic": true, "loud": true}}},
-                    {"functionCall": {"name": "dim_lights", "args": {"brightness": 0.5}}}
-                ]
-            },
-            "finishReason": "STOP"
-        }]
-    });
+    let response = gemini_response();
     let calls = gemini::parse_calls(&response).unwrap();
     let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(
@@ -159,12 +176,12 @@ fn gemini_round_trip_with_synthesized_ids() {
     ];
     assert_eq!(
         gemini::format_results(&turn),
-        json!({"role": "user", "parts": [
+        [json!({"role": "user", "parts": [
             {"functionResponse": {"name": "power_disco_ball", "response": {"status": "on"}}},
             {"functionResponse": {"name": "start_music", "response": {"content": "Playing loud music."}}},
             {"functionResponse": {"name": "dim_lights",
                                   "response": {"error": "fix your arguments: `brightness` must be at most 1"}}}
-        ]})
+        ]})]
     );
 }
 
@@ -175,9 +192,105 @@ fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
     assert_eq!(calls, [ToolCall::new("fc-7", "count", "{}")]);
     let formatted = gemini::format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]);
     assert_eq!(
-        formatted["parts"][0]["functionResponse"],
+        formatted[0]["parts"][0]["functionResponse"],
         json!({"name": "count", "response": {"content": [1, 2, 3]}, "id": "fc-7"})
     );
+}
+
+/// Every dialect with messages, the provider payload it reads, and the
+/// module functions `Dialect` must agree with.
+type Messages = (
+    Dialect,
+    Value,
+    fn(&Value) -> Result<Vec<ToolCall>, tools_provider::MessageError>,
+    fn(&[ToolResult]) -> Vec<Value>,
+);
+
+fn every_dialect_with_messages() -> Vec<Messages> {
+    vec![
+        (Dialect::OpenAiChat, chat_response(), openai::chat::parse_calls, openai::chat::format_results),
+        (Dialect::OpenAiChatStrict, chat_response(), openai::chat::parse_calls, openai::chat::format_results),
+        (
+            Dialect::OpenAiResponses,
+            responses_response(),
+            openai::responses::parse_calls,
+            openai::responses::format_results,
+        ),
+        (
+            Dialect::OpenAiResponsesStrict,
+            responses_response(),
+            openai::responses::parse_calls,
+            openai::responses::format_results,
+        ),
+        (Dialect::Anthropic, anthropic_response(), anthropic::parse_calls, anthropic::format_results),
+        (Dialect::AnthropicStrict, anthropic_response(), anthropic::parse_calls, anthropic::format_results),
+        (Dialect::Gemini, gemini_response(), gemini::parse_calls, gemini::format_results),
+    ]
+}
+
+#[test]
+fn every_dialect_reads_calls_and_answers_through_dialect() {
+    let table = every_dialect_with_messages();
+    let covered: Vec<Dialect> = table.iter().map(|(dialect, ..)| *dialect).collect();
+    let expected: Vec<Dialect> = Dialect::ALL.into_iter().filter(|d| d.has_messages()).collect();
+    assert_eq!(covered, expected, "every dialect with messages is in the table");
+    for (dialect, response, parse, format) in table {
+        let calls = dialect.parse_calls(&response).unwrap();
+        assert!(calls.len() >= 2, "{dialect}: {calls:?}");
+        assert_eq!(calls, parse(&response).unwrap(), "{dialect}");
+        let turn = results(&calls);
+        let formatted = dialect.format_results(&turn).unwrap();
+        assert_eq!(formatted, format(&turn), "{dialect}");
+        // One shape for every dialect: values to append, each answering the calls in order.
+        let text = serde_json::to_string(&formatted).unwrap();
+        let first = text.find(&*calls[0].id).or_else(|| text.find(&*calls[0].name));
+        let second = text.find(&*calls[1].id).or_else(|| text.find(&*calls[1].name));
+        assert!(first.is_some() && first < second, "{dialect}: results out of order in {text}");
+        // A turn without results appends nothing.
+        assert_eq!(dialect.format_results(&[]).unwrap(), Vec::<Value>::new(), "{dialect}");
+    }
+}
+
+#[test]
+fn the_shape_of_the_results_per_dialect() {
+    // The turn's values to append, for the first two calls of the response.
+    let answer = |dialect: Dialect, response: Value| {
+        let calls = dialect.parse_calls(&response).unwrap();
+        dialect.format_results(&results(&calls)).unwrap()
+    };
+    // OpenAI: one message (Chat) or input item (Responses) per result.
+    let chat = answer(Dialect::OpenAiChatStrict, chat_response());
+    assert_eq!(chat.len(), 2);
+    assert!(chat.iter().all(|message| message["role"] == "tool"));
+    let responses = answer(Dialect::OpenAiResponses, responses_response());
+    assert_eq!(responses.len(), 2);
+    assert!(responses.iter().all(|item| item["type"] == "function_call_output"));
+    // Anthropic and Gemini: one message holding every result.
+    let anthropic = answer(Dialect::AnthropicStrict, anthropic_response());
+    assert_eq!(anthropic.len(), 1);
+    assert_eq!(anthropic[0]["role"], "user");
+    assert_eq!(anthropic[0]["content"].as_array().map(Vec::len), Some(2));
+    assert_eq!(anthropic[0]["content"][1]["is_error"], true);
+    let gemini = answer(Dialect::Gemini, gemini_response());
+    assert_eq!(gemini.len(), 1);
+    assert_eq!(gemini[0]["parts"].as_array().map(Vec::len), Some(2));
+    assert_eq!(gemini[0]["parts"][1]["functionResponse"]["response"], json!({"error": "no such city"}));
+}
+
+#[test]
+fn mcp_has_definitions_only() {
+    assert!(!Dialect::Mcp.has_messages());
+    assert!(Dialect::ALL.into_iter().filter(|d| *d != Dialect::Mcp).all(Dialect::has_messages));
+    // An MCP `tools/call` request is not a model response: it is refused, naming the dialect.
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                         "params": {"name": "get_weather", "arguments": {"city": "Paris"}}});
+    let err = Dialect::Mcp.parse_calls(&request).unwrap_err();
+    assert_eq!(err.what, "mcp");
+    assert!(err.to_string().starts_with("mcp: MCP has no model messages to read calls from"), "{err}");
+    assert!(err.to_string().contains("tools/call"), "{err}");
+    let calls = Dialect::Anthropic.parse_calls(&anthropic_response()).unwrap();
+    let err = Dialect::Mcp.format_results(&results(&calls)).unwrap_err();
+    assert!(err.to_string().starts_with("mcp: MCP has no model messages to write results to"), "{err}");
 }
 
 #[test]
@@ -195,14 +308,14 @@ fn malformed_payloads_are_errors_not_panics() {
         (json!("hello"), "openai chat response: invalid type: string \"hello\", expected struct ChatMessage"),
     ];
     for (payload, expected) in chat_cases {
-        assert_eq!(openai::parse_chat_calls(&payload).unwrap_err().to_string(), expected);
+        assert_eq!(openai::chat::parse_calls(&payload).unwrap_err().to_string(), expected);
     }
     let responses = json!({"output": [{"type": "function_call", "call_id": "c", "arguments": "{}"}]});
     assert_eq!(
-        openai::parse_responses_calls(&responses).unwrap_err().to_string(),
+        openai::responses::parse_calls(&responses).unwrap_err().to_string(),
         "openai responses output: output item 0: missing field `name`"
     );
-    assert!(openai::parse_responses_calls(&json!({"output": 1})).is_err());
+    assert!(openai::responses::parse_calls(&json!({"output": 1})).is_err());
     let tool_use = json!({"content": [{"type": "tool_use", "id": "t", "input": {}}]});
     assert_eq!(
         anthropic::parse_calls(&tool_use).unwrap_err().to_string(),
@@ -230,7 +343,7 @@ fn malformed_payloads_are_errors_not_panics() {
 mod fuzz {
     use proptest::prelude::*;
     use serde_json::{Value, json};
-    use tools_provider::{anthropic, gemini, openai};
+    use tools_provider::{Dialect, anthropic, gemini, openai};
 
     /// Any JSON value, biased towards the keys the parsers look for.
     fn json_value() -> impl Strategy<Value = Value> {
@@ -274,10 +387,13 @@ mod fuzz {
     proptest! {
         #[test]
         fn parsers_never_panic(value in json_value()) {
-            let _ = openai::parse_chat_calls(&value);
-            let _ = openai::parse_responses_calls(&value);
+            let _ = openai::chat::parse_calls(&value);
+            let _ = openai::responses::parse_calls(&value);
             let _ = anthropic::parse_calls(&value);
             let _ = gemini::parse_calls(&value);
+            for dialect in Dialect::ALL {
+                let _ = dialect.parse_calls(&value);
+            }
         }
     }
 }

@@ -1,12 +1,19 @@
-//! Schema helpers the dialects share: where subschemas live, and how a
-//! keyword a dialect cannot carry is kept for the model in the description.
+//! The steps every dialect's schema transform shares: walking the
+//! subschemas of a node, refusing what a dialect cannot express, and keeping
+//! a keyword the dialect cannot carry for the model, in the description.
 
 use serde_json::Value;
 
+use super::DialectError;
 use tools_core::JsonObject;
 
+/// How a transform reports a keyword it cannot express: the keyword, and
+/// the problem with where it is. Each dialect builds one naming the tool and
+/// itself.
+pub(crate) type Refuse<'a> = dyn Fn(&str, String) -> DialectError + 'a;
+
 /// Keywords whose value is one subschema.
-pub(crate) const SCHEMA_KEYWORDS: &[&str] = &[
+const SCHEMA_KEYWORDS: &[&str] = &[
     "items",
     "additionalProperties",
     "not",
@@ -20,23 +27,93 @@ pub(crate) const SCHEMA_KEYWORDS: &[&str] = &[
 ];
 
 /// Keywords whose value is an array of subschemas.
-pub(crate) const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
+const SCHEMA_LIST_KEYWORDS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems"];
 
 /// Keywords whose value maps names to subschemas.
-pub(crate) const SCHEMA_MAP_KEYWORDS: &[&str] =
-    &["properties", "$defs", "patternProperties", "dependentSchemas"];
+const SCHEMA_MAP_KEYWORDS: &[&str] = &["properties", "$defs", "patternProperties", "dependentSchemas"];
 
 /// Integer and float widths schemars writes as `format`: a Rust detail that
 /// the bounds already carry, and that no provider understands.
-pub(crate) const NUMERIC_FORMATS: &[&str] = &[
+const NUMERIC_FORMATS: &[&str] = &[
     "int8", "int16", "int32", "int64", "int128", "int", "uint8", "uint16", "uint32", "uint64", "uint128",
     "uint", "float", "double",
 ];
 
-/// Append `key: value` notes to the schema's description, so a constraint
-/// the provider cannot enforce still reaches the model:
-/// `"City name. (minLength: 1, maxLength: 100)"`.
-pub(crate) fn append(schema: &mut JsonObject, moved: &[(String, Value)]) {
+/// What a dialect does with one keyword of a schema node.
+pub(crate) enum Keyword {
+    /// The provider accepts it: it stays.
+    Keep,
+    /// It means nothing to the model either (schemars' numeric widths,
+    /// `title`...): it is removed.
+    Drop,
+    /// The provider would refuse it but it says something to the model (a
+    /// bound, a default): it is removed and noted in the description.
+    Note,
+}
+
+/// The rule for `format` shared by the dialects: schemars' numeric widths
+/// are dropped, a format the dialect lists in `supported` is kept, and any
+/// other (or a `format` that is not a string) is noted.
+pub(crate) fn format_rule(format: &Value, supported: &[&str]) -> Keyword {
+    match format.as_str() {
+        Some(format) if NUMERIC_FORMATS.contains(&format) => Keyword::Drop,
+        Some(format) if supported.contains(&format) => Keyword::Keep,
+        _ => Keyword::Note,
+    }
+}
+
+/// Apply a dialect's `rule` to every keyword of `node`, in order: kept
+/// keywords stay, dropped ones are removed, and noted ones are removed and
+/// appended to the description as `key: value`, after the `notes` the
+/// caller already holds, so a constraint the provider cannot enforce still
+/// reaches the model: `"City name. (minLength: 1, maxLength: 100)"`.
+pub(crate) fn keep_or_note(
+    node: &mut JsonObject,
+    mut notes: Vec<(String, Value)>,
+    rule: impl Fn(&str, &Value) -> Keyword,
+) {
+    let keys: Vec<String> = node.keys().cloned().collect();
+    for key in keys {
+        let Some(value) = node.get(&key) else { continue };
+        match rule(&key, value) {
+            Keyword::Keep => {}
+            Keyword::Drop => {
+                node.remove(&key);
+            }
+            Keyword::Note => {
+                if let Some(value) = node.remove(&key) {
+                    notes.push((key, value));
+                }
+            }
+        }
+    }
+    append(node, &notes);
+}
+
+/// The first of `keywords` that `node` has: what a dialect refuses outright.
+pub(crate) fn first_present<'k>(node: &JsonObject, keywords: &[&'k str]) -> Option<&'k str> {
+    keywords.iter().copied().find(|keyword| node.contains_key(*keyword))
+}
+
+/// Refuse an open map: strict modes close every object with
+/// `additionalProperties: false`, so one that allows other keys (a
+/// `HashMap` field) cannot be expressed.
+pub(crate) fn refuse_open_map(
+    node: &JsonObject,
+    path: &str,
+    refuse: &Refuse<'_>,
+) -> Result<(), DialectError> {
+    match node.get("additionalProperties") {
+        None | Some(Value::Bool(false)) => Ok(()),
+        Some(_) => Err(refuse(
+            "additionalProperties",
+            format!("{}: an open map (additionalProperties) cannot be expressed in strict mode", at(path)),
+        )),
+    }
+}
+
+/// Append `key: value` notes to the schema's description.
+fn append(schema: &mut JsonObject, moved: &[(String, Value)]) {
     if moved.is_empty() {
         return;
     }
@@ -105,8 +182,10 @@ pub(crate) fn rename_key(node: &mut JsonObject, from: &str, to: &str) {
         .collect();
 }
 
-/// Whether any `$ref` in the schema points back into a definition that
-/// contains it (a recursive type); returns the name of one such definition.
+/// The name of a definition that reaches itself through `$ref`s (a
+/// recursive type), or `#` for a schema that refers to its own root; `None`
+/// if the schema is not recursive. Dialects without recursion refuse it,
+/// naming the definition.
 pub(crate) fn recursive_def(root: &JsonObject) -> Option<String> {
     if root.values().any(root_refs) {
         // `"$ref": "#"`: the root refers to itself.

@@ -1,0 +1,350 @@
+//! [`Dialect`]: the provider formats, and every way into them.
+
+use serde_json::Value;
+
+use super::{DialectError, MessageError, UnknownDialect, anthropic, budget, gemini, mcp, openai};
+use tools_core::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
+use tools_core::{Tool, ToolCall, ToolResult};
+
+/// A provider format: how a toolset is sent ([`Self::tools`],
+/// [`Self::definitions`]), how the model's calls are read from its response
+/// ([`Self::parse_calls`]) and how the turn's results are sent back
+/// ([`Self::format_results`]). The strict variants differ from the others in
+/// their definitions only: their messages are the same.
+///
+/// What the messages are, per dialect (the provider modules have the
+/// details and the sources):
+///
+/// | dialect | `parse_calls` reads | `format_results` gives, to append to the conversation |
+/// |---|---|---|
+/// | `OpenAiChat`, `OpenAiChatStrict` | `choices[0].message.tool_calls` | one `{"role": "tool"}` message per result |
+/// | `OpenAiResponses`, `OpenAiResponsesStrict` | the `function_call` items of `output` | one `function_call_output` input item per result |
+/// | `Anthropic`, `AnthropicStrict` | the `tool_use` blocks of `content` | one user message of `tool_result` blocks |
+/// | `Gemini` | the `functionCall` parts of `candidates[0].content` | one user content of `functionResponse` parts |
+/// | `Mcp` | nothing: an error | nothing: an error |
+///
+/// MCP has definitions only: there is no model response to read, since an
+/// MCP client sends each call as a `tools/call` request and reads the result
+/// from the answer, which the MCP bridge (`tools-mcp`) handles.
+///
+/// One turn, whatever the dialect:
+///
+/// ```
+/// use serde_json::json;
+/// use tools_core::{Outcome, ToolResult, Toolset};
+/// use tools_provider::Dialect;
+///
+/// let dialect = Dialect::Anthropic;
+/// let tools = Toolset::new();
+/// let mut conversation = vec![json!({"role": "user", "content": "What time is it?"})];
+/// let _request = json!({"messages": conversation, "tools": dialect.tools(&tools).unwrap()});
+/// let response = json!({"role": "assistant", "content": [
+///     {"type": "tool_use", "id": "toolu_01", "name": "now", "input": {}}]});
+/// let calls = dialect.parse_calls(&response).unwrap();
+/// // What `tools.run(&ctx, &calls).await` returns: one result per call, in order.
+/// let results: Vec<ToolResult> = calls.iter().map(|call| ToolResult {
+///     id: call.id.clone(), name: call.name.clone(), content: "12:00".into(), outcome: Outcome::Success,
+/// }).collect();
+/// conversation.push(response);
+/// conversation.extend(dialect.format_results(&results).unwrap());
+/// assert_eq!(conversation[2]["content"][0], json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "12:00"}));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// OpenAI Chat Completions function tools.
+    OpenAiChat,
+    /// OpenAI Chat Completions function tools with `strict: true`.
+    OpenAiChatStrict,
+    /// OpenAI Responses function tools, and its native web search.
+    OpenAiResponses,
+    /// OpenAI Responses function tools with `strict: true`.
+    OpenAiResponsesStrict,
+    /// Anthropic Messages API tools.
+    Anthropic,
+    /// Anthropic tools with `strict: true`.
+    AnthropicStrict,
+    /// Gemini function declarations.
+    Gemini,
+    /// Model Context Protocol tools.
+    Mcp,
+}
+
+/// One tool's definition in one dialect, as exported to one file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Definition {
+    /// The tool's name (`web_search` for the native search entry).
+    pub name: String,
+    /// The definition, ready to send.
+    pub value: Value,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 8] = [
+        Self::OpenAiChat,
+        Self::OpenAiChatStrict,
+        Self::OpenAiResponses,
+        Self::OpenAiResponsesStrict,
+        Self::Anthropic,
+        Self::AnthropicStrict,
+        Self::Gemini,
+        Self::Mcp,
+    ];
+
+    /// The dialects [`export`](crate::export) writes by default: `openai`, `openai-strict`,
+    /// `anthropic`, `gemini`, `mcp`.
+    pub const EXPORTED: [Dialect; 5] =
+        [Self::OpenAiChat, Self::OpenAiChatStrict, Self::Anthropic, Self::Gemini, Self::Mcp];
+
+    /// The dialect's name, as the export folder and `--dialect` spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAiChat => "openai",
+            Self::OpenAiChatStrict => "openai-strict",
+            Self::OpenAiResponses => "openai-responses",
+            Self::OpenAiResponsesStrict => "openai-responses-strict",
+            Self::Anthropic => "anthropic",
+            Self::AnthropicStrict => "anthropic-strict",
+            Self::Gemini => "gemini",
+            Self::Mcp => "mcp",
+        }
+    }
+
+    /// The dialect with this [name](Self::name).
+    ///
+    /// ```
+    /// use tools_provider::Dialect;
+    /// assert_eq!(Dialect::from_name("openai-strict"), Some(Dialect::OpenAiChatStrict));
+    /// assert_eq!(Dialect::from_name("cohere"), None);
+    /// ```
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|dialect| dialect.name() == name)
+    }
+
+    /// The provider's documented limits for this dialect.
+    pub fn limits(self) -> budget::ProviderLimits {
+        match self {
+            Self::OpenAiChat | Self::OpenAiResponses => openai::LIMITS,
+            Self::OpenAiChatStrict | Self::OpenAiResponsesStrict => openai::STRICT_LIMITS,
+            Self::Anthropic => anthropic::LIMITS,
+            Self::AnthropicStrict => anthropic::STRICT_LIMITS,
+            Self::Gemini => gemini::LIMITS,
+            Self::Mcp => mcp::LIMITS,
+        }
+    }
+
+    /// Whether the provider has its own web search tool in this dialect.
+    pub fn has_native_web_search(self) -> bool {
+        !matches!(self, Self::OpenAiChat | Self::OpenAiChatStrict | Self::Mcp)
+    }
+
+    /// One function tool's definition (no budget check: see [`Self::definitions`]).
+    pub fn function(self, tool: &dyn Tool) -> Result<Value, DialectError> {
+        match self {
+            Self::OpenAiChat => openai::chat::function(tool, false),
+            Self::OpenAiChatStrict => openai::chat::function(tool, true),
+            Self::OpenAiResponses => openai::responses::function(tool, false),
+            Self::OpenAiResponsesStrict => openai::responses::function(tool, true),
+            Self::Anthropic => anthropic::tool(tool, false),
+            Self::AnthropicStrict => anthropic::tool(tool, true),
+            Self::Gemini => gemini::function_declaration(tool),
+            Self::Mcp => Ok(mcp::tool(tool)),
+        }
+    }
+
+    /// Whether one tool can be sent in this dialect: its definition builds
+    /// and fits the per-tool limits. Call it when registering a tool to
+    /// refuse it there rather than at export.
+    ///
+    /// ```
+    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+    /// # struct Named(&'static str, JsonObject);
+    /// # impl Tool for Named {
+    /// #     fn name(&self) -> &str { self.0 }
+    /// #     fn description(&self) -> &str { "" }
+    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// # }
+    /// use tools_provider::Dialect;
+    /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
+    /// let tool = Named("2fa_code", schema.as_object().unwrap().clone());
+    /// assert!(Dialect::OpenAiChat.check(&tool).is_ok());
+    /// assert_eq!(Dialect::Gemini.check(&tool).unwrap_err().keyword, "name");
+    /// ```
+    pub fn check(self, tool: &dyn Tool) -> Result<(), DialectError> {
+        let definition = Definition { name: tool.name().to_owned(), value: self.function(tool)? };
+        budget::enforce(self, std::slice::from_ref(&definition))
+    }
+
+    /// The provider's native web search tool, for dialects that have one.
+    /// An option the provider's tool lacks (a domain filter) is refused,
+    /// naming this dialect.
+    pub fn native_web_search(self, search: &WebSearch) -> Result<Option<Value>, DialectError> {
+        let native = match self {
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
+                openai::responses::web_search(search).map(Some)
+            }
+            Self::Anthropic | Self::AnthropicStrict => anthropic::web_search(search).map(Some),
+            Self::Gemini => gemini::google_search(search).map(Some),
+            _ => Ok(None),
+        };
+        // The provider modules' search tools name the non-strict dialect:
+        // the tool is the same in both.
+        native.map_err(|error| DialectError { dialect: self, ..error })
+    }
+
+    /// Every entry of the toolset in this dialect, in registration order:
+    /// one per function, and the native web search in place of its
+    /// fallback function (or last) where the dialect has one. Where it has
+    /// none, the fallback function registered under `web_search` is emitted
+    /// as an ordinary function, and without a fallback nothing is.
+    ///
+    /// Fails if any tool cannot be expressed or the toolset breaks the
+    /// provider's limits ([`budget`]).
+    pub fn definitions(self, toolset: &Toolset) -> Result<Vec<Definition>, DialectError> {
+        let definitions = self.build(toolset).collect::<Result<Vec<_>, _>>()?;
+        budget::enforce(self, &definitions)?;
+        Ok(definitions)
+    }
+
+    /// Each entry of the toolset built in this dialect, in the order of
+    /// [`Self::definitions`], without the budget check: the one path from a
+    /// toolset to definitions, for [`Self::definitions`] (which stops at the
+    /// first error) and [`budget::report`] (which collects them all).
+    pub(crate) fn build(self, toolset: &Toolset) -> impl Iterator<Item = Result<Definition, DialectError>> {
+        entries(toolset, self.has_native_web_search()).into_iter().filter_map(move |entry| match entry {
+            Entry::Function(tool) => {
+                Some(self.function(tool).map(|value| Definition { name: tool.name().to_owned(), value }))
+            }
+            Entry::WebSearch(search) => self
+                .native_web_search(search)
+                .map(|value| value.map(|value| Definition { name: RESERVED_WEB_SEARCH.to_owned(), value }))
+                .transpose(),
+        })
+    }
+
+    /// The value of the request's `tools` field: an array of the
+    /// [definitions](Self::definitions), except for Gemini, whose function
+    /// declarations share one tool object, next to `{"google_search": {}}`.
+    pub fn tools(self, toolset: &Toolset) -> Result<Value, DialectError> {
+        let definitions = self.definitions(toolset)?;
+        if self == Self::Gemini {
+            return Ok(gemini::assemble(definitions));
+        }
+        Ok(Value::Array(definitions.into_iter().map(|definition| definition.value).collect()))
+    }
+
+    /// Whether the dialect has model messages to read calls from and answer
+    /// with results: every dialect but [`Mcp`](Self::Mcp).
+    pub fn has_messages(self) -> bool {
+        self != Self::Mcp
+    }
+
+    /// The tool calls of a model response in this dialect, in order (see the
+    /// [table](Self) for what is read; each provider's module says which
+    /// parts of the response it accepts).
+    ///
+    /// Fails if the response is not shaped as the provider documents it, and
+    /// for [`Mcp`](Self::Mcp), which has no model response.
+    ///
+    /// ```
+    /// use tools_provider::Dialect;
+    /// let response = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
+    ///     "tool_calls": [{"id": "call_1", "type": "function",
+    ///                     "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]});
+    /// let calls = Dialect::OpenAiChatStrict.parse_calls(&response).unwrap();
+    /// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_1", "get_weather"));
+    /// assert!(Dialect::Mcp.parse_calls(&response).is_err());
+    /// ```
+    pub fn parse_calls(self, response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::parse_calls(response),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::responses::parse_calls(response),
+            Self::Anthropic | Self::AnthropicStrict => anthropic::parse_calls(response),
+            Self::Gemini => gemini::parse_calls(response),
+            Self::Mcp => Err(no_messages("read calls from")),
+        }
+    }
+
+    /// The turn's results as what to append to the conversation in this
+    /// dialect, in call order (see the [table](Self)): one message or item
+    /// per result for OpenAI, one message holding every result for Anthropic
+    /// and Gemini, and nothing for a turn without results.
+    ///
+    /// Fails only for [`Mcp`](Self::Mcp), which has no model messages; the
+    /// provider modules' own `format_results` cannot fail.
+    ///
+    /// ```
+    /// use tools_core::{Outcome, ToolResult};
+    /// use tools_provider::Dialect;
+    /// let result = ToolResult { id: "call_1".into(), name: "get_weather".into(),
+    ///                           content: "21°C".into(), outcome: Outcome::Success };
+    /// let messages = Dialect::OpenAiChat.format_results(&[result]).unwrap();
+    /// assert_eq!(messages, [serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "21°C"})]);
+    /// ```
+    pub fn format_results(self, results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => Ok(openai::chat::format_results(results)),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
+                Ok(openai::responses::format_results(results))
+            }
+            Self::Anthropic | Self::AnthropicStrict => Ok(anthropic::format_results(results)),
+            Self::Gemini => Ok(gemini::format_results(results)),
+            Self::Mcp => Err(no_messages("write results to")),
+        }
+    }
+}
+
+/// Why [`Dialect::Mcp`] has no messages, for the error of its message methods.
+fn no_messages(action: &str) -> MessageError {
+    MessageError::new(
+        "mcp",
+        format!(
+            "MCP has no model messages to {action}: a client sends each call as a `tools/call` \
+             request and reads the result from the answer (the MCP bridge, tools-mcp, serves them)"
+        ),
+    )
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    fn from_str(name: &str) -> Result<Self, UnknownDialect> {
+        Self::from_name(name).ok_or_else(|| UnknownDialect { name: name.to_owned() })
+    }
+}
+
+/// One entry of a toolset as a dialect sees it.
+enum Entry<'a> {
+    Function(&'a dyn Tool),
+    WebSearch(&'a WebSearch),
+}
+
+/// The toolset's entries in definition order: with `native_search`, the
+/// native search takes the place of its fallback function, or comes last
+/// when there is none; without, the fallback is a function like the others.
+fn entries(toolset: &Toolset, native_search: bool) -> Vec<Entry<'_>> {
+    let search = toolset.web_search().filter(|_| native_search);
+    let mut out = Vec::with_capacity(toolset.len() + 1);
+    let mut placed = false;
+    for tool in toolset.iter() {
+        match search {
+            Some(search) if tool.name() == RESERVED_WEB_SEARCH => {
+                out.push(Entry::WebSearch(search));
+                placed = true;
+            }
+            _ => out.push(Entry::Function(tool.as_ref())),
+        }
+    }
+    if let (Some(search), false) = (search, placed) {
+        out.push(Entry::WebSearch(search));
+    }
+    out
+}
