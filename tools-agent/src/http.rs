@@ -98,6 +98,7 @@ impl RetryPolicy {
 /// One provider's HTTP side: its name, the variable its key comes from,
 /// the client and the retry policy.
 #[derive(Clone, Debug)]
+
 pub(crate) struct Endpoint {
     pub(crate) provider: &'static str,
     pub(crate) key_variable: &'static str,
@@ -189,7 +190,12 @@ impl Endpoint {
             if attempt >= self.retry.max_attempts || started.elapsed() + wait > self.retry.max_total {
                 return Err(retryable);
             }
-            tracing::warn!(provider = self.provider, attempt, wait_ms = wait.as_millis() as u64, "retrying the model request");
+            tracing::warn!(
+                provider = self.provider,
+                attempt,
+                wait_ms = wait.as_millis() as u64,
+                "retrying the model request"
+            );
             tokio::time::sleep(wait).await;
             backoff = backoff.saturating_mul(2);
         }
@@ -257,7 +263,8 @@ mod tests {
 
     #[test]
     fn the_providers_message_is_read_from_an_error_body() {
-        let body = r#"{"error":{"message":"Invalid schema for function 'x'","type":"invalid_request_error"}}"#;
+        let body =
+            r#"{"error":{"message":"Invalid schema for function 'x'","type":"invalid_request_error"}}"#;
         assert_eq!(provider_message(body), "Invalid schema for function 'x'");
         assert_eq!(provider_message("<html>bad gateway</html>"), "<html>bad gateway</html>");
         assert_eq!(excerpt(&"é".repeat(300)).chars().count(), 201);

@@ -14,7 +14,9 @@
 
 mod agent;
 mod budget;
+mod clients;
 mod error;
+#[allow(dead_code, reason = "the clients that use it land next; remove this then")]
 mod http;
 mod model;
 mod scripted;

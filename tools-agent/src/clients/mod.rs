@@ -1,0 +1,2 @@
+//! The built-in model clients, one module per provider API, each over the
+//! shared HTTP side (`crate::http`) and its provider's dialect.
