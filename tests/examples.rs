@@ -9,6 +9,8 @@ use std::process::Command;
 fn run(name: &str) -> String {
     let output = Command::new(support::build_example(name))
         .env_remove("TAVILY_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
         .output()
         .expect("the example starts");
     assert!(output.status.success(), "{name} failed: {}", String::from_utf8_lossy(&output.stderr));
@@ -56,4 +58,20 @@ fn agent_turns_meet_every_outcome() {
     }
     // The model fixed its wrong type in the next turn.
     assert!(output.contains("t2_1   to_fahrenheit   success"), "{output}");
+}
+
+#[test]
+fn the_agent_example_runs_offline_and_the_model_fixes_its_call() {
+    let output = run("agent");
+    assert!(output.starts_with("model: scripted"), "{output}");
+    let results: Vec<&str> = output.lines().filter(|line| line.starts_with("result")).collect();
+    assert_eq!(results.len(), 3, "{output}");
+    assert!(results[0].contains("call_1 success") && results[0].contains(r#""celsius":17"#), "{output}");
+    assert!(
+        results[1].contains("call_2 invalid_arguments") && results[1].contains("missing field `city`"),
+        "{output}"
+    );
+    assert!(results[2].contains("call_3 success"), "{output}");
+    assert!(output.contains("assistant Paris is at 17°C and Oslo at 16°C."), "{output}");
+    assert!(output.trim_end().ends_with("stop: Answered; tokens: 0 in, 0 out"), "{output}");
 }

@@ -103,7 +103,7 @@ async fn replace_swaps_in_place_and_returns_the_old_tool() {
 }
 
 #[test]
-fn add_arc_with_and_shared_tools() {
+fn an_arc_dyn_tool_is_registered_as_it_is() {
     let shared: Arc<dyn Tool> = Arc::new(echo("shared"));
     let mut tools = Toolset::builder().add(Weather).build().unwrap();
     tools.add(Arc::clone(&shared)).unwrap();
