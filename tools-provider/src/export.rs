@@ -29,14 +29,18 @@ use tools_core::Toolset;
 /// rewrite the folder instead of failing (then review the diff).
 pub const UPDATE_ENV: &str = "TOOLS_UPDATE_SCHEMAS";
 
-/// Why an export failed.
+/// Why an export, or its comparison with a checked-in folder, failed.
+///
+/// The message of [`ExportError::OutOfDate`] is the report
+/// [`assert_up_to_date`] panics with: every difference, one per line,
+/// changed files with their diff.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportError {
     /// A tool cannot be expressed in a dialect.
     #[error(transparent)]
     Dialect(#[from] DialectError),
-    /// A file could not be read or written.
+    /// A file or folder could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
         /// The file or folder.
@@ -44,29 +48,8 @@ pub enum ExportError {
         /// What the system said.
         source: io::Error,
     },
-}
-
-/// Why a checked-in folder does not match the export ([`compare`]).
-///
-/// Its message is the report [`assert_up_to_date`] panics with: every
-/// difference, one per line, changed files with their diff.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum CompareError {
-    /// A tool cannot be expressed in a dialect, so there is no export to
-    /// compare with.
-    #[error(transparent)]
-    Dialect(#[from] DialectError),
-    /// A dialect's folder could not be listed.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The folder.
-        path: PathBuf,
-        /// What the system said.
-        source: io::Error,
-    },
-    /// The folder differs from the export: every difference, stale files
-    /// first, then the export's files in path order.
+    /// The folder differs from the export ([`compare`]): every difference,
+    /// stale files first, then the export's files in path order.
     #[error("{}", report(.0))]
     OutOfDate(Vec<Difference>),
 }
@@ -196,13 +179,13 @@ fn json_files(folder: &Path) -> io::Result<Vec<PathBuf>> {
 /// Compare `dir` with the export of `toolset` in `dialects`: `Ok` if they
 /// match, otherwise every stale, missing, changed (with a unified diff,
 /// checked-in file first) and unreadable file.
-pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<(), CompareError> {
+pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<(), ExportError> {
     let files = render(toolset, dialects)?;
     let mut differences = Vec::new();
     for dialect in dialects {
         let folder = dir.join(dialect.name());
         let existing =
-            json_files(&folder).map_err(|source| CompareError::Io { path: folder.clone(), source })?;
+            json_files(&folder).map_err(|source| ExportError::Io { path: folder.clone(), source })?;
         for name in existing {
             if !files.contains_key(&Path::new(dialect.name()).join(&name)) {
                 differences.push(Difference::Stale { path: folder.join(name) });
@@ -225,7 +208,7 @@ pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<()
             Err(error) => differences.push(Difference::Unreadable { path, error }),
         }
     }
-    if differences.is_empty() { Ok(()) } else { Err(CompareError::OutOfDate(differences)) }
+    if differences.is_empty() { Ok(()) } else { Err(ExportError::OutOfDate(differences)) }
 }
 
 /// Fail (panic, for tests) when `dir` no longer matches the export of

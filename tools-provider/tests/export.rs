@@ -71,7 +71,7 @@ fn a_changed_schema_a_renamed_tool_and_a_missing_file_are_reported() {
     changed.add(corpus::tool::<corpus::Renamed>("get_weather", "Weather for a city.")).unwrap();
     changed.add(corpus::tool::<corpus::Empty>("current_time", "The time.")).unwrap();
     let err = export::compare(&changed, &dir.0, &Dialect::EXPORTED).unwrap_err();
-    let export::CompareError::OutOfDate(differences) = &err else { panic!("not a drift: {err}") };
+    let export::ExportError::OutOfDate(differences) = &err else { panic!("not a drift: {err}") };
     let files = |pick: fn(&export::Difference) -> bool| -> Vec<String> {
         let relative = |d: &export::Difference| d.path().strip_prefix(&dir.0).unwrap().display().to_string();
         differences.iter().filter(|d| pick(d)).map(relative).collect()
@@ -122,5 +122,5 @@ fn an_inexpressible_tool_fails_the_export() {
     let err = export::write(&set, &dir.0, &[Dialect::Gemini]).unwrap_err();
     assert!(err.to_string().contains("tool `tree` cannot be sent as gemini"), "{err}");
     let err = export::compare(&set, &dir.0, &[Dialect::Gemini]).unwrap_err();
-    assert!(matches!(&err, export::CompareError::Dialect(e) if e.tool.as_deref() == Some("tree")), "{err}");
+    assert!(matches!(&err, export::ExportError::Dialect(e) if e.tool.as_deref() == Some("tree")), "{err}");
 }
