@@ -1,17 +1,19 @@
-//! The loop: ask the model, run every call of its turn at once, send the
-//! results back, until it answers without calls or a stop says otherwise.
+//! The agent: a model, a toolset and the settings of its runs; what a run
+//! gives back and why it stopped. The loop itself is in `run`.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
+use tools_core::ToolContext;
 use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolResult};
 use tracing::Instrument;
 
-use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelSettings, ToolChoice, Usage};
-use crate::{AgentError, LimitExceeded, Message, Model, ModelError, RunBudget, RunLimits, Transcript};
+use crate::model::{ModelSettings, ToolChoice, Usage};
+use crate::run::Run;
+use crate::stream::Interleave;
+use crate::{AgentError, AgentEvent, LimitExceeded, Message, Model, RunBudget, RunLimits, Transcript};
 
 /// Why a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,33 +58,6 @@ impl RunResult {
     }
 }
 
-/// What [`Agent::stream`] yields as the run goes.
-#[derive(Clone, Debug)]
-#[non_exhaustive]
-pub enum AgentEvent {
-    /// More of the model's text.
-    TextDelta(String),
-    /// More of a tool call as the model writes it.
-    CallDelta {
-        /// The call's position in its turn.
-        index: usize,
-        /// The call's id, once known.
-        id: Option<String>,
-        /// The tool's name, once known.
-        name: Option<String>,
-        /// The next piece of its argument text.
-        arguments: String,
-    },
-    /// A call, complete, about to run.
-    ToolCall(tools_core::ToolCall),
-    /// A call's result, as soon as the turn's calls have run.
-    ToolResult(ToolResult),
-    /// The tokens of one model request.
-    Usage(Usage),
-    /// The run is over: always the last event.
-    Finished(Result<RunResult, AgentError>),
-}
-
 /// A model, a toolset, instructions and settings: `run` is the whole loop.
 ///
 /// ```
@@ -99,14 +74,14 @@ pub enum AgentEvent {
 /// ```
 #[derive(Clone)]
 pub struct Agent {
-    model: Arc<dyn Model>,
-    toolset: Toolset,
-    instructions: Option<String>,
-    max_turns: usize,
-    limits: RunLimits,
-    settings: ModelSettings,
-    end_tools: Vec<String>,
-    context: ToolContext,
+    pub(crate) model: Arc<dyn Model>,
+    pub(crate) toolset: Toolset,
+    pub(crate) instructions: Option<String>,
+    pub(crate) max_turns: usize,
+    pub(crate) limits: RunLimits,
+    pub(crate) settings: ModelSettings,
+    pub(crate) end_tools: Vec<String>,
+    pub(crate) context: ToolContext,
 }
 
 impl Agent {
@@ -271,181 +246,5 @@ impl std::fmt::Debug for Agent {
             .field("max_turns", &self.max_turns)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
-    }
-}
-
-/// One run's state as the loop goes.
-struct Run<'a> {
-    agent: &'a Agent,
-    transcript: Transcript,
-    usage: Vec<Usage>,
-    budget: RunBudget,
-    events: Option<UnboundedSender<AgentEvent>>,
-}
-
-impl Run<'_> {
-    async fn go(&mut self) -> Result<(String, StopReason), ModelError> {
-        let agent = self.agent;
-        let mut turns = 0;
-        loop {
-            let pending = self.transcript.pending_calls().to_vec();
-            if !pending.is_empty() {
-                if let Some(stop) = self.run_calls(&pending).await {
-                    return Ok(stop);
-                }
-                continue;
-            }
-            if agent.context.is_cancelled() {
-                return Ok((String::new(), StopReason::Cancelled));
-            }
-            let last = turns >= agent.max_turns;
-            let Some(response) = self.ask(!last).await? else {
-                return Ok((String::new(), StopReason::Cancelled));
-            };
-            turns += 1;
-            let answered = response.calls.is_empty();
-            let text = response.text.clone();
-            self.transcript.push(Message::Assistant { text: response.text, calls: response.calls });
-            if last {
-                // A model that calls tools anyway on the tool-less request
-                // leaves calls no one will answer: dropped, so the
-                // transcript stays one a provider accepts.
-                if let Some(Message::Assistant { calls, .. }) = self.transcript.messages.last_mut() {
-                    calls.clear();
-                }
-                return Ok((text, StopReason::MaxTurns { turns: agent.max_turns }));
-            }
-            if answered {
-                return Ok((text, StopReason::Answered));
-            }
-        }
-    }
-
-    /// One model request, traced; `None` if the context was cancelled first.
-    async fn ask(&mut self, with_tools: bool) -> Result<Option<ModelResponse>, ModelError> {
-        let agent = self.agent;
-        let request = ModelRequest {
-            instructions: self.transcript.instructions.as_deref(),
-            messages: &self.transcript.messages,
-            tools: with_tools.then_some(&agent.toolset),
-            settings: &agent.settings,
-        };
-        let span = tracing::info_span!(
-            "model_request",
-            provider = agent.model.provider(),
-            model = agent.model.model(),
-            input_tokens = tracing::field::Empty,
-            output_tokens = tracing::field::Empty,
-            duration_ms = tracing::field::Empty,
-        );
-        let started = Instant::now();
-        let events = self.events.clone();
-        let exchange = async {
-            match &events {
-                None => agent.model.request(request).await,
-                Some(events) => streamed(agent.model.provider(), agent.model.stream(request), events).await,
-            }
-        };
-        let cancelled = agent.context.cancellation().cancelled();
-        let response = tokio::select! {
-            biased;
-            () = cancelled => return Ok(None),
-            response = exchange.instrument(span.clone()) => response?,
-        };
-        span.record("input_tokens", response.usage.input_tokens);
-        span.record("output_tokens", response.usage.output_tokens);
-        span.record("duration_ms", started.elapsed().as_millis() as u64);
-        self.usage.push(response.usage);
-        self.emit(AgentEvent::Usage(response.usage));
-        Ok(Some(response))
-    }
-
-    /// Run one turn's calls and record their results; `Some` when the run
-    /// stops here.
-    async fn run_calls(&mut self, calls: &[tools_core::ToolCall]) -> Option<(String, StopReason)> {
-        let agent = self.agent;
-        if let Err(limit) = self.budget.admit(calls) {
-            // The calls stay pending in the transcript: continuing the run
-            // (with a larger budget) runs them.
-            return Some((String::new(), StopReason::Budget(limit)));
-        }
-        for call in calls {
-            self.emit(AgentEvent::ToolCall(call.clone()));
-        }
-        let results = agent.toolset.run(&agent.context, calls).await;
-        for result in &results {
-            self.emit(AgentEvent::ToolResult(result.clone()));
-        }
-        let recorded = self.budget.record(&results);
-        let ended = results.iter().find(|result| {
-            result.outcome.is_success()
-                && agent.end_tools.iter().any(|end| end.eq_ignore_ascii_case(&result.name))
-        });
-        let ended =
-            ended.map(|result| (result.content.clone(), StopReason::EndTool { tool: result.name.clone() }));
-        self.transcript.push(Message::Tool { results });
-        if let Some(ended) = ended {
-            return Some(ended);
-        }
-        if agent.context.is_cancelled() {
-            return Some((String::new(), StopReason::Cancelled));
-        }
-        recorded.err().map(|limit| (String::new(), StopReason::Budget(limit)))
-    }
-
-    fn emit(&self, event: AgentEvent) {
-        if let Some(events) = &self.events {
-            // A dropped receiver only means no one listens any more.
-            let _ = events.unbounded_send(event);
-        }
-    }
-}
-
-/// Read a model's stream to its end, passing every piece on.
-async fn streamed(
-    provider: &str,
-    mut stream: crate::model::ModelStream<'_>,
-    events: &UnboundedSender<AgentEvent>,
-) -> Result<ModelResponse, ModelError> {
-    while let Some(event) = stream.next().await {
-        let forwarded = match event? {
-            ModelEvent::TextDelta(text) => AgentEvent::TextDelta(text),
-            ModelEvent::CallDelta { index, id, name, arguments } => {
-                AgentEvent::CallDelta { index, id, name, arguments }
-            }
-            ModelEvent::Done(response) => return Ok(response),
-        };
-        let _ = events.unbounded_send(forwarded);
-    }
-    Err(ModelError::StreamEnded { provider: provider.to_owned(), message: "no final response".into() })
-}
-
-/// The events a run sends, then the run's end.
-struct Interleave<R> {
-    run: std::pin::Pin<Box<R>>,
-    events: futures::channel::mpsc::UnboundedReceiver<AgentEvent>,
-    run_done: Option<AgentEvent>,
-}
-
-impl<R: futures::Stream<Item = AgentEvent>> futures::Stream for Interleave<R> {
-    type Item = AgentEvent;
-
-    fn poll_next(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<AgentEvent>> {
-        use std::task::Poll;
-        let this = &mut *self;
-        if this.run_done.is_none()
-            && let Poll::Ready(Some(end)) = this.run.as_mut().poll_next(cx)
-        {
-            this.run_done = Some(end);
-        }
-        match this.events.poll_next_unpin(cx) {
-            Poll::Ready(Some(event)) => Poll::Ready(Some(event)),
-            // The channel closes once the run is over: its end comes last.
-            Poll::Ready(None) => Poll::Ready(this.run_done.take()),
-            Poll::Pending => Poll::Pending,
-        }
     }
 }

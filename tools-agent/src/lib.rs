@@ -19,10 +19,12 @@ mod error;
 #[allow(dead_code, reason = "the clients that use it land next; remove this then")]
 mod http;
 mod model;
+mod run;
 mod scripted;
+mod stream;
 mod transcript;
 
-pub use agent::{Agent, AgentEvent, RunResult, StopReason};
+pub use agent::{Agent, RunResult, StopReason};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use error::{AgentError, ModelError};
 pub use http::{ApiKey, RetryPolicy};
@@ -31,4 +33,5 @@ pub use model::{
     Usage,
 };
 pub use scripted::{ScriptedModel, SeenRequest};
+pub use stream::AgentEvent;
 pub use transcript::{Message, Transcript};

@@ -1,0 +1,84 @@
+//! The run as it happens: the events [`Agent::stream`](crate::Agent::stream)
+//! yields, and how a model's stream and the run's end reach them in order.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
+use futures::{Stream, StreamExt};
+use tools_core::ToolResult;
+
+use crate::model::{ModelEvent, ModelResponse, ModelStream, Usage};
+use crate::{AgentError, ModelError, RunResult};
+
+/// What [`Agent::stream`] yields as the run goes.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// More of the model's text.
+    TextDelta(String),
+    /// More of a tool call as the model writes it.
+    CallDelta {
+        /// The call's position in its turn.
+        index: usize,
+        /// The call's id, once known.
+        id: Option<String>,
+        /// The tool's name, once known.
+        name: Option<String>,
+        /// The next piece of its argument text.
+        arguments: String,
+    },
+    /// A call, complete, about to run.
+    ToolCall(tools_core::ToolCall),
+    /// A call's result, as soon as the turn's calls have run.
+    ToolResult(ToolResult),
+    /// The tokens of one model request.
+    Usage(Usage),
+    /// The run is over: always the last event.
+    Finished(Result<RunResult, AgentError>),
+}
+
+/// Read a model's stream to its end, passing every piece on.
+pub(crate) async fn streamed(
+    provider: &str,
+    mut stream: ModelStream<'_>,
+    events: &UnboundedSender<AgentEvent>,
+) -> Result<ModelResponse, ModelError> {
+    while let Some(event) = stream.next().await {
+        let forwarded = match event? {
+            ModelEvent::TextDelta(text) => AgentEvent::TextDelta(text),
+            ModelEvent::CallDelta { index, id, name, arguments } => {
+                AgentEvent::CallDelta { index, id, name, arguments }
+            }
+            ModelEvent::Done(response) => return Ok(response),
+        };
+        let _ = events.unbounded_send(forwarded);
+    }
+    Err(ModelError::StreamEnded { provider: provider.to_owned(), message: "no final response".into() })
+}
+
+/// The events a run sends, then the run's end.
+pub(crate) struct Interleave<R> {
+    pub(crate) run: Pin<Box<R>>,
+    pub(crate) events: UnboundedReceiver<AgentEvent>,
+    pub(crate) run_done: Option<AgentEvent>,
+}
+
+impl<R: Stream<Item = AgentEvent>> Stream for Interleave<R> {
+    type Item = AgentEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<AgentEvent>> {
+        let this = &mut *self;
+        if this.run_done.is_none()
+            && let Poll::Ready(Some(end)) = this.run.as_mut().poll_next(cx)
+        {
+            this.run_done = Some(end);
+        }
+        match this.events.poll_next_unpin(cx) {
+            Poll::Ready(Some(event)) => Poll::Ready(Some(event)),
+            // The channel closes once the run is over: its end comes last.
+            Poll::Ready(None) => Poll::Ready(this.run_done.take()),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
