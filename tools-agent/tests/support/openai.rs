@@ -40,6 +40,11 @@ pub fn tools() -> Toolset {
     Toolset::builder().add(GetWeather).add(GetTime).build().unwrap()
 }
 
+/// The same tools and the native web search.
+pub fn tools_with_search(search: tools_core::toolset::WebSearch) -> Toolset {
+    Toolset::builder().add(GetWeather).add(GetTime).web_search(search).build().unwrap()
+}
+
 /// Retries with (almost) no wait.
 pub fn fast_retry(attempts: u32) -> RetryPolicy {
     RetryPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
