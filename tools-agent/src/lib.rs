@@ -5,6 +5,8 @@
 //!   and what a run gives back ([`RunResult`], [`StopReason`]);
 //! - [`Model`]: one request, one response (or a stream of [`ModelEvent`]s),
 //!   implemented by the provider clients and by [`ScriptedModel`];
+//! - [`OpenAiChat`] (Chat Completions, and the servers that speak it) and
+//!   [`OpenAiResponses`]: the OpenAI clients;
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
@@ -16,7 +18,6 @@ mod agent;
 mod budget;
 mod clients;
 mod error;
-#[allow(dead_code, reason = "the clients that use it land next; remove this then")]
 mod http;
 mod model;
 mod run;
@@ -26,6 +27,7 @@ mod transcript;
 
 pub use agent::{Agent, RunResult, StopReason};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
+pub use clients::{OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};
 pub use http::{ApiKey, RetryPolicy};
 pub use model::{
