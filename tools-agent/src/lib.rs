@@ -16,7 +16,6 @@ mod agent;
 mod budget;
 mod clients;
 mod error;
-#[allow(dead_code, reason = "the clients that use it land next; remove this then")]
 mod http;
 mod model;
 mod scripted;
@@ -24,6 +23,7 @@ mod transcript;
 
 pub use agent::{Agent, AgentEvent, RunResult, StopReason};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
+pub use clients::{Anthropic, Gemini};
 pub use error::{AgentError, ModelError};
 pub use http::{ApiKey, RetryPolicy};
 pub use model::{
