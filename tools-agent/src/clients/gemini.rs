@@ -258,7 +258,8 @@ impl Model for Gemini {
             let value = self
                 .endpoint
                 .post_json(&self.url(false), headers, &body, request.settings.request_timeout)
-                .await?;
+                .await
+                .map_err(key_refused)?;
             let chunk = read_chunk(&value)?;
             if chunk.finish.is_none() && chunk.parts.is_empty() {
                 return Err(malformed(&value, "no candidate content and no finishReason"));
@@ -273,7 +274,10 @@ impl Model for Gemini {
         let opened = async move {
             let body = self.body(&request)?;
             let headers = self.headers()?;
-            self.endpoint.post_events(&self.url(true), headers, &body, request.settings.request_timeout).await
+            self.endpoint
+                .post_events(&self.url(true), headers, &body, request.settings.request_timeout)
+                .await
+                .map_err(key_refused)
         };
         let signatures = self.signatures.clone();
         stream::once(opened)
@@ -282,6 +286,19 @@ impl Model for Gemini {
                 Err(error) => stream::iter([Err(error)]).boxed(),
             })
             .boxed()
+    }
+}
+
+/// Gemini refuses a bad key with HTTP 400 `INVALID_ARGUMENT`, "API key not
+/// valid" (reason `API_KEY_INVALID`), not 401:
+/// <https://ai.google.dev/gemini-api/docs/troubleshooting>. It is the same
+/// mistake as a 401, so it is told the same way, naming the variable.
+fn key_refused(error: ModelError) -> ModelError {
+    match error {
+        ModelError::Rejected { provider, status: 400, message } if message.contains("API key not valid") => {
+            ModelError::Unauthorized { provider, status: 400, variable: KEY_VARIABLE }
+        }
+        other => other,
     }
 }
 
