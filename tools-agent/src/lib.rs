@@ -5,8 +5,9 @@
 //!   and what a run gives back ([`RunResult`], [`StopReason`]);
 //! - [`Model`]: one request, one response (or a stream of [`ModelEvent`]s),
 //!   implemented by the provider clients and by [`ScriptedModel`];
-//! - [`OpenAiChat`] (Chat Completions, and the servers that speak it) and
-//!   [`OpenAiResponses`]: the OpenAI clients;
+//! - [`OpenAiChat`] (Chat Completions, and the servers that speak it),
+//!   [`OpenAiResponses`], [`Anthropic`] (Messages) and [`Gemini`]
+//!   (generateContent): the built-in clients, plain and streamed;
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
@@ -27,7 +28,7 @@ mod transcript;
 
 pub use agent::{Agent, RunResult, StopReason};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
-pub use clients::{OpenAiChat, OpenAiResponses};
+pub use clients::{Anthropic, Gemini, OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};
 pub use http::{ApiKey, RetryPolicy};
 pub use model::{
