@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use tools::agent::{Agent, Message, Model, ScriptedModel};
+use tools::agent::{Agent, Message, Model, OpenAiChat, ScriptedModel};
 use tools::toolset::Toolset;
 use tools::{ToolCall, ToolContext, ToolError, tool};
 
@@ -27,6 +27,12 @@ async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolErr
 /// The model: a real endpoint when one is configured, else the script of a
 /// model that makes a mistake, fixes it and answers.
 fn model() -> Arc<dyn Model> {
+    let configured =
+        ["OPENAI_API_KEY", "OPENAI_BASE_URL"].iter().any(|name| std::env::var_os(name).is_some());
+    if configured {
+        let name = std::env::var("MODEL").unwrap_or_else(|_| "gpt-4.1-mini".to_owned());
+        return Arc::new(OpenAiChat::new(name));
+    }
     Arc::new(
         ScriptedModel::new()
             .then_calls([
@@ -46,7 +52,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let agent = Agent::from_shared(model, tools)
         .with_instructions("Answer weather questions with the get_weather tool.")
         .with_max_turns(4);
-    let result = agent.run("What's the weather in Paris and Oslo?").await?;
+    let result = match agent.run("What's the weather in Paris and Oslo?").await {
+        Ok(result) => result,
+        Err(error) => {
+            eprintln!("{error}");
+            std::process::exit(1);
+        }
+    };
     for message in &result.transcript.messages {
         match message {
             Message::User { text } => println!("user      {text}"),
