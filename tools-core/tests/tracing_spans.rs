@@ -2,53 +2,14 @@
 //! the outcome and the duration.
 
 mod common;
+mod spans;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use common::{FnTool, echo};
+use spans::{Capture, Spans};
 use tools_core::toolset::Toolset;
 use tools_core::{ToolCall, ToolContext, ToolError};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
-
-/// Span name and fields, in creation order.
-type Spans = Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>;
-
-struct Capture(Spans);
-
-struct Fields<'a>(&'a mut Vec<(String, String)>);
-
-impl Visit for Fields<'_> {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.push((field.name().to_owned(), value.to_owned()));
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((field.name().to_owned(), format!("{value:?}")));
-    }
-}
-
-impl Subscriber for Capture {
-    fn enabled(&self, _: &Metadata<'_>) -> bool {
-        true
-    }
-    fn new_span(&self, span: &Attributes<'_>) -> Id {
-        let mut spans = self.0.lock().unwrap();
-        let mut fields = Vec::new();
-        span.record(&mut Fields(&mut fields));
-        spans.push((span.metadata().name().to_owned(), fields));
-        Id::from_u64(spans.len() as u64)
-    }
-    fn record(&self, span: &Id, values: &Record<'_>) {
-        let mut spans = self.0.lock().unwrap();
-        let index = span.into_u64() as usize - 1;
-        values.record(&mut Fields(&mut spans[index].1));
-    }
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, _: &Event<'_>) {}
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
 
 #[test]
 fn every_call_gets_a_span_with_its_outcome_and_duration() {
