@@ -124,12 +124,14 @@ impl Endpoint {
     ) -> Result<Value, ModelError> {
         let response = self.send(url, headers, body, timeout).await?;
         let status = response.status().as_u16();
-        let text = response.text().await.map_err(|error| self.transport(error, timeout))?;
-        serde_json::from_str(&text).map_err(|error| ModelError::Malformed {
+        // The bytes as they came: the providers send UTF-8 JSON, and
+        // decoding to text first would copy the body once more.
+        let bytes = response.bytes().await.map_err(|error| self.transport(error, timeout))?;
+        serde_json::from_slice(&bytes).map_err(|error| ModelError::Malformed {
             provider: self.provider.into(),
             status,
             problem: error.to_string(),
-            excerpt: excerpt(&text),
+            excerpt: excerpt(&String::from_utf8_lossy(&bytes)),
         })
     }
 
