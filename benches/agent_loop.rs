@@ -59,7 +59,8 @@ async fn by_hand(client: &reqwest::Client, url: &str, tools: &Toolset) -> String
     let mut messages = vec![json!({"role": "user", "content": "add them"})];
     loop {
         // The body the agent's client sends: the same fields.
-        let body = json!({"model": "bench", "messages": messages, "tools": definitions, "tool_choice": "auto"});
+        let body =
+            json!({"model": "bench", "messages": messages, "tools": definitions, "tool_choice": "auto"});
         let response: Value =
             client.post(url).json(&body).send().await.expect("sent").json().await.expect("a JSON body");
         let calls: Vec<ToolCall> = dialect.parse_calls(&response).expect("calls");

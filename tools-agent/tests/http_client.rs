@@ -1,0 +1,65 @@
+//! What every client shares over HTTP, through one of them: a request that
+//! takes too long is its own error, and cancelling the context stops a run
+//! whose model request is still waiting.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tools_agent::{Agent, ApiKey, ModelError, OpenAiChat, RetryPolicy, StopReason};
+use tools_core::ToolContext;
+use tools_core::toolset::Toolset;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// A Chat Completions answer (https://platform.openai.com/docs/api-reference/chat/object),
+/// sent after `delay`.
+async fn slow_server(delay: Duration) -> MockServer {
+    let server = MockServer::start().await;
+    let body = json!({"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-4.1",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "late"}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}});
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body).set_delay(delay))
+        .mount(&server)
+        .await;
+    server
+}
+
+fn client(server: &MockServer) -> OpenAiChat {
+    OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), Some(&format!("{}/v1", server.uri())))
+        .with_retry(RetryPolicy::none())
+}
+
+#[tokio::test]
+async fn a_request_past_its_timeout_is_a_timeout_error() {
+    let server = slow_server(Duration::from_secs(5)).await;
+    let agent = Agent::new(client(&server), Toolset::new()).with_request_timeout(Duration::from_millis(100));
+    let started = Instant::now();
+    let err = agent.run("hi").await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert_eq!(
+        err.error,
+        ModelError::Timeout { provider: "openai".into(), timeout: Duration::from_millis(100) }
+    );
+    assert_eq!(err.to_string(), "the run stopped: the request to openai timed out after 100ms");
+    assert_eq!(err.transcript.messages.len(), 1);
+}
+
+#[tokio::test]
+async fn cancelling_the_context_stops_a_run_waiting_for_the_model() {
+    let server = slow_server(Duration::from_secs(30)).await;
+    let ctx = ToolContext::new();
+    let token = ctx.cancellation().clone();
+    let agent = Agent::new(client(&server), Toolset::new()).with_context(ctx);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        token.cancel();
+    });
+    let started = Instant::now();
+    let result = agent.run("hi").await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert_eq!(result.stop, StopReason::Cancelled);
+    assert!(result.usage.is_empty());
+    assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
+}
