@@ -1,5 +1,6 @@
 //! Streamable HTTP on axum: loopback by default, Host and Origin checked
-//! against DNS rebinding, an optional bearer token, graceful shutdown.
+//! against DNS rebinding, an optional bearer token, bounded connections and
+//! a shutdown that always ends.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,14 +18,20 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
+use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::McpServer;
+use crate::listen::{self, ConnectionLimits};
+use crate::server::Stop;
 
 /// The hosts a loopback server answers to: anything else in `Host` is a
 /// page from another site that rebound its DNS name to 127.0.0.1.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// The browser origins allowed by default: pages served from this machine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+/// How long a shutdown gives, after the grace, the cancelled calls to write
+/// their error answers, and then the connections to close.
+const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(1);
 
 /// How to serve a [`McpServer`] over streamable HTTP.
 ///
@@ -50,6 +57,8 @@ pub struct HttpOptions {
     shutdown: CancellationToken,
     grace: Duration,
     ctrl_c: bool,
+    limits: ConnectionLimits,
+    open_to_network: bool,
 }
 
 /// The bearer token, which `Debug` (of the options and the server) never shows.
@@ -73,13 +82,15 @@ impl Default for HttpOptions {
             shutdown: CancellationToken::new(),
             grace: Duration::from_secs(10),
             ctrl_c: true,
+            limits: ConnectionLimits { max_connections: 512, read_timeout: Duration::from_secs(30) },
+            open_to_network: false,
         }
     }
 }
 
 impl HttpOptions {
     /// Serve at `/mcp`, sessions on, loopback hosts and origins only, no
-    /// token, stop on Ctrl-C.
+    /// token, at most 512 connections, a 30 s read timeout, stop on Ctrl-C.
     pub fn new() -> Self {
         Self::default()
     }
@@ -90,7 +101,9 @@ impl HttpOptions {
         self
     }
 
-    /// Require `Authorization: Bearer <token>` on every request (401 otherwise).
+    /// Require `Authorization: Bearer <token>` on every request (401
+    /// otherwise; the scheme's case does not matter). An empty token is
+    /// refused by [`Self::bind`].
     pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer = Some(Secret(Arc::from(token.into())));
         self
@@ -126,9 +139,35 @@ impl HttpOptions {
     }
 
     /// How long a shutdown waits for the tool calls in flight to finish and
-    /// answer before it cancels them (default 10 s).
+    /// answer before it cancels them (default 10 s). The calls cancelled
+    /// then answer with a JSON-RPC error, and the server has returned at
+    /// most 2 s after the grace, whatever its clients do.
     pub fn with_shutdown_grace(mut self, grace: Duration) -> Self {
         self.grace = grace;
+        self
+    }
+
+    /// Serve at most this many connections at once (default 512); more
+    /// clients wait in the listen backlog until one closes.
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.limits.max_connections = connections;
+        self
+    }
+
+    /// How long a client may take to send a request's headers, to send each
+    /// piece of its body, and how long a kept-alive connection may sit
+    /// idle (default 30 s). The connection is closed past it.
+    pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.read_timeout = timeout;
+        self
+    }
+
+    /// Allow binding an address other than loopback without a bearer token
+    /// (off by default: [`Self::bind`] refuses it, since anyone on the
+    /// network could then call the tools). For a server behind a proxy
+    /// that authenticates.
+    pub fn allow_unauthenticated_network(mut self, yes: bool) -> Self {
+        self.open_to_network = yes;
         self
     }
 
@@ -164,6 +203,8 @@ impl HttpOptions {
         } else {
             Router::new().route_service(&self.path, service)
         };
+        // A body that stalls mid-way frees its connection at the timeout.
+        let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
         match &self.bearer {
             Some(Secret(token)) => {
                 router.layer(middleware::from_fn_with_state(Arc::clone(token), require_bearer))
@@ -173,7 +214,12 @@ impl HttpOptions {
     }
 
     /// Bind `addr` (port 0 picks a free port) and get ready to serve.
+    ///
+    /// Refused, with [`std::io::ErrorKind::InvalidInput`]: an empty bearer
+    /// token, and an address other than loopback without a token (unless
+    /// [`Self::allow_unauthenticated_network`]).
     pub async fn bind(self, server: McpServer, addr: SocketAddr) -> std::io::Result<HttpServer> {
+        self.check_exposure(addr)?;
         let listener = TcpListener::bind(addr).await?;
         let local_addr = listener.local_addr()?;
         // The calls still running when the grace has passed are cancelled
@@ -189,6 +235,23 @@ impl HttpOptions {
     }
 }
 
+impl HttpOptions {
+    fn check_exposure(&self, addr: SocketAddr) -> std::io::Result<()> {
+        let refuse = |why: String| Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+        match &self.bearer {
+            Some(Secret(token)) if token.trim().is_empty() => {
+                refuse("the bearer token is empty: give a real one, or none".into())
+            }
+            None if !addr.ip().is_loopback() && !self.open_to_network => refuse(format!(
+                "refusing to serve {addr} without a bearer token: anyone who can reach it could call \
+                 the tools. Set one with HttpOptions::with_bearer_token, or opt in with \
+                 HttpOptions::allow_unauthenticated_network(true)"
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// A bound streamable HTTP server; [`HttpServer::serve`] runs it.
 #[derive(Debug)]
 pub struct HttpServer {
@@ -201,7 +264,7 @@ pub struct HttpServer {
     /// streams, which would hold the shutdown forever.
     sessions: CancellationToken,
     /// Cancelled with `sessions`: the calls of this server.
-    calls: CancellationToken,
+    calls: Stop,
     options: HttpOptions,
 }
 
@@ -227,7 +290,7 @@ impl HttpServer {
     /// cancelled), end the sessions and return.
     pub async fn serve(self) -> std::io::Result<()> {
         let Self { listener, router, requests, sessions, calls, options, .. } = self;
-        let stop = async move {
+        let stop = async {
             if options.ctrl_c {
                 tokio::select! {
                     () = options.shutdown.cancelled() => {}
@@ -236,15 +299,18 @@ impl HttpServer {
             } else {
                 options.shutdown.cancelled().await;
             }
-            // axum stops accepting when this future ends, and returns once
-            // every connection has: the sessions end after the calls do.
-            tokio::spawn(async move {
-                let _ = tokio::time::timeout(options.grace, requests.idle()).await;
-                calls.cancel();
-                sessions.cancel();
-            });
         };
-        axum::serve(listener, router).with_graceful_shutdown(stop).await
+        let drain = async {
+            let _ = tokio::time::timeout(options.grace, requests.idle()).await;
+            // The calls cancelled here answer with an error; the sessions,
+            // whose open event streams would hold a connection forever, end
+            // once those answers are written.
+            calls.cancel();
+            let _ = tokio::time::timeout(SHUTDOWN_DEADLINE, requests.idle()).await;
+            sessions.cancel();
+        };
+        listen::serve(listener, router, options.limits, stop, drain, SHUTDOWN_DEADLINE).await;
+        Ok(())
     }
 }
 
@@ -292,7 +358,9 @@ async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: N
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")));
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token);
     match presented {
         Some(presented) if same_secret(presented.trim().as_bytes(), token.as_bytes()) => {
             next.run(request).await

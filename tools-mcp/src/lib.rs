@@ -16,6 +16,7 @@
 mod client;
 mod content;
 mod http;
+mod listen;
 mod server;
 
 pub use client::{McpClient, RemoteTool};

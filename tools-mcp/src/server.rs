@@ -37,6 +37,9 @@ pub struct McpServer {
     shared: Arc<Shared>,
     info: Arc<Implementation>,
     context: ToolContext,
+    /// Cancelled when the HTTP server stops: the calls it cuts off answer
+    /// with a JSON-RPC error, unlike calls the context's owner cancels.
+    stopping: Option<tokio_util::sync::CancellationToken>,
 }
 
 struct Shared {
@@ -73,6 +76,7 @@ impl McpServer {
             }),
             info: Arc::new(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
             context: ToolContext::new(),
+            stopping: None,
         }
     }
 
@@ -89,12 +93,13 @@ impl McpServer {
         self
     }
 
-    /// The same server, with a token that cancels its calls (a child of its
-    /// context's): what an HTTP server ends its sessions with.
-    pub(crate) fn with_own_cancellation(self) -> (Self, tokio_util::sync::CancellationToken) {
-        let token = self.context.cancellation().child_token();
-        let context = self.context.clone().with_cancellation(token.clone());
-        (Self { context, ..self }, token)
+    /// The same server, and what cancels its calls when the HTTP server
+    /// stops (the context's own token still cancels them too).
+    pub(crate) fn with_own_cancellation(self) -> (Self, Stop) {
+        let calls = self.context.cancellation().child_token();
+        let context = self.context.clone().with_cancellation(calls.clone());
+        let stopping = tokio_util::sync::CancellationToken::new();
+        (Self { context, stopping: Some(stopping.clone()), ..self }, Stop { calls, stopping })
     }
 
     /// The toolset served now.
@@ -256,6 +261,17 @@ impl ServerHandler for McpServer {
             Either::Right((never, _)) => match never {},
         };
         drop(ctx);
+        let stopped = self.stopping.as_ref().is_some_and(|stopping| stopping.is_cancelled());
+        if stopped && !result.outcome.is_success() {
+            // The server is shutting down, not the client cancelling: what
+            // the tool said once cancelled is not its answer. An error the
+            // client reads as "not done", whether the executor or the tool
+            // itself stopped the call.
+            return Err(ErrorData::internal_error(
+                format!("the server shut down before the call to `{}` finished", request.name),
+                None,
+            ));
+        }
         let started = forwarder.lock().ok().and_then(|mut forwarder| forwarder.take());
         if let Some(Forwarder { sender, task }) = started {
             // The reply waits for the reports, so no progress arrives after it.
@@ -263,6 +279,21 @@ impl ServerHandler for McpServer {
             let _ = task.await;
         }
         Ok(call_result(result, slot.take()).into())
+    }
+}
+
+/// Stops a server's calls because the server stops.
+#[derive(Debug)]
+pub(crate) struct Stop {
+    calls: tokio_util::sync::CancellationToken,
+    stopping: tokio_util::sync::CancellationToken,
+}
+
+impl Stop {
+    pub(crate) fn cancel(&self) {
+        // First, so every cancelled call sees why.
+        self.stopping.cancel();
+        self.calls.cancel();
     }
 }
 

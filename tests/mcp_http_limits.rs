@@ -1,0 +1,165 @@
+//! The HTTP server against clients that misbehave or overstay: half-sent
+//! requests, idle connections, too many connections, a shutdown in the
+//! middle of a call, and addresses and tokens that would expose the tools.
+
+use std::io::ErrorKind;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tools::mcp::{HttpOptions, McpServer};
+use tools::{CancellationToken, ToolContext, ToolError, Toolset, tool};
+
+/// Sleep for `ms` milliseconds.
+#[tool(args)]
+async fn nap(ctx: &ToolContext, ms: u64) -> Result<String, ToolError> {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(ms)) => Ok("rested".into()),
+        () = ctx.cancellation().cancelled() => Err(ToolError::failed("woken")),
+    }
+}
+
+struct Running {
+    addr: SocketAddr,
+    url: String,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn start(options: HttpOptions) -> Running {
+    let shutdown = CancellationToken::new();
+    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let server = McpServer::new(Toolset::builder().add(Nap).build().expect("a toolset"));
+    let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
+    let (addr, url) = (bound.local_addr(), bound.url());
+    Running { addr, url, shutdown, task: tokio::spawn(bound.serve()) }
+}
+
+impl Running {
+    /// Shut down and wait for the server to return: 10 s is far past any
+    /// deadline it has, and a server that never returns fails here.
+    async fn stop(self) {
+        self.shutdown.cancel();
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .expect("the server returned")
+            .expect("the task ran")
+            .expect("served");
+    }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+fn initialize(url: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(INITIALIZE)
+}
+
+/// Reads until the server closes the connection (whatever it answered first).
+async fn closed_by_server(stream: &mut TcpStream) {
+    let mut buffer = [0u8; 1024];
+    let read = async { while stream.read(&mut buffer).await.is_ok_and(|n| n > 0) {} };
+    tokio::time::timeout(Duration::from_secs(10), read).await.expect("the server closed the connection");
+}
+
+#[tokio::test]
+async fn a_shutdown_ends_though_a_client_never_finishes_its_request() {
+    let running = start(HttpOptions::new().with_shutdown_grace(Duration::from_millis(100))).await;
+    // One connection stops in the middle of its headers, one in the middle
+    // of its body: the read timeout (30 s) is far off.
+    let mut headers = TcpStream::connect(running.addr).await.unwrap();
+    headers.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty").await.unwrap();
+    let mut body = TcpStream::connect(running.addr).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\"";
+    body.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_cut_off_by_the_shutdown_gets_a_json_rpc_error() {
+    for stateless in [false, true] {
+        let options = HttpOptions::new().stateless(stateless).with_shutdown_grace(Duration::from_millis(200));
+        let running = start(options).await;
+        let client = ().serve(StreamableHttpClientTransport::from_uri(running.url.as_str())).await.unwrap();
+        let call = tokio::spawn(async move {
+            let arguments = json!({"ms": 600_000}).as_object().cloned().unwrap();
+            client.call_tool(CallToolRequestParams::new("nap").with_arguments(arguments)).await
+        });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        running.stop().await;
+        let answer = tokio::time::timeout(Duration::from_secs(10), call).await.expect("answered").unwrap();
+        let error = answer.expect_err("a JSON-RPC error, not a result").to_string();
+        assert!(
+            error.contains("the server shut down before the call to `nap` finished"),
+            "{stateless}: {error}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn idle_and_stalled_connections_are_closed_at_the_read_timeout() {
+    let running = start(HttpOptions::new().with_read_timeout(Duration::from_millis(200))).await;
+    let mut idle = TcpStream::connect(running.addr).await.unwrap();
+    closed_by_server(&mut idle).await;
+    let mut stalled = TcpStream::connect(running.addr).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\r\n{\"jsonrpc\"";
+    stalled.write_all(head.as_bytes()).await.unwrap();
+    closed_by_server(&mut stalled).await;
+    // The server itself is fine.
+    assert!(initialize(&running.url).send().await.unwrap().status().is_success());
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn past_the_connection_cap_clients_wait_for_a_free_slot() {
+    let running = start(HttpOptions::new().with_max_connections(1)).await;
+    let holder = TcpStream::connect(running.addr).await.unwrap();
+    // Served never while the one slot is held, however slow the machine.
+    let waiting = initialize(&running.url).timeout(Duration::from_millis(500)).send().await;
+    assert!(waiting.is_err_and(|error| error.is_timeout()), "served past the cap");
+    drop(holder);
+    let served = tokio::time::timeout(Duration::from_secs(10), initialize(&running.url).send()).await;
+    assert!(served.expect("served once the slot freed").unwrap().status().is_success());
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_read_in_any_case() {
+    let running = start(HttpOptions::new().with_bearer_token("s3cret")).await;
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let response = initialize(&running.url).header("authorization", format!("{scheme} s3cret"));
+        assert!(response.send().await.unwrap().status().is_success(), "{scheme}");
+    }
+    let basic = initialize(&running.url).header("authorization", "Basic s3cret").send().await.unwrap();
+    assert_eq!(basic.status(), reqwest::StatusCode::UNAUTHORIZED);
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn addresses_and_tokens_that_expose_the_tools_are_refused_at_bind() {
+    let server = || McpServer::new(Toolset::new());
+    let anywhere: SocketAddr = "0.0.0.0:0".parse().unwrap();
+    let refused = HttpOptions::new().bind(server(), anywhere).await.expect_err("refused");
+    assert_eq!(refused.kind(), ErrorKind::InvalidInput);
+    let message = refused.to_string();
+    assert!(message.contains("without a bearer token") && message.contains("with_bearer_token"), "{message}");
+    for empty in ["", "  "] {
+        let loopback = "127.0.0.1:0".parse().unwrap();
+        let refused = HttpOptions::new().with_bearer_token(empty).bind(server(), loopback).await;
+        let message = refused.expect_err("an empty token is refused").to_string();
+        assert!(message.contains("the bearer token is empty"), "{message}");
+    }
+    assert!(HttpOptions::new().with_bearer_token("s3cret").bind(server(), anywhere).await.is_ok());
+    assert!(HttpOptions::new().allow_unauthenticated_network(true).bind(server(), anywhere).await.is_ok());
+}
