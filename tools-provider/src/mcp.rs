@@ -6,7 +6,13 @@
 //! a tool is `{"name", "title"?, "description", "inputSchema",
 //! "outputSchema"?, "annotations"?}`; `inputSchema` is a JSON Schema object whose root has
 //! `type: "object"`, read as JSON Schema 2020-12 when it has no `$schema`,
-//! which is exactly the canonical schema, sent as it is (`$defs` and all).
+//! which is the canonical schema (`$defs` and all) with one change: a
+//! `format` 2020-12 does not define is not sent, since clients validate
+//! with standard validators that warn about every unknown one (the
+//! TypeScript SDK's Ajv prints a warning per `uint8` on each `tools/list`).
+//! schemars' numeric widths (`uint8`, `int64`...) are dropped, as the bounds
+//! beside them say the same; any other unknown format is noted in the
+//! description, as the dialects note what they cannot carry.
 //! Names SHOULD be 1 to 128 characters of `[A-Za-z0-9_.-]` (SEP-986).
 //! Annotations are the hints `title`, `readOnlyHint`, `destructiveHint`,
 //! `idempotentHint` and `openWorldHint`. MCP has no native web search, so
@@ -27,7 +33,31 @@
 use serde_json::{Value, json};
 
 use super::budget::ProviderLimits;
-use tools_core::Tool;
+use super::transform::{self, Keyword};
+use tools_core::{JsonObject, Tool};
+
+/// The formats JSON Schema 2020-12 defines (Validation, section 7.3).
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
 
 /// Names of up to 128 characters; no tool count limit.
 pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 128, ..ProviderLimits::NONE };
@@ -54,9 +84,9 @@ pub fn tool(tool: &dyn Tool) -> Value {
         definition["title"] = json!(title);
     }
     definition["description"] = json!(tool.description());
-    definition["inputSchema"] = Value::Object(tool.parameters().clone());
+    definition["inputSchema"] = Value::Object(standard_formats(tool.parameters()));
     if let Some(output) = tool.output_schema() {
-        definition["outputSchema"] = Value::Object(output.clone());
+        definition["outputSchema"] = Value::Object(standard_formats(output));
     }
     let hints = [
         ("title", annotations.title.as_ref().map(|t| json!(t))),
@@ -71,4 +101,50 @@ pub fn tool(tool: &dyn Tool) -> Value {
         definition["annotations"] = Value::Object(hints);
     }
     definition
+}
+
+/// The schema with only the formats 2020-12 defines.
+fn standard_formats(schema: &JsonObject) -> JsonObject {
+    fn walk(node: &mut JsonObject) {
+        if node.contains_key("format") {
+            transform::keep_or_note(node, Vec::new(), |key, value| match key {
+                "format" => transform::format_rule(value, STANDARD_FORMATS),
+                _ => Keyword::Keep,
+            });
+        }
+        let _ = transform::try_for_each_child(node, |child, _| {
+            if let Some(child) = child.as_object_mut() {
+                walk(child);
+            }
+            Ok::<(), std::convert::Infallible>(())
+        });
+    }
+    let mut schema = schema.clone();
+    walk(&mut schema);
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn only_standard_formats_are_sent() {
+        let schema = json!({"type": "object", "properties": {
+            "when": {"type": "string", "format": "date-time"},
+            "days": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+            "code": {"type": "string", "format": "iso-3166", "description": "Country."},
+            "list": {"type": "array", "items": {"type": "number", "format": "double"}}
+        }});
+        let formatted = super::standard_formats(schema.as_object().unwrap());
+        assert_eq!(
+            serde_json::Value::Object(formatted),
+            json!({"type": "object", "properties": {
+                "when": {"type": "string", "format": "date-time"},
+                "days": {"type": "integer", "minimum": 0, "maximum": 255},
+                "code": {"type": "string", "description": "Country. (format: \"iso-3166\")"},
+                "list": {"type": "array", "items": {"type": "number"}}
+            }})
+        );
+    }
 }

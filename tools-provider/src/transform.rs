@@ -77,11 +77,13 @@ pub(crate) fn keep_or_note(
         let Some(value) = node.get(&key) else { continue };
         match rule(&key, value) {
             Keyword::Keep => {}
+            // `shift_remove`: the keywords left keep their order, which is
+            // the schema's order (`remove` would move the last one here).
             Keyword::Drop => {
-                node.remove(&key);
+                node.shift_remove(&key);
             }
             Keyword::Note => {
-                if let Some(value) = node.remove(&key) {
+                if let Some(value) = node.shift_remove(&key) {
                     notes.push((key, value));
                 }
             }
