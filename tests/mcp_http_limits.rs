@@ -163,3 +163,46 @@ async fn addresses_and_tokens_that_expose_the_tools_are_refused_at_bind() {
     assert!(HttpOptions::new().with_bearer_token("s3cret").bind(server(), anywhere).await.is_ok());
     assert!(HttpOptions::new().allow_unauthenticated_network(true).bind(server(), anywhere).await.is_ok());
 }
+
+#[tokio::test]
+async fn past_the_session_cap_a_new_session_is_refused_until_one_closes() {
+    let running = start(HttpOptions::new().with_max_sessions(1)).await;
+    let first = initialize(&running.url).send().await.unwrap();
+    assert!(first.status().is_success());
+    let id = first.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    drop(first);
+
+    let refused = initialize(&running.url).send().await.unwrap();
+    assert_eq!(refused.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    let body: serde_json::Value = refused.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("maximum of 1 sessions"), "{body}");
+
+    let closed =
+        reqwest::Client::new().delete(&running.url).header("mcp-session-id", &id).send().await.unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+    assert!(initialize(&running.url).send().await.unwrap().status().is_success());
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_session_expires_and_frees_its_place() {
+    let options =
+        HttpOptions::new().with_max_sessions(1).with_session_idle_timeout(Duration::from_millis(200));
+    let running = start(options).await;
+    let first = initialize(&running.url).send().await.unwrap();
+    let id = first.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    drop(first);
+    // Asking with its id would keep it alive: ask for a new session until
+    // there is room, then see that the old one is gone.
+    let reopened = async {
+        while !initialize(&running.url).send().await.unwrap().status().is_success() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), reopened).await.expect("the idle session expired");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let old = initialize(&running.url).header("mcp-session-id", &id).body(ping).send().await.unwrap();
+    assert_eq!(old.status(), reqwest::StatusCode::NOT_FOUND);
+    running.stop().await;
+}

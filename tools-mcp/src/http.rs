@@ -59,6 +59,8 @@ pub struct HttpOptions {
     ctrl_c: bool,
     limits: ConnectionLimits,
     open_to_network: bool,
+    max_sessions: usize,
+    session_idle: Duration,
 }
 
 /// The bearer token, which `Debug` (of the options and the server) never shows.
@@ -84,6 +86,8 @@ impl Default for HttpOptions {
             ctrl_c: true,
             limits: ConnectionLimits { max_connections: 512, read_timeout: Duration::from_secs(30) },
             open_to_network: false,
+            max_sessions: 1024,
+            session_idle: Duration::from_secs(300),
         }
     }
 }
@@ -162,6 +166,20 @@ impl HttpOptions {
         self
     }
 
+    /// Keep at most this many sessions (default 1,024; about 62 KB each).
+    /// A client that tries to open one more gets HTTP 503 with a JSON-RPC
+    /// error saying so, until a session closes or expires.
+    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// End a session its client has not used for this long (default 5 min).
+    pub fn with_session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
     /// Allow binding an address other than loopback without a bearer token
     /// (off by default: [`Self::bind`] refuses it, since anyone on the
     /// network could then call the tools). For a server behind a proxy
@@ -193,16 +211,17 @@ impl HttpOptions {
             .with_legacy_session_mode(!self.stateless)
             .with_json_response(self.stateless)
             .with_cancellation_token(sessions);
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(self.session_idle);
+        let manager = Arc::new(manager);
+        let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
         let router = if self.path == "/" || self.path.is_empty() {
             Router::new().fallback_service(service)
         } else {
             Router::new().route_service(&self.path, service)
         };
+        let cap = SessionCap { manager, max: self.max_sessions };
+        let router = router.layer(middleware::from_fn_with_state(cap, SessionCap::admit));
         // A body that stalls mid-way frees its connection at the timeout.
         let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
         match &self.bearer {
@@ -350,6 +369,31 @@ impl Requests {
     async fn idle(&self) {
         // The sender is `self.0`: waiting on it cannot fail.
         let _ = self.0.subscribe().wait_for(|n| *n == 0).await;
+    }
+}
+
+/// Refuses a new session past the cap, before rmcp creates it. Checked as
+/// each `initialize` arrives, so initializations racing each other may pass
+/// the cap by their number.
+#[derive(Clone)]
+struct SessionCap {
+    manager: Arc<LocalSessionManager>,
+    max: usize,
+}
+
+impl SessionCap {
+    async fn admit(State(cap): State<Self>, request: Request, next: Next) -> Response {
+        let opens_one = request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
+        if opens_one && cap.manager.sessions.read().await.len() >= cap.max {
+            let message = format!(
+                "the server holds its maximum of {} sessions: retry later, or close a session (HTTP DELETE)",
+                cap.max
+            );
+            let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
+            let headers = [(header::RETRY_AFTER, "5"), (header::CONTENT_TYPE, "application/json")];
+            return (StatusCode::SERVICE_UNAVAILABLE, headers, body.to_string()).into_response();
+        }
+        next.run(request).await
     }
 }
 
