@@ -18,6 +18,7 @@ mod content;
 mod http;
 mod listen;
 mod server;
+mod stdio;
 
 pub use client::{McpClient, RemoteTool};
 pub use content::{McpResult, McpTool, Rich};

@@ -140,8 +140,11 @@ impl McpServer {
 
     /// Serve one client on stdin/stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), super::McpError> {
-        let running = self.serve(rmcp::transport::stdio()).await.map_err(super::McpError::from_display)?;
+        let (stdio, writer) = crate::stdio::filtered(tokio::io::stdin(), tokio::io::stdout());
+        let running = self.serve(stdio).await.map_err(super::McpError::from_display)?;
         running.waiting().await.map_err(super::McpError::from_display)?;
+        // The last answers are still on their way to stdout.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), writer).await;
         Ok(())
     }
 
