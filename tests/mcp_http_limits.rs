@@ -165,7 +165,7 @@ async fn addresses_and_tokens_that_expose_the_tools_are_refused_at_bind() {
 }
 
 #[tokio::test]
-async fn past_the_session_cap_a_new_session_is_refused_until_one_closes() {
+async fn past_the_session_cap_a_new_session_is_refused_until_one_is_deleted() {
     let running = start(HttpOptions::new().with_max_sessions(1)).await;
     let first = initialize(&running.url).send().await.unwrap();
     assert!(first.status().is_success());
@@ -174,13 +174,15 @@ async fn past_the_session_cap_a_new_session_is_refused_until_one_closes() {
 
     let refused = initialize(&running.url).send().await.unwrap();
     assert_eq!(refused.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "5");
     let body: serde_json::Value = refused.json().await.unwrap();
     let message = body["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("maximum of 1 sessions"), "{body}");
 
-    let closed =
-        reqwest::Client::new().delete(&running.url).header("mcp-session-id", &id).send().await.unwrap();
-    assert!(closed.status().is_success(), "{}", closed.status());
+    let delete = || reqwest::Client::new().delete(&running.url).header("mcp-session-id", &id).send();
+    assert_eq!(delete().await.unwrap().status(), reqwest::StatusCode::OK);
+    // Ended: a second DELETE finds nothing.
+    assert_eq!(delete().await.unwrap().status(), reqwest::StatusCode::NOT_FOUND);
     assert!(initialize(&running.url).send().await.unwrap().status().is_success());
     running.stop().await;
 }

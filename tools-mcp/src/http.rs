@@ -220,8 +220,8 @@ impl HttpOptions {
         } else {
             Router::new().route_service(&self.path, service)
         };
-        let cap = SessionCap { manager, max: self.max_sessions };
-        let router = router.layer(middleware::from_fn_with_state(cap, SessionCap::admit));
+        let sessions = Sessions { manager, max: self.max_sessions };
+        let router = router.layer(middleware::from_fn_with_state(sessions, Sessions::admit));
         // A body that stalls mid-way frees its connection at the timeout.
         let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
         match &self.bearer {
@@ -372,29 +372,55 @@ impl Requests {
     }
 }
 
-/// Refuses a new session past the cap, before rmcp creates it. Checked as
-/// each `initialize` arrives, so initializations racing each other may pass
-/// the cap by their number.
+/// In front of rmcp's session manager: the session cap, and DELETE
+/// answered as clients read it.
 #[derive(Clone)]
-struct SessionCap {
+struct Sessions {
     manager: Arc<LocalSessionManager>,
     max: usize,
 }
 
-impl SessionCap {
-    async fn admit(State(cap): State<Self>, request: Request, next: Next) -> Response {
-        let opens_one = request.method() == Method::POST && !request.headers().contains_key("mcp-session-id");
-        if opens_one && cap.manager.sessions.read().await.len() >= cap.max {
-            let message = format!(
-                "the server holds its maximum of {} sessions: retry later, or close a session (HTTP DELETE)",
-                cap.max
-            );
-            let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32000, "message": message}});
-            let headers = [(header::RETRY_AFTER, "5"), (header::CONTENT_TYPE, "application/json")];
-            return (StatusCode::SERVICE_UNAVAILABLE, headers, body.to_string()).into_response();
+impl Sessions {
+    async fn admit(State(sessions): State<Self>, request: Request, next: Next) -> Response {
+        let id = request.headers().get("mcp-session-id").and_then(|id| id.to_str().ok()).map(str::to_owned);
+        let known = match &id {
+            Some(id) => sessions.manager.sessions.read().await.contains_key(id.as_str()),
+            None => false,
+        };
+        match (request.method().clone(), id) {
+            // Checked as each `initialize` arrives: initializations racing
+            // each other may pass the cap by their number.
+            (Method::POST, None) if sessions.manager.sessions.read().await.len() >= sessions.max => {
+                let message = format!(
+                    "the server holds its maximum of {} sessions: retry later, or close a session (HTTP DELETE)",
+                    sessions.max
+                );
+                let mut response = json_rpc_error(StatusCode::SERVICE_UNAVAILABLE, -32000, &message);
+                response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from_static("5"));
+                response
+            }
+            // rmcp answers 202 to every DELETE; clients expect 200 for a
+            // session ended and 404 for one that is not there.
+            (Method::DELETE, Some(id)) if !known => json_rpc_error(
+                StatusCode::NOT_FOUND,
+                -32001,
+                &format!("no session `{id}`: it ended or expired"),
+            ),
+            (Method::DELETE, Some(_)) => {
+                let mut response = next.run(request).await;
+                if response.status() == StatusCode::ACCEPTED {
+                    *response.status_mut() = StatusCode::OK;
+                }
+                response
+            }
+            _ => next.run(request).await,
         }
-        next.run(request).await
     }
+}
+
+fn json_rpc_error(status: StatusCode, code: i32, message: &str) -> Response {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
 async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
