@@ -201,7 +201,7 @@ async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion
 // ---- 3. bad bytes on MCP stdio ----
 
 #[tokio::test]
-async fn stdio_server_skips_bad_bytes_and_answers_the_next_call() {
+async fn stdio_server_answers_bad_bytes_with_parse_errors_and_the_next_call() {
     let binary = support::build_example("mcp_server");
     let mut child = tokio::process::Command::new(binary)
         .env_remove("TAVILY_API_KEY")
@@ -247,24 +247,29 @@ async fn stdio_server_skips_bad_bytes_and_answers_the_next_call() {
     stdin.write_all(&bytes).await.unwrap();
     stdin.flush().await.unwrap();
 
-    let mut replies = Vec::new();
-    let answered = |replies: &Vec<Value>, id: u32| replies.iter().any(|reply| reply["id"] == id);
-    while !answered(&replies, 2) {
+    // Six lines are not JSON (bad UTF-8, NUL, even in a request with an id):
+    // each gets a -32700 with `id: null`, on its own path, so they may come
+    // before or after the answers.
+    let parse_errors =
+        |replies: &Vec<Value>| replies.iter().filter(|reply| reply["error"]["code"] == -32700).count();
+    let mut replies: Vec<Value> = Vec::new();
+    while !(replies.iter().any(|reply| reply["id"] == 2) && parse_errors(&replies) == 6) {
         let mut line = Vec::new();
-        let read = within("the reply to the valid call", stdout.read_until(b'\n', &mut line)).await.unwrap();
+        let read = within("the replies", stdout.read_until(b'\n', &mut line)).await.unwrap();
         assert_ne!(read, 0, "the server closed stdout; replies so far: {replies:?}");
         replies.push(serde_json::from_slice::<Value>(&line).expect("the server writes JSON lines"));
     }
-    // Unparsable lines (bad UTF-8, NUL, even in a request with an id) get
-    // no reply at all, as in rmcp and the other official SDKs; JSON that is
-    // not a message gets -32600 without an id.
-    assert_eq!(replies.len(), 3, "{replies:?}");
-    assert_eq!(replies[0]["id"], 1);
-    assert_eq!(replies[0]["result"]["serverInfo"]["name"], "tools-example");
-    assert_eq!(replies[1], json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}));
-    assert_eq!(replies[2]["id"], 2);
-    assert_eq!(replies[2]["result"]["isError"], false);
-    assert_eq!(replies[2]["result"]["structuredContent"]["city"], "Paris");
+    let (errors, answers): (Vec<Value>, Vec<Value>) =
+        replies.into_iter().partition(|reply| reply["error"]["code"] == -32700);
+    assert!(errors.iter().all(|error| error["id"] == Value::Null), "{errors:?}");
+    // JSON that is not a message gets rmcp's -32600 without an id.
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "tools-example");
+    assert_eq!(answers[1], json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}));
+    assert_eq!(answers[2]["id"], 2);
+    assert_eq!(answers[2]["result"]["isError"], false);
+    assert_eq!(answers[2]["result"]["structuredContent"]["city"], "Paris");
 
     // Still running, and still answering.
     assert!(child.try_wait().unwrap().is_none(), "the server exited");
