@@ -166,7 +166,7 @@ impl HttpOptions {
         self
     }
 
-    /// Keep at most this many sessions (default 1,024; about 62 KB each).
+    /// Keep at most this many sessions (default 1,024; about 57 KB each).
     /// A client that tries to open one more gets HTTP 503 with a JSON-RPC
     /// error saying so, until a session closes or expires.
     pub fn with_max_sessions(mut self, sessions: usize) -> Self {
@@ -383,10 +383,6 @@ struct Sessions {
 impl Sessions {
     async fn admit(State(sessions): State<Self>, request: Request, next: Next) -> Response {
         let id = request.headers().get("mcp-session-id").and_then(|id| id.to_str().ok()).map(str::to_owned);
-        let known = match &id {
-            Some(id) => sessions.manager.sessions.read().await.contains_key(id.as_str()),
-            None => false,
-        };
         match (request.method().clone(), id) {
             // Checked as each `initialize` arrives: initializations racing
             // each other may pass the cap by their number.
@@ -401,11 +397,15 @@ impl Sessions {
             }
             // rmcp answers 202 to every DELETE; clients expect 200 for a
             // session ended and 404 for one that is not there.
-            (Method::DELETE, Some(id)) if !known => json_rpc_error(
-                StatusCode::NOT_FOUND,
-                -32001,
-                &format!("no session `{id}`: it ended or expired"),
-            ),
+            (Method::DELETE, Some(id))
+                if !sessions.manager.sessions.read().await.contains_key(id.as_str()) =>
+            {
+                json_rpc_error(
+                    StatusCode::NOT_FOUND,
+                    -32001,
+                    &format!("no session `{id}`: it ended or expired"),
+                )
+            }
             (Method::DELETE, Some(_)) => {
                 let mut response = next.run(request).await;
                 if response.status() == StatusCode::ACCEPTED {
