@@ -262,14 +262,17 @@ async fn stdio_server_answers_bad_bytes_with_parse_errors_and_the_next_call() {
     let (errors, answers): (Vec<Value>, Vec<Value>) =
         replies.into_iter().partition(|reply| reply["error"]["code"] == -32700);
     assert!(errors.iter().all(|error| error["id"] == Value::Null), "{errors:?}");
-    // JSON that is not a message gets rmcp's -32600 without an id.
+    // JSON that is not a message gets a -32600 with `id: null` (it has none),
+    // on the same path as the parse errors.
     assert_eq!(answers.len(), 3, "{answers:?}");
-    assert_eq!(answers[0]["id"], 1);
-    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "tools-example");
-    assert_eq!(answers[1], json!({"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid request"}}));
-    assert_eq!(answers[2]["id"], 2);
-    assert_eq!(answers[2]["result"]["isError"], false);
-    assert_eq!(answers[2]["result"]["structuredContent"]["city"], "Paris");
+    let by_id = |id: Value| answers.iter().find(|answer| answer["id"] == id).expect("an answer with the id");
+    assert_eq!(by_id(json!(1))["result"]["serverInfo"]["name"], "tools-example");
+    let invalid = by_id(Value::Null);
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    assert!(invalid["error"]["message"].as_str().unwrap_or_default().contains("`jsonrpc`"), "{invalid}");
+    let paris = by_id(json!(2));
+    assert_eq!(paris["result"]["isError"], false);
+    assert_eq!(paris["result"]["structuredContent"]["city"], "Paris");
 
     // Still running, and still answering.
     assert!(child.try_wait().unwrap().is_none(), "the server exited");

@@ -23,12 +23,15 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use super::McpServer;
 use crate::listen::{self, ConnectionLimits};
 use crate::server::Stop;
+use crate::wire;
 
 /// The hosts a loopback server answers to: anything else in `Host` is a
 /// page from another site that rebound its DNS name to 127.0.0.1.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// The browser origins allowed by default: pages served from this machine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+/// The largest request body read (rmcp's default).
+const MAX_BODY: usize = 4 * 1024 * 1024;
 /// How long a shutdown gives, after the grace, the cancelled calls to write
 /// their error answers, and then the connections to close.
 const SHUTDOWN_DEADLINE: Duration = Duration::from_secs(1);
@@ -210,6 +213,7 @@ impl HttpOptions {
             .enforce_origin_validation()
             .with_legacy_session_mode(!self.stateless)
             .with_json_response(self.stateless)
+            .with_max_request_body_bytes(MAX_BODY)
             .with_cancellation_token(sessions);
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(self.session_idle);
@@ -221,7 +225,9 @@ impl HttpOptions {
             Router::new().route_service(&self.path, service)
         };
         let sessions = Sessions { manager, max: self.max_sessions };
-        let router = router.layer(middleware::from_fn_with_state(sessions, Sessions::admit));
+        let router = router
+            .layer(middleware::from_fn(answer_unreadable))
+            .layer(middleware::from_fn_with_state(sessions, Sessions::admit));
         // A body that stalls mid-way frees its connection at the timeout.
         let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
         match &self.bearer {
@@ -416,6 +422,42 @@ impl Sessions {
             _ => next.run(request).await,
         }
     }
+}
+
+/// rmcp answers a body it cannot read as a client message with HTTP 415
+/// and plain text, whatever is wrong with it; clients expect HTTP 400 and
+/// the JSON-RPC error that says what (see `wire`). The body is kept, as
+/// shared bytes, to read it again only then.
+async fn answer_unreadable(request: Request, next: Next) -> Response {
+    let json = request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(
+        |value| value.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"),
+    );
+    if request.method() != Method::POST || !json {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let body = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(body) => body,
+        Err(error) => {
+            let too_long = std::error::Error::source(&error)
+                .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+            return if too_long {
+                json_response(StatusCode::PAYLOAD_TOO_LARGE, &wire::too_long(MAX_BODY))
+            } else {
+                // The client stopped sending, or took longer than the read timeout.
+                (StatusCode::BAD_REQUEST, format!("could not read the request body: {error}")).into_response()
+            };
+        }
+    };
+    let response = next.run(Request::from_parts(parts, Body::from(body.clone()))).await;
+    if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+        return json_response(StatusCode::BAD_REQUEST, &wire::unreadable(&body));
+    }
+    response
+}
+
+fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
 fn json_rpc_error(status: StatusCode, code: i32, message: &str) -> Response {

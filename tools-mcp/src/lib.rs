@@ -19,6 +19,7 @@ mod http;
 mod listen;
 mod server;
 mod stdio;
+mod wire;
 
 pub use client::{McpClient, RemoteTool};
 pub use content::{McpResult, McpTool, Rich};

@@ -2,13 +2,15 @@
 //! toolset's contract, `notifications/tools/list_changed` on updates.
 
 use std::pin::pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use futures::future::Either;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, ConstString, CustomRequest, CustomResult,
+    ErrorCode, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -32,7 +34,6 @@ use tools_core::{Tool, ToolCall, ToolContext, Toolset};
 /// McpServer::new(tools).with_server_info("weather", "1.0.0").serve_stdio().await?;
 /// # Ok(()) }
 /// ```
-#[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
     info: Arc<Implementation>,
@@ -40,6 +41,22 @@ pub struct McpServer {
     /// Cancelled when the HTTP server stops: the calls it cuts off answer
     /// with a JSON-RPC error, unlike calls the context's owner cancels.
     stopping: Option<tokio_util::sync::CancellationToken>,
+    /// Whether this session's `initialize` has been answered: each clone
+    /// serves one session (the HTTP server clones one per session), so a
+    /// clone starts without it.
+    initialized: AtomicBool,
+}
+
+impl Clone for McpServer {
+    fn clone(&self) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            info: Arc::clone(&self.info),
+            context: self.context.clone(),
+            stopping: self.stopping.clone(),
+            initialized: AtomicBool::new(false),
+        }
+    }
 }
 
 struct Shared {
@@ -77,6 +94,7 @@ impl McpServer {
             info: Arc::new(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
             context: ToolContext::new(),
             stopping: None,
+            initialized: AtomicBool::new(false),
         }
     }
 
@@ -99,7 +117,8 @@ impl McpServer {
         let calls = self.context.cancellation().child_token();
         let context = self.context.clone().with_cancellation(calls.clone());
         let stopping = tokio_util::sync::CancellationToken::new();
-        (Self { context, stopping: Some(stopping.clone()), ..self }, Stop { calls, stopping })
+        let server = Self { context, stopping: Some(stopping.clone()), ..self };
+        (server, Stop { calls, stopping })
     }
 
     /// The toolset served now.
@@ -140,7 +159,7 @@ impl McpServer {
 
     /// Serve one client on stdin/stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), super::McpError> {
-        let (stdio, writer) = crate::stdio::filtered(tokio::io::stdin(), tokio::io::stdout());
+        let (stdio, writer) = crate::stdio::transport(tokio::io::stdin(), tokio::io::stdout());
         let running = self.serve(stdio).await.map_err(super::McpError::from_display)?;
         running.waiting().await.map_err(super::McpError::from_display)?;
         // The last answers are still on their way to stdout.
@@ -187,6 +206,44 @@ impl ServerHandler for McpServer {
                 }
             }
         }
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        if self.initialized.swap(true, Ordering::AcqRel) {
+            return Err(ErrorData::invalid_request(
+                "this session is already initialized: `initialize` is sent once, as a session's first request",
+                None,
+            ));
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // rmcp reads a `tools/call` whose params do not fit as a method of
+        // its own; its default answer, "method not found", misleads.
+        if request.method != CallToolRequestMethod::VALUE {
+            return Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None));
+        }
+        let reason = match request.params.map(serde_json::from_value::<CallToolRequestParams>) {
+            None => "there are none".into(),
+            Some(Err(error)) => error.to_string(),
+            Some(Ok(_)) => "they do not fit the request".into(),
+        };
+        Err(ErrorData::invalid_params(
+            format!(
+                "invalid params for `tools/call`: {reason} (expected {{\"name\": string, \"arguments\": object}})"
+            ),
+            None,
+        ))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

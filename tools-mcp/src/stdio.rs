@@ -1,103 +1,129 @@
-//! Newline-delimited JSON-RPC on stdio, with the one answer rmcp does not
-//! give: a line that is not JSON (bad syntax, invalid UTF-8) gets a
-//! `-32700` parse error with `id: null`, as JSON-RPC 2.0 says, instead of
-//! being dropped; the server then reads on.
+//! Newline-delimited JSON-RPC on stdio, as the server's rmcp transport.
+//! Unlike rmcp's own, every line that cannot be read gets an answer (see
+//! `wire`) and the server reads on, and a line is parsed once.
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use futures::channel::mpsc;
+use futures::{SinkExt, StreamExt};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
-/// How much of rmcp's side of the pipes may be buffered.
-const PIPE: usize = 64 * 1024;
+use crate::wire;
 
-/// The reader and writer rmcp serves on, fed from `input` and written to
-/// `output`, and the task writing `output`: it ends once rmcp has dropped
-/// its writer and every line is out.
-pub(crate) fn filtered(
+/// The longest line read, as rmcp's own stdio transport allows.
+const MAX_LINE: usize = 16 * 1024 * 1024;
+/// Messages read ahead of the server: past it, reading waits.
+const READ_AHEAD: usize = 64;
+
+/// What the server's writer is sent: a line without its newline.
+type Line = Vec<u8>;
+
+/// The transport rmcp serves on, reading `input` and writing `output`, and
+/// the task writing `output`: it ends once rmcp has dropped its side and
+/// every line is out.
+pub(crate) fn transport(
     input: impl AsyncRead + Unpin + Send + 'static,
-    mut output: impl AsyncWrite + Unpin + Send + 'static,
-) -> ((tokio::io::DuplexStream, tokio::io::DuplexStream), tokio::task::JoinHandle<()>) {
-    let (for_rmcp, mut feed) = tokio::io::duplex(PIPE);
-    let (from_rmcp, drain) = tokio::io::duplex(PIPE);
-    let (errors, mut error_lines) = mpsc::unbounded_channel::<Vec<u8>>();
-    tokio::spawn(async move {
-        let mut input = BufReader::new(input);
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match input.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let text = line.trim_ascii();
-            if text.is_empty() {
-                continue;
-            }
-            // UTF-8 first: skipping a string, serde_json does not check it.
-            let problem = match std::str::from_utf8(text) {
-                Err(error) => Some(format!("the line is not UTF-8 ({error})")),
-                Ok(text) => serde_json::from_str::<serde::de::IgnoredAny>(text)
-                    .err()
-                    .map(|error| format!("the line is not JSON ({error})")),
-            };
-            if let Some(problem) = problem {
-                let _ = errors.send(parse_error(&problem));
-                continue;
-            }
-            if feed.write_all(&line).await.is_err() {
-                break;
-            }
-            if !line.ends_with(b"\n") && feed.write_all(b"\n").await.is_err() {
-                break;
-            }
-        }
-        // Dropping `feed` is rmcp's end of input.
+    output: impl AsyncWrite + Unpin + Send + 'static,
+) -> (
+    (
+        impl futures::Sink<ServerJsonRpcMessage, Error = mpsc::SendError> + Send + Unpin + 'static,
+        mpsc::Receiver<ClientJsonRpcMessage>,
+    ),
+    tokio::task::JoinHandle<()>,
+) {
+    let (lines, to_write) = mpsc::unbounded::<Line>();
+    let (messages, received) = mpsc::channel(READ_AHEAD);
+    tokio::spawn(read(input, messages, lines.clone()));
+    let writer = tokio::spawn(write(output, to_write));
+    let replies = lines.with(|message: ServerJsonRpcMessage| {
+        futures::future::ready(Ok::<_, mpsc::SendError>(serialize(&message)))
     });
-    let writer = tokio::spawn(async move {
-        // One writer, whole lines: rmcp's answers and the parse errors never
-        // interleave mid-line.
-        let mut drain = BufReader::new(drain);
-        // Kept across loops: a line rmcp is half-way through writing waits
-        // here while an error line goes out.
-        let mut pending = Vec::new();
-        let mut errors_open = true;
-        loop {
-            let written = tokio::select! {
-                read = drain.read_until(b'\n', &mut pending) => match read {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let written = write_line(&mut output, &pending).await;
-                        pending.clear();
-                        written
-                    }
-                },
-                error = error_lines.recv(), if errors_open => match error {
-                    Some(error) => write_line(&mut output, &error).await,
-                    None => {
-                        errors_open = false;
-                        Ok(())
-                    }
-                },
-            };
-            if written.is_err() {
-                break;
-            }
-        }
-    });
-    ((for_rmcp, from_rmcp), writer)
+    ((replies, received), writer)
 }
 
-async fn write_line(output: &mut (impl AsyncWrite + Unpin), line: &[u8]) -> std::io::Result<()> {
-    output.write_all(line).await?;
-    output.flush().await
+/// Read lines into messages until the input ends or the server has gone.
+async fn read(
+    input: impl AsyncRead + Unpin,
+    mut messages: mpsc::Sender<ClientJsonRpcMessage>,
+    errors: mpsc::UnboundedSender<Line>,
+) {
+    let mut input = BufReader::new(input);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        // One byte past the limit tells a line at the limit from a longer one.
+        match (&mut input).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if line.len() > MAX_LINE && !line.ends_with(b"\n") {
+            if skip_line(&mut input).await.is_err() {
+                return;
+            }
+            let _ = errors.unbounded_send(serialize(&wire::too_long(MAX_LINE)));
+            continue;
+        }
+        let text = line.trim_ascii();
+        if text.is_empty() {
+            continue;
+        }
+        match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+            Ok(message) => {
+                if messages.send(message).await.is_err() {
+                    return;
+                }
+            }
+            Err(_) => {
+                let _ = errors.unbounded_send(serialize(&wire::unreadable(text)));
+            }
+        }
+    }
 }
 
-fn parse_error(problem: &str) -> Vec<u8> {
-    let answer = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": -32700, "message": format!("parse error: {problem}")},
-    });
-    let mut line = answer.to_string().into_bytes();
-    line.push(b'\n');
-    line
+/// Read past the rest of an over-long line, keeping none of it.
+async fn skip_line(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Result<()> {
+    loop {
+        let buffer = input.fill_buf().await?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        match buffer.iter().position(|&byte| byte == b'\n') {
+            Some(end) => {
+                input.consume(end + 1);
+                return Ok(());
+            }
+            None => {
+                let all = buffer.len();
+                input.consume(all);
+            }
+        }
+    }
+}
+
+/// One writer, whole lines: answers and error lines never interleave, and
+/// a burst of answers is flushed once.
+async fn write(output: impl AsyncWrite + Unpin, mut lines: mpsc::UnboundedReceiver<Line>) {
+    let mut output = BufWriter::new(output);
+    while let Some(line) = lines.next().await {
+        let mut next = Some(line);
+        while let Some(line) = next.take() {
+            if output.write_all(&line).await.is_err() || output.write_all(b"\n").await.is_err() {
+                return;
+            }
+            next = lines.try_recv().ok();
+        }
+        if output.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+fn serialize(message: &impl serde::Serialize) -> Line {
+    // rmcp's messages are JSON values with string keys: nothing fails here.
+    serde_json::to_vec(message).unwrap_or_else(|error| {
+        let answer = serde_json::json!({
+            "jsonrpc": "2.0", "id": null,
+            "error": {"code": -32603, "message": format!("the server could not write its answer: {error}")},
+        });
+        answer.to_string().into_bytes()
+    })
 }
