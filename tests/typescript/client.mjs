@@ -5,6 +5,9 @@
 //     npm ci --prefix tests/typescript
 //     node tests/typescript/client.mjs [path/to/mcp_server]
 //
+// Checked: listing, a valid call, each bad-argument case, an unknown tool,
+// progress, cancellation, no validator warnings, and over HTTP the token.
+//
 // Without a path it builds the example with cargo first. Exits non-zero on
 // the first check that fails. Over HTTP it also times sequential calls on
 // one kept-alive connection, and prints the rate (not checked: the machine
@@ -90,6 +93,8 @@ async function exercise(client, transport) {
   const expected = JSON.stringify([[1, 3], [2, 3], [3, 3]].slice(0, Math.max(progress.length, 2)));
   check(JSON.stringify(progress) === expected, `${transport}: progress ${JSON.stringify(progress)}`);
 
+  await cancellation(client, transport);
+
   let code;
   try {
     await client.callTool({ name: "no_such_tool", arguments: {} });
@@ -99,6 +104,34 @@ async function exercise(client, transport) {
   check(code === -32602, `${transport}: unknown tool code ${code}`);
   check(warnings.length === 0, `${transport}: the SDK warned: ${warnings.join("; ")}`);
   console.log(`typescript client over ${transport}: ok`);
+}
+
+// Abort a call once it has counted to 2: the SDK sends
+// notifications/cancelled and rejects the call. Over stdio the reports of
+// a call that went on would still arrive, as progress for a token the SDK
+// has forgotten (it reports those through onerror): the tool must stop, so
+// at most the one report already on its way comes. Over HTTP they would go
+// to the aborted request's stream; there the session must simply go on.
+async function cancellation(client, transport) {
+  const late = [];
+  const onerror = client.onerror;
+  client.onerror = (error) => (String(error).includes("unknown token") ? late.push(error) : onerror?.(error));
+  const controller = new AbortController();
+  let aborted;
+  try {
+    await client.callTool({ name: "count_slowly", arguments: { to: 40, step_ms: 50 } }, undefined, {
+      signal: controller.signal,
+      onprogress: (p) => p.progress >= 2 && controller.abort("enough"),
+    });
+  } catch (error) {
+    aborted = error;
+  }
+  check(aborted !== undefined, `${transport}: the aborted call resolved`);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  client.onerror = onerror;
+  check(late.length <= 1, `${transport}: ${late.length} progress reports after the abort: the tool ran on`);
+  const after = await client.callTool({ name: "get_weather", arguments: { city: "Oslo" } });
+  check(!after.isError && after.structuredContent.city === "Oslo", `${transport}: call after the abort`);
 }
 
 async function overStdio(binary) {
