@@ -157,13 +157,30 @@ impl<'a> Tool<'a> {
         }
     }
 
-    /// The generated struct's name: `struct_name`, or the fn's name in
-    /// UpperCamelCase (`get_weather` -> `GetWeather`).
-    pub fn struct_name(&self) -> Ident {
+    /// The generated struct's name: `struct_name`, or the tool's name in
+    /// UpperCamelCase (`get_weather` -> `GetWeather`), so that tools written
+    /// as `async fn run` in modules of their own get types of their own.
+    /// `None` when that is not an identifier (`3d_render`).
+    pub fn struct_name(&self) -> Option<Ident> {
         match &self.attr.struct_name {
-            Some(ident) => ident.clone(),
-            None => Ident::new(&upper_camel(&unraw(&self.sig.ident)), self.sig.ident.span()),
+            Some(ident) => Some(ident.clone()),
+            None => {
+                let name = syn::parse_str::<Ident>(&upper_camel(&self.name().0)).ok()?;
+                Some(Ident::new(&name.to_string(), self.sig.ident.span()))
+            }
         }
+    }
+
+    /// The fn's name in UpperCamelCase: where the tool's name gives no
+    /// identifier, the stand-in written on error is named so.
+    pub fn fn_struct_name(&self) -> Ident {
+        Ident::new(&upper_camel(&unraw(&self.sig.ident)), self.sig.ident.span())
+    }
+
+    /// Whether the macro writes the request struct: `#[tool(args)]`, or a
+    /// tool with no arguments but the context (its request is `{}`).
+    pub fn takes_args(&self) -> bool {
+        self.attr.args || self.inputs().next().is_none()
     }
 }
 
@@ -260,9 +277,9 @@ fn unraw(ident: &Ident) -> String {
     text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
 }
 
-fn upper_camel(snake: &str) -> String {
+pub fn upper_camel(snake: &str) -> String {
     let mut out = String::new();
-    for part in snake.split('_').filter(|p| !p.is_empty()) {
+    for part in snake.split(['_', '-']).filter(|p| !p.is_empty()) {
         let mut chars = part.chars();
         if let Some(first) = chars.next() {
             out.extend(first.to_uppercase());
@@ -291,6 +308,7 @@ mod tests {
     fn names_and_docs() {
         assert_eq!(upper_camel("get_weather"), "GetWeather");
         assert_eq!(upper_camel("_x__y"), "XY");
+        assert_eq!(upper_camel("list-open_issues"), "ListOpenIssues");
         let item: ItemFn = syn::parse_quote! {
             /// Current temperature
             ///   for a city.

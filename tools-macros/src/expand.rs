@@ -50,7 +50,7 @@ fn tool_fn(attr: TokenStream, item: ItemFn) -> TokenStream {
         return quote!(#cleaned #errors);
     }
     let vis = &item.vis;
-    let name = tool.struct_name();
+    let name = tool.struct_name().unwrap_or_else(|| tool.fn_struct_name());
     let stand_in = fallback(&paths, &quote!(#name));
     quote! {
         #cleaned
@@ -94,7 +94,7 @@ fn tool_impl(attr: TokenStream, item: ItemImpl) -> TokenStream {
 /// The free-fn form: the fn as written, a unit struct, its spec and impl.
 fn expand_fn(tool: &Tool, item: &ItemFn, paths: &Paths) -> TokenStream {
     let vis = &item.vis;
-    let struct_name = tool.struct_name();
+    let struct_name = tool.struct_name().expect("valid: the struct name is an identifier");
     let fn_name = &item.sig.ident;
     let (name, _) = tool.name();
     let description = description(tool);
@@ -181,7 +181,7 @@ struct Request {
 impl Request {
     fn new(tool: &Tool, base: &Ident, vis: &syn::Visibility, paths: &Paths) -> Self {
         let req = req_ident();
-        if !tool.attr.args {
+        if !tool.takes_args() {
             let ty = tool.inputs().next().map(|arg| arg.ty).map_or_else(|| quote!(()), |ty| quote!(#ty));
             return Self { ty, definition: TokenStream::new(), destructure: TokenStream::new() };
         }
@@ -280,7 +280,7 @@ fn typed_impl(
             // Located on the user's type: a context of another type is reported there.
             let ctx = Ident::new("__ctx", Span::mixed_site().located_at(arg.ty.span()));
             quote!(#ctx)
-        } else if tool.attr.args {
+        } else if tool.takes_args() {
             let ident = field_ident(arg.pat);
             quote!(#ident)
         } else {

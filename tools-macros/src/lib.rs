@@ -13,7 +13,7 @@
 //!
 //! # `#[tool]`
 //!
-//! On a free async fn, it writes a unit struct (the fn's name in
+//! On a free async fn, it writes a unit struct (the tool's name in
 //! UpperCamelCase: `get_weather` -> `GetWeather`) that implements
 //! `TypedTool`, and through it `Tool`:
 //!
@@ -59,8 +59,8 @@
 //! | `title` | `"..."` | none |
 //! | `read_only`, `destructive`, `idempotent`, `open_world` | flag, or `= true`/`= false` | unset |
 //! | `timeout` | `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or several (`"1m30s"`) | none |
-//! | `args` | flag: take named arguments | off |
-//! | `struct_name` | `"Weather"` (free fns only) | the fn's name in UpperCamelCase |
+//! | `args` | flag: take named arguments (implied when the fn takes nothing but the context) | off |
+//! | `struct_name` | `"Weather"` (free fns only) | the tool's name in UpperCamelCase (`get_weather` -> `GetWeather`, also for `async fn run`) |
 //! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
 //! | `web_search_fallback` | flag: allow the reserved name `web_search` | off |
 //! | `crate` | `"my_tools"`: the path to the facade or `tools-core` | found in Cargo.toml |

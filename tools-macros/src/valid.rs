@@ -176,7 +176,7 @@ fn check_ctx(cx: &mut Ctxt, tool: &Tool) {
 
 fn check_requests(cx: &mut Ctxt, tool: &Tool) {
     let inputs: Vec<_> = tool.inputs().collect();
-    if tool.attr.args {
+    if tool.takes_args() {
         for arg in &inputs {
             match arg.pat {
                 Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {}
@@ -205,13 +205,7 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
         );
     }
     match owned.as_slice() {
-        [] if !refs.is_empty() => {}
-        [] => cx.error_spanned_by(
-            &tool.sig.ident,
-            "this tool has no request: add an argument whose type is the request struct (`req: WeatherRequest`, \
-             Deserialize + JsonSchema), or write #[tool(args)] to take named arguments (none for a tool without \
-             arguments)",
-        ),
+        [] => {}
         [request] => borrowed(cx, request.ty, "the request type", false),
         [_, second, ..] => {
             let (pat, ty) = (second.pat, second.ty);
@@ -238,6 +232,17 @@ fn check_name(cx: &mut Ctxt, tool: &Tool) {
             format!(
                 "tool name `{name}` is refused by the model providers ({why}): a name must match \
                  ^[a-zA-Z0-9_-]{{1,64}}$, e.g. `name = \"get_weather\"`"
+            ),
+        ));
+        return;
+    }
+    if tool.self_ty.is_none() && tool.struct_name().is_none() {
+        let derived = crate::ast::upper_camel(&name);
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "#[tool] names the type it writes after the tool, and `{derived}` (from `{name}`) is not a Rust \
+                 identifier: name the type with `struct_name = \"...\"`"
             ),
         ));
     }
