@@ -32,3 +32,21 @@ impl<T, E> ResultParts for Result<T, E> {
         self
     }
 }
+
+/// Run the body of a `#[tool(blocking)]` fn on tokio's blocking pool, so it
+/// does not hold up the other calls of its turn. A panic in it is the
+/// call's panic, isolated as any tool's; without a tokio runtime (a plain
+/// executor) it runs in place.
+pub async fn run_blocking<T: Send + 'static>(body: impl FnOnce() -> T + Send + 'static) -> T {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return body();
+    };
+    match runtime.spawn_blocking(body).await {
+        Ok(out) => out,
+        Err(error) => match error.try_into_panic() {
+            Ok(payload) => std::panic::resume_unwind(payload),
+            // Only a runtime shutting down cancels a blocking task.
+            Err(_) => std::panic::panic_any("the runtime shut down before the blocking tool finished"),
+        },
+    }
+}

@@ -14,7 +14,7 @@ use crate::ctxt::Ctxt;
 
 /// The keys `#[tool(...)]` accepts, for the "unknown key" message.
 const TOOL_KEYS: &str = "name, description, title, read_only, destructive, idempotent, open_world, \
-     timeout, struct_name, spec, args, web_search_fallback, crate";
+     timeout, struct_name, spec, args, blocking, web_search_fallback, crate";
 
 /// A string value and the span of its key.
 pub struct Spanned<T> {
@@ -36,6 +36,8 @@ pub struct ToolAttr {
     pub struct_name: Option<Ident>,
     pub spec: Option<Spanned<Expr>>,
     pub args: bool,
+    /// `blocking`, with the key's span.
+    pub blocking: Option<Span>,
     pub web_search_fallback: bool,
     pub krate: Option<Path>,
     /// The keys given so far, to notice a repeated one.
@@ -71,6 +73,10 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
             "idempotent" => attr.idempotent = flag(cx, path, &key, value),
             "open_world" => attr.open_world = flag(cx, path, &key, value),
             "args" => attr.args = flag(cx, path, &key, value).unwrap_or(false),
+            "blocking" => {
+                let on = flag(cx, path, &key, value).unwrap_or(false);
+                attr.blocking = on.then(|| syn::spanned::Spanned::span(path));
+            }
             "web_search_fallback" => attr.web_search_fallback = flag(cx, path, &key, value).unwrap_or(false),
             "timeout" => {
                 if let Some(text) = string(cx, path, &key, value) {

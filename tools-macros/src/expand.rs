@@ -287,7 +287,18 @@ fn typed_impl(
             quote!(#req)
         }
     });
-    let call = quote!(#target(#receiver #(#call_args),*).await);
+    let call = match tool.attr.blocking {
+        // The pool needs what it runs to own its data: a clone of the context.
+        Some(_) => quote!({
+            let #ctx = #ctx.clone();
+            #private::run_blocking(move || {
+                let #ctx = &#ctx;
+                #target(#(#call_args),*)
+            })
+            .await
+        }),
+        None => quote!(#target(#receiver #(#call_args),*).await),
+    };
     let body = match finish {
         Some(finish) => quote!(#finish(#call)),
         None => call,

@@ -91,8 +91,26 @@ fn check_repeated(cx: &mut Ctxt, tool: &Tool) {
 
 fn check_signature(cx: &mut Ctxt, tool: &Tool) {
     let sig = tool.sig;
-    if sig.asyncness.is_none() {
-        cx.error_spanned_by(sig.fn_token, format!("a tool fn must be async: write `async fn {}`", sig.ident));
+    match (sig.asyncness, tool.attr.blocking) {
+        (_, Some(span)) if tool.self_ty.is_some() => cx.syn_error(syn::Error::new(
+            span,
+            "`blocking` is for free fns: a method borrows `self`, which the blocking pool cannot hold; write a \
+             free `#[tool(blocking)] fn`, or `tokio::task::spawn_blocking` inside the method",
+        )),
+        (None, None) => cx.error_spanned_by(
+            sig.fn_token,
+            format!(
+                "a tool fn must be async: write `async fn {}`, or `#[tool(blocking)]` on a plain fn whose body \
+                 blocks (it then runs on the blocking pool)",
+                sig.ident
+            ),
+        ),
+        (Some(asyncness), Some(_)) => cx.error_spanned_by(
+            asyncness,
+            "a `blocking` tool is a plain fn, run on the blocking pool: remove `async` (or remove `blocking` \
+             and keep the async body from blocking)",
+        ),
+        _ => {}
     }
     if let Some(constness) = sig.constness {
         cx.error_spanned_by(constness, "a tool fn cannot be const");

@@ -1,0 +1,9 @@
+use tools::{ToolContext, tool};
+
+/// Reads a file.
+#[tool(blocking)]
+async fn read_file(_ctx: &ToolContext) -> String {
+    String::new()
+}
+
+fn main() {}
