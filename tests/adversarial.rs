@@ -181,18 +181,24 @@ async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion
     // Unterminated, behind prose: the cleaner finds no whole value in it.
     assert_eq!(
         (results[2].outcome, &results[2].content),
-        (Outcome::InvalidArguments, &invalid("expected value"))
+        (
+            Outcome::InvalidArguments,
+            &invalid("the arguments are not valid JSON: expected value at line 1 column 1")
+        )
     );
     // A tool that takes any value gets the depth limit.
     assert_eq!(
         (results[3].outcome, &results[3].content),
-        (Outcome::InvalidArguments, &invalid("the arguments are nested more than 64 levels deep"))
+        (
+            Outcome::InvalidArguments,
+            &invalid("the arguments are nested more than 64 levels deep, under the key `value`")
+        )
     );
     // serde_json stops at 128 levels; the path it reached is in the reason.
     assert_eq!(results[4].outcome, Outcome::InvalidArguments);
     assert_eq!(
         results[4].content,
-        invalid(&format!("at `value{}`: recursion limit exceeded", ".a".repeat(126)))
+        invalid(&format!("at `value{}`: recursion limit exceeded at line 1 column 640", ".a".repeat(126)))
     );
     assert_eq!((results[5].outcome, results[5].content.as_str()), (Outcome::Success, "[[[1]]]"));
     assert_eq!((results[6].outcome, results[6].content.as_str()), (Outcome::Success, "2"));
@@ -374,11 +380,11 @@ async fn numbers_out_of_range_name_their_field() {
     let got: Vec<(Outcome, &str)> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
     let expected_invalid = [
         "at `small`: invalid value: integer `300`, expected u8",
-        "at `big`: number out of range",
+        "at `big`: number out of range at line 1 column 22",
         "at `big`: invalid type: floating point `1e+20`, expected i64",
         "at `days`: invalid value: integer `300`, expected u8",
         // With a validator too: serde reads the text first.
-        "at `big`: number out of range",
+        "at `big`: number out of range at line 1 column 26",
     ];
     for (got, reason) in got.iter().zip(expected_invalid) {
         assert_eq!(*got, (Outcome::InvalidArguments, invalid(reason).as_str()));

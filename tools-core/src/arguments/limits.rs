@@ -53,13 +53,19 @@ impl ArgumentLimits {
 
     /// Check the nesting depth of JSON text, ignoring brackets inside strings.
     pub(super) fn check_depth(&self, json: &str) -> Result<(), ToolError> {
-        if nesting_depth_exceeds(json.as_bytes(), self.max_depth) {
-            return Err(ToolError::invalid_arguments(format!(
-                "the arguments are nested more than {} levels deep",
-                self.max_depth
-            )));
+        match too_deep(json.as_bytes(), self.max_depth) {
+            None => Ok(()),
+            Some(under) => {
+                let under = match under.and_then(|key| json.get(key)) {
+                    Some(key) => format!(", under the key `{key}`"),
+                    None => String::new(),
+                };
+                Err(ToolError::invalid_arguments(format!(
+                    "the arguments are nested more than {} levels deep{under}",
+                    self.max_depth
+                )))
+            }
         }
-        Ok(())
     }
 }
 
@@ -69,27 +75,39 @@ impl Default for ArgumentLimits {
     }
 }
 
-/// Whether the bracket nesting in `bytes` goes deeper than `max`. Iterative,
-/// so any depth costs no stack; string bodies are skipped with memchr.
-fn nesting_depth_exceeds(bytes: &[u8], max: usize) -> bool {
+/// Whether the bracket nesting in `bytes` goes deeper than `max`, and if
+/// so, the byte range of the top-level key it happened under (when the
+/// top level is an object). Iterative, so any depth costs no stack;
+/// string bodies are skipped with memchr.
+fn too_deep(bytes: &[u8], max: usize) -> Option<Option<std::ops::Range<usize>>> {
     // Nesting never goes deeper than the count of opening brackets, which
     // memchr counts in a fraction of the scan's time.
     if memchr::memchr2_iter(b'{', b'[', bytes).count() <= max {
-        return false;
+        return None;
     }
     let mut depth = 0usize;
+    let mut in_object = false;
+    // The last string at the top level of an object: the key of the value
+    // that follows it.
+    let mut key = None;
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => match string_end(bytes, i + 1) {
-                Some(end) => i = end,
+            b'"' => {
                 // An unterminated string: the parser will report it.
-                None => return false,
-            },
-            b'{' | b'[' => {
+                let end = string_end(bytes, i + 1)?;
+                if depth == 1 && in_object {
+                    key = Some(i + 1..end);
+                }
+                i = end;
+            }
+            open @ (b'{' | b'[') => {
                 depth += 1;
+                if depth == 1 {
+                    in_object = open == b'{';
+                }
                 if depth > max {
-                    return true;
+                    return Some(key);
                 }
             }
             b'}' | b']' => depth = depth.saturating_sub(1),
@@ -97,7 +115,7 @@ fn nesting_depth_exceeds(bytes: &[u8], max: usize) -> bool {
         }
         i += 1;
     }
-    false
+    None
 }
 
 /// The index of the quote that closes the string whose body starts at `from`.
@@ -120,12 +138,26 @@ mod tests {
 
     #[test]
     fn depth_counts_objects_and_arrays_but_not_strings() {
-        assert!(!nesting_depth_exceeds(br#"{"a":{"b":[1]}}"#, 3));
-        assert!(nesting_depth_exceeds(br#"{"a":{"b":[1]}}"#, 2));
-        assert!(!nesting_depth_exceeds(br#"{"a":"[[[[[[[[{{{{"}"#, 1));
-        assert!(!nesting_depth_exceeds(br#"{"a":"\"[[[["}"#, 1));
-        assert!(!nesting_depth_exceeds(br#"[[]] [[]] [[]]"#, 2));
-        assert!(!nesting_depth_exceeds(br#"{"a":"\\"}"#, 1));
+        assert!(too_deep(br#"{"a":{"b":[1]}}"#, 3).is_none());
+        assert!(too_deep(br#"{"a":{"b":[1]}}"#, 2).is_some());
+        assert!(too_deep(br#"{"a":"[[[[[[[[{{{{"}"#, 1).is_none());
+        assert!(too_deep(br#"{"a":"\"[[[["}"#, 1).is_none());
+        assert!(too_deep(br#"[[]] [[]] [[]]"#, 2).is_none());
+        assert!(too_deep(br#"{"a":"\\"}"#, 1).is_none());
+    }
+
+    #[test]
+    fn the_message_names_the_top_level_key_the_nesting_is_under() {
+        let limits = ArgumentLimits::default().with_max_depth(3);
+        let deep = r#"{"city":"Oslo","tags":["a"],"junk":{"x":[[[1]]]}}"#;
+        let err = limits.check_depth(deep).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid arguments: the arguments are nested more than 3 levels deep, under the key `junk`"
+        );
+        // A top-level array has no keys to name.
+        let err = limits.check_depth(r#"["a",[[[1]]]]"#).unwrap_err();
+        assert_eq!(err.to_string(), "invalid arguments: the arguments are nested more than 3 levels deep");
     }
 
     #[test]
@@ -147,7 +179,7 @@ mod tests {
     #[test]
     fn unterminated_and_trailing_escapes_do_not_panic() {
         for input in [r#"{"a":"\"#, r#""\"#, "\\", "\"", "]]]]", "{\"a\":\"\\u"] {
-            let _ = nesting_depth_exceeds(input.as_bytes(), 2);
+            let _ = too_deep(input.as_bytes(), 2);
         }
     }
 }

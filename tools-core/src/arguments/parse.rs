@@ -11,6 +11,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::error::Category;
 
 use super::{ArgumentLimits, JsonObject, Parameters, clean_json};
 use crate::ToolError;
@@ -27,9 +28,11 @@ impl Parameters {
         let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
         if self.unit {
             // Any object will do: there is nothing in it to read.
-            serde_json::from_str::<serde::de::IgnoredAny>(&json).map_err(invalid)?;
+            serde_json::from_str::<serde::de::IgnoredAny>(&json).map_err(|error| not_json(&error))?;
             if !json.trim_start().starts_with('{') {
-                return Err(ToolError::invalid_arguments("expected an object, `{}`"));
+                // Valid JSON, just read: only the message costs a second read.
+                let sent = serde_json::from_str::<Value>(&json).unwrap_or(Value::Null);
+                return Err(self.not_an_object(&sent));
             }
             return serde_json::from_value(Value::Null).map_err(invalid);
         }
@@ -38,7 +41,10 @@ impl Parameters {
         // duplicate keys, which a JSON value would silently merge.
         // Tracking the path costs every call; only a failed call needs it,
         // so the failure is read again to name where it happened.
-        let request = serde_json::from_str(&json).map_err(|_| {
+        let request = serde_json::from_str(&json).map_err(|error| {
+            if let Some(unreadable) = self.not_an_object_at_all(&json, &error) {
+                return unreadable;
+            }
             let mut de = serde_json::Deserializer::from_str(&json);
             match serde_path_to_error::deserialize::<_, R>(&mut de) {
                 Err(error) => serde_error(error),
@@ -48,8 +54,11 @@ impl Parameters {
             }
         })?;
         if self.validator.is_some() {
-            // `R` was read from this text, so it is valid JSON.
-            let value: Value = serde_json::from_str(&json).map_err(invalid)?;
+            // `R` was read from this text, so it is valid JSON; but a value
+            // under a key `R` skipped may nest past serde_json's recursion
+            // limit, which the depth limit names.
+            let value: Value = serde_json::from_str(&json)
+                .map_err(|error| limits.check_depth(&json).err().unwrap_or_else(|| invalid(error)))?;
             self.check_constraints(&value)?;
         }
         Ok(request)
@@ -67,21 +76,77 @@ impl Parameters {
     /// let args = params.parse_object("```json\n{\"q\":\"rust\"}\n```", &ArgumentLimits::DEFAULT).unwrap();
     /// assert_eq!(args["q"], "rust");
     /// let err = params.parse_object("[1]", &ArgumentLimits::DEFAULT).unwrap_err();
-    /// assert_eq!(err.to_string(), "invalid arguments: expected a JSON object, got `[1]`");
+    /// let expected = "invalid arguments: the arguments must be a JSON object with the fields `q`, not an array (`[1]`)";
+    /// assert_eq!(err.to_string(), expected);
     /// ```
     pub fn parse_object(&self, raw: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
         let json = self.prepare(raw, limits)?;
         let object = match serde_json::from_str::<Value>(&json) {
             Ok(Value::Object(object)) => object,
-            Ok(other) => {
-                return Err(ToolError::invalid_arguments(format!("expected a JSON object, got `{other}`")));
-            }
-            Err(e) => return Err(ToolError::invalid_arguments(serde_message(&e))),
+            Ok(other) => return Err(self.not_an_object(&other)),
+            Err(e) => return Err(not_json(&e)),
         };
         if self.validator.is_some() {
             self.check_constraints(&Value::Object(object.clone()))?;
         }
         Ok(object)
+    }
+
+    /// Arguments serde could not read because they are JSON but not an
+    /// object: said in the model's terms, not as the first field's fault.
+    fn not_an_object_at_all(&self, json: &str, error: &serde_json::Error) -> Option<ToolError> {
+        if error.classify() != Category::Data {
+            return None;
+        }
+        match serde_json::from_str::<Value>(json) {
+            Ok(value) if !value.is_object() => Some(self.not_an_object(&value)),
+            _ => None,
+        }
+    }
+
+    /// "the arguments must be a JSON object with the fields ...", naming
+    /// the schema's fields and what was sent instead.
+    fn not_an_object(&self, sent: &Value) -> ToolError {
+        let required: Vec<&str> = match self.schema.get("required") {
+            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        let fields: Vec<String> = match self.schema.get("properties") {
+            Some(Value::Object(properties)) => properties
+                .keys()
+                .map(|name| {
+                    if required.contains(&name.as_str()) {
+                        format!("`{name}` (required)")
+                    } else {
+                        format!("`{name}`")
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let kind = match sent {
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Null => "null",
+            Value::Object(_) => "an object",
+        };
+        let mut excerpt = sent.to_string();
+        if excerpt.len() > 40 {
+            let mut end = 40;
+            while !excerpt.is_char_boundary(end) {
+                end -= 1;
+            }
+            excerpt.truncate(end);
+            excerpt.push_str("...");
+        }
+        let shape = if fields.is_empty() {
+            "a JSON object, `{}`".to_owned()
+        } else {
+            format!("a JSON object with the fields {}", fields.join(", "))
+        };
+        ToolError::invalid_arguments(format!("the arguments must be {shape}, not {kind} (`{excerpt}`)"))
     }
 
     /// The steps before any parser sees the text: its size, the cleaner,
@@ -109,9 +174,21 @@ impl Parameters {
     }
 }
 
+/// Text that is not JSON, with where (the model can find line and column
+/// in what it sent).
+fn not_json(error: &serde_json::Error) -> ToolError {
+    ToolError::invalid_arguments(format!("the arguments are not valid JSON: {error}"))
+}
+
 fn serde_error(error: serde_path_to_error::Error<serde_json::Error>) -> ToolError {
     let path = error.path().to_string();
-    let message = serde_message(error.inner());
+    let syntax = matches!(error.inner().classify(), Category::Syntax | Category::Eof);
+    if syntax && (path == "." || path == "?") {
+        return not_json(error.inner());
+    }
+    // A syntax error keeps its line and column: the field path alone does
+    // not say where in the text it is.
+    let message = if syntax { error.inner().to_string() } else { serde_message(error.inner()) };
     if path == "." {
         ToolError::invalid_arguments(message)
     } else {
@@ -239,7 +316,8 @@ mod tests {
             assert_eq!(params.parse::<Unit>(raw, &limits()).unwrap(), Unit, "{raw:?}");
         }
         Parameters::of::<()>().parse::<()>("{}", &limits()).unwrap();
-        assert_eq!(invalid(params.parse::<Unit>("[1]", &limits())), "expected an object, `{}`");
+        let reason = invalid(params.parse::<Unit>("[1]", &limits()));
+        assert_eq!(reason, "the arguments must be a JSON object, `{}`, not an array (`[1]`)");
         assert!(invalid(params.parse::<Unit>("{", &limits())).contains("EOF"));
     }
 
@@ -252,8 +330,43 @@ mod tests {
         assert_eq!(reason, "at `tags[0]`: invalid type: integer `1`, expected a string");
         let reason = invalid(params.parse::<Plain>(r#"{"tags":[]}"#, &limits()));
         assert_eq!(reason, "missing field `city`");
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_or_not_json_are_said_so_in_the_models_terms() {
+        let params = Parameters::of::<Plain>();
+        let must = "the arguments must be a JSON object with the fields `city` (required), `days`, `tags` (required)";
+        for (raw, not) in [
+            ("[1,2,3]", "an array (`[1,2,3]`)"),
+            ("[[1]]", "an array (`[[1]]`)"),
+            ("true", "a boolean (`true`)"),
+            ("42", "a number (`42`)"),
+        ] {
+            assert_eq!(invalid(params.parse::<Plain>(raw, &limits())), format!("{must}, not {not}"), "{raw}");
+        }
+        let long = format!("[{}]", "1,".repeat(50) + "1");
+        assert!(invalid(params.parse::<Plain>(&long, &limits())).ends_with("1,1,1...`)"));
         let reason = invalid(params.parse::<Plain>(r#"{"city":"a","tags":[}"#, &limits()));
-        assert_eq!(reason, "at `tags[0]`: expected value");
+        assert_eq!(reason, "at `tags[0]`: expected value at line 1 column 21");
+        let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo"#, &limits()));
+        assert_eq!(reason, "at `city`: EOF while parsing a string at line 1 column 13");
+        let cases = [("Paris, please", "expected value at line 1 column 1")];
+        for (raw, says) in cases {
+            let reason = invalid(params.parse::<Plain>(raw, &limits()));
+            assert_eq!(reason, format!("the arguments are not valid JSON: {says}"), "{raw}");
+        }
+        let remote = Parameters::from_schema(params.schema().clone());
+        let reason = remote.parse_object("[1]", &limits()).unwrap_err().to_string();
+        assert_eq!(reason, format!("invalid arguments: {must}, not an array (`[1]`)"));
+    }
+
+    #[test]
+    fn deep_junk_under_a_key_the_type_skips_is_named_when_the_constraints_read_it() {
+        let params = Parameters::of::<Constrained>();
+        let junk = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let raw = format!(r#"{{"code":"ab","days":3,"items":[],"note":"n","junk":{junk}}}"#);
+        let reason = invalid(params.parse::<Constrained>(&raw, &limits()));
+        assert_eq!(reason, "the arguments are nested more than 64 levels deep, under the key `junk`");
     }
 
     #[test]
