@@ -460,9 +460,8 @@ fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-fn json_rpc_error(status: StatusCode, code: i32, message: &str) -> Response {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}});
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+fn json_rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
+    json_response(status, &wire::answer(code, serde_json::Value::Null, message.to_owned()))
 }
 
 async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {

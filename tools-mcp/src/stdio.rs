@@ -120,10 +120,7 @@ async fn write(output: impl AsyncWrite + Unpin, mut lines: mpsc::UnboundedReceiv
 fn serialize(message: &impl serde::Serialize) -> Line {
     // rmcp's messages are JSON values with string keys: nothing fails here.
     serde_json::to_vec(message).unwrap_or_else(|error| {
-        let answer = serde_json::json!({
-            "jsonrpc": "2.0", "id": null,
-            "error": {"code": -32603, "message": format!("the server could not write its answer: {error}")},
-        });
-        answer.to_string().into_bytes()
+        let message = format!("the server could not write its answer: {error}");
+        wire::answer(-32603, serde_json::Value::Null, message).to_string().into_bytes()
     })
 }

@@ -61,7 +61,9 @@ fn what_is_wrong(message: &Value) -> String {
     }
 }
 
-fn answer(code: i64, id: Value, message: String) -> Value {
+/// A JSON-RPC error answer: the one shape every error this crate writes
+/// itself has.
+pub(crate) fn answer(code: i64, id: Value, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
