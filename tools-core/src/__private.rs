@@ -14,6 +14,13 @@ pub use std::sync::LazyLock;
 pub use std::time::Duration;
 pub use std::unreachable;
 
+/// The spec `#[tool]` declares, its schema from `T`'s request. Generic so
+/// that a request type that is not [`Arguments`](crate::Arguments) is
+/// reported once, at the `impl TypedTool`, not again here.
+pub fn spec_for<T: crate::TypedTool>(name: &'static str, description: &'static str) -> crate::ToolSpec {
+    crate::ToolSpec::with_parameters(name, description, <T::Request as crate::Arguments>::parameters())
+}
+
 /// The success and error types of a `Result`-shaped return type written
 /// through an alias (`anyhow::Result<T>`, `io::Result<T>`).
 pub trait ResultParts {

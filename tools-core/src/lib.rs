@@ -2,7 +2,8 @@
 //!
 //! - [`Tool`]: what a toolset holds and a model calls (string in, string out);
 //! - [`TypedTool`]: the typed layer a tool's logic is written in, with the one
-//!   JSON adapter that turns it into a [`Tool`];
+//!   JSON adapter that turns it into a [`Tool`]; [`Arguments`]: what its
+//!   request type must be;
 //! - [`ToolContext`], [`ToolError`], [`ToolOutput`]: what a call sees, fails
 //!   with and returns;
 //! - [`ToolSpec`]: what a typed tool declares (name, description, schema...);
@@ -42,6 +43,6 @@ pub use renamed::Renamed;
 pub use spec::{Annotations, ToolSpec};
 pub use tool::{Tool, ToolFuture};
 pub use toolset::Toolset;
-pub use typed::TypedTool;
+pub use typed::{Arguments, TypedTool};
 
 pub use tokio_util::sync::CancellationToken;

@@ -8,7 +8,42 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::{Annotations, JsonObject, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec};
+use crate::{
+    Annotations, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec,
+};
+
+/// A type a tool takes as its arguments: the model's JSON is read into it
+/// and its schema is what the model sees. Every `Deserialize + JsonSchema`
+/// type is one; there is nothing to implement.
+///
+/// It is its own trait so that a request type missing a derive gets one
+/// error that says which derives to add, instead of one per use inside
+/// the SDK.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's arguments: it must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    label = "not Deserialize + JsonSchema",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to the type; with `#[tool(args)]`, every argument's type needs both"
+)]
+pub trait Arguments: Sized {
+    /// The schema the model sees, as [`Parameters::of`] builds it.
+    fn parameters() -> Parameters;
+
+    /// Read a call's raw arguments through `spec`'s pipeline ([`ToolSpec::parse`]).
+    fn parse(spec: &ToolSpec, raw: &str) -> Result<Self, ToolError>;
+}
+
+// Not recommended: the compiler then reports the missing `Arguments` (with
+// the note above) rather than each missing derive at each use.
+#[diagnostic::do_not_recommend]
+impl<R: DeserializeOwned + JsonSchema> Arguments for R {
+    fn parameters() -> Parameters {
+        Parameters::of::<R>()
+    }
+
+    fn parse(spec: &ToolSpec, raw: &str) -> Result<Self, ToolError> {
+        spec.parse(raw)
+    }
+}
 
 /// A tool written as a typed `run`: the request is parsed for it, the output
 /// and error are turned into the model's content for it.
@@ -48,7 +83,7 @@ use crate::{Annotations, JsonObject, Tool, ToolContext, ToolError, ToolFuture, T
 /// ```
 pub trait TypedTool: Send + Sync {
     /// The arguments, parsed from the model's JSON.
-    type Request: DeserializeOwned + JsonSchema + Send;
+    type Request: Arguments + Send;
     /// What `run` returns on success.
     type Output: ToolOutput;
     /// What `run` fails with: anything that converts into [`ToolError`].
@@ -82,7 +117,7 @@ impl<T: TypedTool> Tool for T {
 
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         Box::pin(async move {
-            let req = self.spec().parse::<T::Request>(input)?;
+            let req = T::Request::parse(self.spec(), input)?;
             let output = self.run(ctx, req).await.map_err(Into::into)?;
             output.into_content()
         })

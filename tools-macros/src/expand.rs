@@ -106,7 +106,7 @@ fn expand_fn(tool: &Tool, item: &ItemFn, paths: &Paths) -> TokenStream {
     let request = Request::new(tool, &struct_name, vis, paths);
     let target = quote!(#fn_name);
     let typed = typed_impl(tool, &quote!(#struct_name), &request, &target, false, paths);
-    let spec_fn = spec_fn(tool, &request, vis, paths);
+    let spec_fn = spec_fn(tool, vis, paths);
     let request_struct = &request.definition;
     quote! {
         #item
@@ -143,7 +143,7 @@ fn expand_method(tool: &Tool, item: &ItemImpl, paths: &Paths) -> TokenStream {
     let method = &tool.sig.ident;
     let target = quote!(Self::#method);
     let typed = typed_impl(tool, &quote!(#self_ty), &request, &target, true, paths);
-    let spec_fn = spec_fn(tool, &request, &vis, paths);
+    let spec_fn = spec_fn(tool, &vis, paths);
     let request_struct = &request.definition;
     quote! {
         #item
@@ -191,29 +191,35 @@ impl Request {
         let schemars_crate = paths.private_str("schemars");
         let fields: Vec<_> =
             tool.inputs().map(|arg| (field_ident(arg.pat), arg.ty, &arg.field_attrs)).collect();
-        let defs = fields.iter().map(|(ident, ty, attrs)| quote!(#(#attrs)* #ident: #ty));
+        let params: Vec<_> = (0..fields.len()).map(|i| format_ident!("__T{}", i)).collect();
+        let defs =
+            fields.iter().zip(&params).map(|((ident, _, attrs), param)| quote!(#(#attrs)* #ident: #param));
         let idents = fields.iter().map(|(ident, _, _)| ident);
+        let tys = fields.iter().map(|(_, ty, _)| ty);
+        let schema_name = name.to_string();
+        // Generic over the argument types: an argument that is not
+        // Deserialize + JsonSchema then fails the one `Arguments` bound,
+        // not the derives' code field by field.
         let definition = quote! {
             // Hidden: its doc comment would become the schema's description.
             #[doc(hidden)]
             #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
             #[serde(crate = #serde_crate)]
-            #[schemars(crate = #schemars_crate)]
-            #vis struct #name {
+            #[schemars(crate = #schemars_crate, rename = #schema_name)]
+            #vis struct #name<#(#params),*> {
                 #(#defs,)*
             }
         };
         let destructure = quote!(let #name { #(#idents),* } = #req;);
-        Self { ty: quote!(#name), definition, destructure }
+        Self { ty: quote!(#name<#(#tys),*>), definition, destructure }
     }
 }
 
 /// `fn tool_spec() -> ToolSpec`: the spec the attribute declares, built fresh.
-fn spec_fn(tool: &Tool, request: &Request, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
-    let krate = &paths.krate;
+fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
+    let (krate, private) = (&paths.krate, &paths.private);
     let (name, _) = tool.name();
     let description = description(tool);
-    let req_ty = &request.ty;
     let mut chain = TokenStream::new();
     if let Some(title) = &tool.attr.title {
         chain.extend(quote!(.with_title(#title)));
@@ -231,7 +237,6 @@ fn spec_fn(tool: &Tool, request: &Request, vis: &syn::Visibility, paths: &Paths)
     }
     if let Some(timeout) = tool.attr.timeout {
         let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        let private = &paths.private;
         chain.extend(quote!(.with_timeout(#private::Duration::from_millis(#millis))));
     }
     let doc = format!(
@@ -242,7 +247,7 @@ fn spec_fn(tool: &Tool, request: &Request, vis: &syn::Visibility, paths: &Paths)
     quote! {
         #[doc = #doc]
         #vis fn tool_spec() -> #krate::ToolSpec {
-            #krate::ToolSpec::new::<#req_ty>(#name, #description) #chain
+            #private::spec_for::<Self>(#name, #description) #chain
         }
     }
 }

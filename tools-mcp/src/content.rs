@@ -156,7 +156,7 @@ impl<T: McpTool> Tool for Rich<T> {
     }
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         Box::pin(async move {
-            let req = self.0.spec().parse::<T::Request>(input)?;
+            let req = <T::Request as tools_core::Arguments>::parse(self.0.spec(), input)?;
             let result = self.0.run_mcp(ctx, req).await?;
             let content = result.model_content();
             if let Some(slot) = ctx.get::<ResultSlot>() {
