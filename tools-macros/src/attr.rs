@@ -13,8 +13,25 @@ use syn::{Expr, ExprLit, Ident, Lit, LitStr, Path};
 use crate::ctxt::Ctxt;
 
 /// The keys `#[tool(...)]` accepts, for the "unknown key" message.
-const TOOL_KEYS: &str = "name, description, title, read_only, destructive, idempotent, open_world, \
-     timeout, struct_name, spec, args, blocking, web_search_fallback, crate";
+const TOOL_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "title",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "timeout",
+    "struct_name",
+    "spec",
+    "args",
+    "blocking",
+    "web_search_fallback",
+    "crate",
+];
+
+/// The keys `#[tool_output(...)]` accepts.
+const OUTPUT_KEYS: &[&str] = &["display", "crate"];
 
 /// A string value and the span of its key.
 pub struct Spanned<T> {
@@ -44,6 +61,9 @@ pub struct ToolAttr {
     seen: Vec<String>,
     /// Each key given again after its first time (the first value is kept).
     pub repeated: Vec<Path>,
+    /// A key was not one of ours: it may have been meant as one that now
+    /// looks missing, so that absence is not reported as a second error.
+    pub unknown_key: bool,
 }
 
 /// Parse the tokens inside `#[tool(...)]`, recording errors in `cx`.
@@ -125,10 +145,10 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
                     "`spec` takes the field that holds the tool's spec: write `spec = self.spec`",
                 ),
             },
-            _ => cx.error_spanned_by(
-                path,
-                format!("unknown key `{key}` in #[tool]: expected one of {TOOL_KEYS}"),
-            ),
+            _ => {
+                attr.unknown_key = true;
+                cx.error_spanned_by(path, unknown_key(&key, "tool", TOOL_KEYS));
+            }
         }
         Ok(())
     });
@@ -172,15 +192,28 @@ pub fn parse_output_attr(cx: &mut Ctxt, attr: &syn::Attribute, out: &mut OutputA
                     }
                 }
             }
-            _ => cx.error_spanned_by(
-                &meta.path,
-                format!("unknown key `{key}` in #[tool_output]: expected `display` or `crate`"),
-            ),
+            _ => cx.error_spanned_by(&meta.path, unknown_key(&key, "tool_output", OUTPUT_KEYS)),
         }
         Ok(())
     });
     if let Err(error) = result {
         cx.syn_error(error);
+    }
+}
+
+/// "unknown key": the key it most likely meant (`desciption`, `readonly`,
+/// `readOnly`), else the list of keys.
+fn unknown_key(key: &str, attr: &str, keys: &[&str]) -> String {
+    let plain = |key: &str| key.replace('_', "").to_lowercase();
+    let best = keys
+        .iter()
+        .map(|known| (strsim::normalized_damerau_levenshtein(&plain(key), &plain(known)), known))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match best {
+        Some((score, known)) if score >= 0.7 => {
+            format!("unknown key `{key}` in #[{attr}]: did you mean `{known}`?")
+        }
+        _ => format!("unknown key `{key}` in #[{attr}]: expected one of {}", keys.join(", ")),
     }
 }
 

@@ -283,7 +283,7 @@ fn check_description(cx: &mut Ctxt, tool: &Tool) {
             "the description is empty: the model reads it to decide when to call the tool",
         )),
         Some(_) => {}
-        None if tool.docs.is_none() => cx.error_spanned_by(
+        None if tool.docs.is_none() && !tool.attr.unknown_key => cx.error_spanned_by(
             &tool.sig.ident,
             "a tool needs a description for the model: add a doc comment (`/// Current temperature for a \
              city.`) or `description = \"...\"` to #[tool]",

@@ -4,7 +4,7 @@ use tools::tool;
 struct Req {}
 
 /// Doc.
-#[tool(nmae = "get_weather")]
+#[tool(cache = true)]
 async fn get_weather(_req: Req) -> String {
     String::new()
 }
