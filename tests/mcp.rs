@@ -356,6 +356,26 @@ impl ClientHandler for Watcher {
     }
 }
 
+#[tokio::test]
+async fn the_server_introduces_itself_as_the_program_unless_told() {
+    let http = http_server(HttpOptions::new(), None).await;
+    let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let program = exe.file_stem().unwrap().to_string_lossy();
+    let info = client.peer_info().and_then(|peer| peer.server_info.clone()).expect("the server's info");
+    assert_eq!(info.name, program);
+    assert_ne!(info.name, "tools-mcp");
+    client.cancel().await.unwrap();
+    http.shutdown.cancel();
+
+    let named = McpServer::new(Toolset::new()).with_server_info("weather", "1.2.3");
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move { named.serve(server_side).await.unwrap().waiting().await });
+    let client = ().serve(client_side).await.unwrap();
+    let info = client.peer_info().and_then(|peer| peer.server_info.clone()).expect("the server's info");
+    assert_eq!((info.name.as_str(), info.version.as_str()), ("weather", "1.2.3"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_hundred_concurrent_http_calls_each_get_their_own_answer() {
     let http = http_server(HttpOptions::new(), None).await;

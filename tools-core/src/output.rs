@@ -81,6 +81,16 @@ impl ToolOutput for Cow<'_, str> {
     }
 }
 
+/// What the model reads when a tool returns nothing: JSON's `null` reads
+/// as a failure to produce a result.
+const UNIT_CONTENT: &str = "done: the call succeeded and has no result to return";
+
+impl ToolOutput for () {
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(UNIT_CONTENT.to_owned())
+    }
+}
+
 macro_rules! json_output {
     ($($ty:ty),* $(,)?) => {$(
         impl ToolOutput for $ty {
@@ -92,7 +102,7 @@ macro_rules! json_output {
 }
 
 json_output!(
-    serde_json::Value, serde_json::Map<String, serde_json::Value>, bool, (),
+    serde_json::Value, serde_json::Map<String, serde_json::Value>, bool,
     i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64,
 );
 
@@ -125,7 +135,13 @@ mod tests {
         assert_eq!(value.into_content().unwrap(), r#"{"a":[1,2],"b":null}"#);
         assert_eq!(vec![1, 2].into_content().unwrap(), "[1,2]");
         assert_eq!(None::<u8>.into_content().unwrap(), "null");
+        assert_eq!(Json(()).into_content().unwrap(), "null");
         assert_eq!(3.5f64.into_content().unwrap(), "3.5");
+    }
+
+    #[test]
+    fn nothing_reads_as_done() {
+        assert_eq!(().into_content().unwrap(), "done: the call succeeded and has no result to return");
     }
 
     #[test]

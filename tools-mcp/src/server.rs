@@ -83,7 +83,12 @@ impl State {
 }
 
 impl McpServer {
-    /// Serve these tools, as the package that builds this crate names itself.
+    /// Serve these tools. In `initialize` the server introduces itself by
+    /// the running program's name (the executable's file stem, such as
+    /// `weather-server`) and this SDK's version, until
+    /// [`with_server_info`](Self::with_server_info) says otherwise: pass
+    /// `env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")` there for your
+    /// crate's own.
     pub fn new(toolset: Toolset) -> Self {
         Self {
             shared: Arc::new(Shared {
@@ -91,14 +96,16 @@ impl McpServer {
                 peers: Mutex::default(),
                 changes: watch::Sender::new(0),
             }),
-            info: Arc::new(Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))),
+            info: Arc::new(Implementation::new(program_name(), env!("CARGO_PKG_VERSION"))),
             context: ToolContext::new(),
             stopping: None,
             initialized: AtomicBool::new(false),
         }
     }
 
-    /// The name and version the server reports in `initialize`.
+    /// The name and version the server reports in `initialize`, for
+    /// example your crate's: `with_server_info(env!("CARGO_PKG_NAME"),
+    /// env!("CARGO_PKG_VERSION"))`.
     pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.info = Arc::new(Implementation::new(name, version));
         self
@@ -383,4 +390,14 @@ fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
     // One definition of a listed tool: the MCP dialect's, read into rmcp's type.
     serde_json::from_value(tools_provider::mcp::tool(tool))
         .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects")
+}
+
+/// The running executable's file stem: the user's program, where the name
+/// of this crate would introduce every server as the SDK.
+fn program_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|path| path.file_stem().map(|stem| stem.to_string_lossy().into_owned()))
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or_else(|| env!("CARGO_PKG_NAME").to_owned())
 }

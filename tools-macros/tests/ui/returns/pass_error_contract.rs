@@ -67,6 +67,6 @@ fn main() {
     assert_eq!(call(&Alias, r#"{"n":5}"#).unwrap(), "5");
     assert_eq!(call(&Io, r#"{"n":5}"#).unwrap_err().model_content(), r#"{"error":"disk 5"}"#);
     assert_eq!(call(&Plain, r#"{"n":5}"#).unwrap(), r#"{"n":5}"#);
-    assert_eq!(call(&Nothing, r#"{"n":5}"#).unwrap(), "null");
+    assert_eq!(call(&Nothing, r#"{"n":5}"#).unwrap(), "done: the call succeeded and has no result to return");
     assert!(matches!(call(&Plain, r#"{"n":"5"}"#), Err(ToolError::InvalidArguments(_))));
 }
