@@ -89,18 +89,68 @@ mod behaviour {
     }
 
     #[test]
-    fn serde_default_fields_become_required_without_null() {
+    fn serde_default_fields_become_required_and_nullable_and_null_reads_as_the_default() {
         let defaults = tool::<corpus::Defaults>("defaults", "");
-        let strict = openai::strict_schema("defaults", &defaults.schema, Dialect::OpenAiChatStrict).unwrap();
-        // `offset: u32` with a default would refuse null, so it is not made nullable.
+        // The definition as it is sent to OpenAI.
+        let sent = Dialect::OpenAiChatStrict.function(&defaults).unwrap();
+        let parameters = &sent["function"]["parameters"];
+        assert_eq!(sent["function"]["strict"], true);
+        assert_eq!(parameters["required"], json!(["offset", "limit", "verbose"]));
         assert_eq!(
-            strict["properties"]["offset"],
-            json!({"type": "integer", "minimum": 0, "description": "default: 0"})
+            parameters["properties"]["offset"],
+            json!({"type": ["integer", "null"], "minimum": 0, "description": "default: 0"})
         );
+        // What strict mode lets the model send for "not given" is `null`.
+        let call = json!({"offset": null, "limit": null, "verbose": null});
+        let validator = jsonschema::validator_for(parameters).unwrap();
+        assert!(validator.is_valid(&call));
+        assert!(!validator.is_valid(&json!({"offset": null, "limit": null})), "every field is required");
         let params = Parameters::of::<corpus::Defaults>();
+        let parsed: corpus::Defaults = params.parse(&call.to_string(), &ArgumentLimits::default()).unwrap();
+        assert_eq!((parsed.offset, parsed.limit, parsed.verbose), (0, 10, None));
         let parsed: corpus::Defaults =
             params.parse(r#"{"offset":3,"limit":5,"verbose":null}"#, &ArgumentLimits::default()).unwrap();
         assert_eq!((parsed.offset, parsed.limit, parsed.verbose), (3, 5, None));
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema, Default, Debug, PartialEq)]
+    enum Units {
+        #[default]
+        Metric,
+        Imperial,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema, Default, Debug, PartialEq)]
+    struct Window {
+        #[serde(default)]
+        days: u8,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Forecast {
+        city: String,
+        #[serde(default)]
+        units: Units,
+        #[serde(default)]
+        window: Window,
+    }
+
+    #[test]
+    fn defaulted_enums_and_structs_take_null_in_strict_mode_too() {
+        let forecast = tool::<Forecast>("forecast", "");
+        let strict =
+            openai::strict_schema("forecast", &forecast.schema, Dialect::OpenAiResponsesStrict).unwrap();
+        let validator = jsonschema::validator_for(&serde_json::Value::Object(strict.clone())).unwrap();
+        let call = json!({"city": "Oslo", "units": null, "window": {"days": null}});
+        assert!(validator.is_valid(&call), "{strict:#?}");
+        assert!(validator.is_valid(&json!({"city": "Oslo", "units": "Imperial", "window": null})));
+        assert!(
+            !validator.is_valid(&json!({"city": null, "units": null, "window": null})),
+            "city is required"
+        );
+        let parsed: Forecast =
+            Parameters::of::<Forecast>().parse(&call.to_string(), &ArgumentLimits::default()).unwrap();
+        assert_eq!((parsed.units, parsed.window), (Units::Metric, Window { days: 0 }));
     }
 
     #[test]

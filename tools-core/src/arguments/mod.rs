@@ -6,11 +6,14 @@
 //! - `limits`: [`ArgumentLimits`] and the checks on the raw text;
 //! - `schema`: [`Parameters`], the canonical schema, its constraints and how
 //!   deep a request of it can nest;
+//! - `nulls`: `null` for an optional field that takes none, read as
+//!   "not given" when serde refuses it;
 //! - `parse`: the pipeline itself, typed ([`Parameters::parse`]) and
 //!   untyped ([`Parameters::parse_object`]).
 
 mod clean;
 mod limits;
+mod nulls;
 mod parse;
 mod schema;
 

@@ -41,24 +41,39 @@ impl Parameters {
         // duplicate keys, which a JSON value would silently merge.
         // Tracking the path costs every call; only a failed call needs it,
         // so the failure is read again to name where it happened.
-        let request = serde_json::from_str(&json).map_err(|error| {
-            if let Some(unreadable) = self.not_an_object_at_all(&json, &error) {
-                return unreadable;
-            }
-            let mut de = serde_json::Deserializer::from_str(&json);
-            match serde_path_to_error::deserialize::<_, R>(&mut de) {
-                Err(error) => serde_error(error),
-                Ok(_) => de.end().map_or_else(invalid, |()| {
-                    ToolError::invalid_arguments("the arguments could not be read")
-                }),
-            }
-        })?;
+        let error = match serde_json::from_str(&json) {
+            Ok(request) => return self.checked(request, &json, limits),
+            Err(error) => error,
+        };
+        if let Some(unreadable) = self.not_an_object_at_all(&json, &error) {
+            return Err(unreadable);
+        }
+        // Only a failed read pays for looking for nulls that mean "not given".
+        let json = match self.without_null_defaults(&json) {
+            Some(cleaned) => match serde_json::from_str(&cleaned) {
+                Ok(request) => return self.checked(request, &cleaned, limits),
+                Err(_) => Cow::Owned(cleaned),
+            },
+            None => json,
+        };
+        let mut de = serde_json::Deserializer::from_str(&json);
+        Err(match serde_path_to_error::deserialize::<_, R>(&mut de) {
+            Err(error) => serde_error(error),
+            Ok(_) => de
+                .end()
+                .map_or_else(invalid, |()| ToolError::invalid_arguments("the arguments could not be read")),
+        })
+    }
+
+    /// `request`, read from `json`, once the schema's constraints hold.
+    fn checked<R>(&self, request: R, json: &str, limits: &ArgumentLimits) -> Result<R, ToolError> {
+        let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
         if self.validator.is_some() {
             // `R` was read from this text, so it is valid JSON; but a value
             // under a key `R` skipped may nest past serde_json's recursion
             // limit, which the depth limit names.
-            let value: Value = serde_json::from_str(&json)
-                .map_err(|error| limits.check_depth(&json).err().unwrap_or_else(|| invalid(error)))?;
+            let value: Value = serde_json::from_str(json)
+                .map_err(|error| limits.check_depth(json).err().unwrap_or_else(|| invalid(error)))?;
             self.check_constraints(&value)?;
         }
         Ok(request)

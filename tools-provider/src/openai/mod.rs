@@ -43,8 +43,10 @@
 //!   with null) in the canonical schema, so it stays optional: the model sends
 //!   `null`, which serde reads as `None` exactly as it reads an absent field.
 //!   A field that is optional only through `#[serde(default)]` becomes
-//!   required *without* null, because its deserializer would refuse `null`;
-//!   its default is kept in the description;
+//!   required *and nullable* (`[T, "null"]`, or `anyOf` with null), so the
+//!   model can still leave it out: `tools-core` reads a `null` where the
+//!   canonical schema has an optional field that takes none as "not
+//!   given", the field's default. Its default is kept in the description;
 //! - every keyword strict mode does not allow (`default`, `minLength`,
 //!   `maxLength`, `uniqueItems`, `minProperties`, an unsupported `format`...)
 //!   is removed and appended to the description as `key: value`, so the model

@@ -113,7 +113,22 @@ fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), 
         };
     if is_object {
         transform::refuse_open_map(object, path, refuse)?;
+        let optional: Vec<String> = match (object.get("properties"), object.get("required")) {
+            (Some(Value::Object(properties)), required) => properties
+                .keys()
+                .filter(|name| {
+                    !required.and_then(Value::as_array).is_some_and(|r| r.iter().any(|n| n == *name))
+                })
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
         let properties = object.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(properties) = properties {
+            for name in &optional {
+                properties.get_mut(name).map(nullable);
+            }
+        }
         let names: Vec<Value> = properties
             .as_object()
             .map(|p| p.keys().cloned().map(Value::String).collect())
@@ -130,4 +145,46 @@ fn strict_node(node: &mut Value, path: &str, refuse: &Refuse<'_>) -> Result<(), 
         _ => Keyword::Note,
     });
     Ok(())
+}
+
+/// Make a field strict mode requires take `null` too, if it does not: it
+/// was optional, and `null` is how the model says "not given".
+fn nullable(field: &mut Value) {
+    let Value::Object(schema) = field else { return };
+    let listed = |key: &str| schema.get(key).and_then(Value::as_array);
+    let takes_null = listed("anyOf").is_some_and(|branches| branches.iter().any(|b| b["type"] == "null"))
+        || match schema.get("type") {
+            Some(Value::String(name)) => name == "null",
+            Some(Value::Array(names)) => names.iter().any(|name| name == "null"),
+            _ => false,
+        };
+    if takes_null {
+        return;
+    }
+    let typed = match schema.get("type") {
+        Some(Value::String(name)) => Some(json!([name, "null"])),
+        Some(Value::Array(names)) => {
+            Some(Value::Array(names.iter().cloned().chain([json!("null")]).collect()))
+        }
+        _ => None,
+    };
+    match typed {
+        // An enum lists its values, so null joins them too.
+        Some(types) if !schema.contains_key("const") => {
+            schema.insert("type".into(), types);
+            if let Some(Value::Array(values)) = schema.get_mut("enum") {
+                values.push(Value::Null);
+            }
+        }
+        // A `$ref`, a union or a const: null becomes another branch; the
+        // description stays outside, where the model reads it.
+        _ => {
+            let description = schema.remove("description");
+            let branch = std::mem::take(schema);
+            schema.insert("anyOf".into(), json!([branch, {"type": "null"}]));
+            if let Some(description) = description {
+                schema.insert("description".into(), description);
+            }
+        }
+    }
 }
