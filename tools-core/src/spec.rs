@@ -184,6 +184,16 @@ impl ToolSpec {
         self
     }
 
+    /// Refuse the fields the schema does not name, at every level, with an
+    /// error that names them and the fields there are
+    /// ([`Parameters::deny_unknown_fields`]); the schema the model sees says
+    /// `additionalProperties: false`. By default they are ignored, as serde
+    /// does; OpenAI's strict mode keeps the model from sending them either way.
+    pub fn deny_unknown_fields(mut self) -> Self {
+        self.parameters = self.parameters.deny_unknown_fields();
+        self
+    }
+
     /// Limit how long one call may take.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);

@@ -26,6 +26,7 @@ const TOOL_KEYS: &[&str] = &[
     "spec",
     "args",
     "blocking",
+    "deny_unknown_fields",
     "web_search_fallback",
     "crate",
 ];
@@ -55,6 +56,7 @@ pub struct ToolAttr {
     pub args: bool,
     /// `blocking`, with the key's span.
     pub blocking: Option<Span>,
+    pub deny_unknown_fields: bool,
     pub web_search_fallback: bool,
     pub krate: Option<Path>,
     /// The keys given so far, to notice a repeated one.
@@ -97,6 +99,7 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
                 let on = flag(cx, path, &key, value).unwrap_or(false);
                 attr.blocking = on.then(|| syn::spanned::Spanned::span(path));
             }
+            "deny_unknown_fields" => attr.deny_unknown_fields = flag(cx, path, &key, value).unwrap_or(false),
             "web_search_fallback" => attr.web_search_fallback = flag(cx, path, &key, value).unwrap_or(false),
             "timeout" => {
                 if let Some(text) = string(cx, path, &key, value) {

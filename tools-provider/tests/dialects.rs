@@ -150,7 +150,10 @@ mod behaviour {
         );
         let parsed: Forecast =
             Parameters::of::<Forecast>().parse(&call.to_string(), &ArgumentLimits::default()).unwrap();
-        assert_eq!((parsed.units, parsed.window), (Units::Metric, Window { days: 0 }));
+        assert_eq!(
+            (parsed.city.as_str(), parsed.units, parsed.window),
+            ("Oslo", Units::Metric, Window { days: 0 })
+        );
     }
 
     #[test]

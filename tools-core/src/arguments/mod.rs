@@ -6,6 +6,7 @@
 //! - `limits`: [`ArgumentLimits`] and the checks on the raw text;
 //! - `schema`: [`Parameters`], the canonical schema, its constraints and how
 //!   deep a request of it can nest;
+//! - `node`: a subschema found by a value's path, following `$ref`s;
 //! - `nulls`: `null` for an optional field that takes none, read as
 //!   "not given" when serde refuses it;
 //! - `parse`: the pipeline itself, typed ([`Parameters::parse`]) and
@@ -13,6 +14,7 @@
 
 mod clean;
 mod limits;
+mod node;
 mod nulls;
 mod parse;
 mod schema;

@@ -5,92 +5,44 @@
 
 use serde_json::Value;
 
-use super::{JsonObject, Parameters};
+use super::Parameters;
+use super::node::Node;
 
 impl Parameters {
     /// `json` without the nulls that mean "not given", or `None` if it has
     /// none (or is not JSON). Read only after serde refused `json`.
     pub(super) fn without_null_defaults(&self, json: &str) -> Option<String> {
         let mut value: Value = serde_json::from_str(json).ok()?;
-        let root = Node { schema: &self.schema, root: &self.schema };
-        root.drop_null_defaults(&mut value).then(|| value.to_string())
+        let root = Node::root(&self.schema);
+        drop_null_defaults(root, &mut value).then(|| value.to_string())
     }
 }
 
-/// A schema inside the root one, which its `$ref`s point into.
-#[derive(Clone, Copy)]
-struct Node<'a> {
-    schema: &'a JsonObject,
-    root: &'a JsonObject,
-}
-
-impl<'a> Node<'a> {
-    fn child(self, schema: &'a Value) -> Option<Self> {
-        let mut schema = schema.as_object()?;
-        // Only local references; anything else is left to serde.
-        if let Some(Value::String(reference)) = schema.get("$ref") {
-            let name =
-                reference.strip_prefix("#/$defs/").or_else(|| reference.strip_prefix("#/definitions/"))?;
-            let defs = self.root.get("$defs").or_else(|| self.root.get("definitions"))?;
-            schema = defs.get(name)?.as_object()?;
-        }
-        Some(Self { schema, root: self.root })
-    }
-
-    /// Remove each such null under this node; whether any was.
-    fn drop_null_defaults(self, value: &mut Value) -> bool {
-        match value {
-            Value::Object(fields) => {
-                let Some(Value::Object(properties)) = self.schema.get("properties") else {
+/// Remove each null under `node` that means "not given"; whether any was.
+fn drop_null_defaults(node: Node<'_>, value: &mut Value) -> bool {
+    match value {
+        Value::Object(fields) => {
+            let mut dropped = false;
+            fields.retain(|name, field| {
+                let Some(schema) = node.property(name) else {
+                    return true;
+                };
+                if field.is_null() && !node.is_required(name) && !schema.takes_null() {
+                    dropped = true;
                     return false;
-                };
-                let required = |name: &str| match self.schema.get("required") {
-                    Some(Value::Array(names)) => names.iter().any(|n| n == name),
-                    _ => false,
-                };
-                let mut dropped = false;
-                fields.retain(|name, field| {
-                    let Some(node) = properties.get(name).and_then(|schema| self.child(schema)) else {
-                        return true;
-                    };
-                    if field.is_null() && !required(name) && !node.takes_null() {
-                        dropped = true;
-                        return false;
-                    }
-                    dropped |= node.drop_null_defaults(field);
-                    true
-                });
-                dropped
-            }
-            Value::Array(items) => match self.schema.get("items").and_then(|schema| self.child(schema)) {
-                Some(node) => {
-                    items.iter_mut().fold(false, |dropped, item| node.drop_null_defaults(item) | dropped)
                 }
-                None => false,
-            },
-            _ => false,
+                dropped |= drop_null_defaults(schema, field);
+                true
+            });
+            dropped
         }
-    }
-
-    fn takes_null(self) -> bool {
-        let schema = self.schema;
-        let typed_null = match schema.get("type") {
-            Some(Value::String(name)) => name == "null",
-            Some(Value::Array(names)) => names.iter().any(|name| name == "null"),
-            // No type: anything, null too, unless a union or enum says otherwise.
-            _ => !["anyOf", "oneOf", "enum", "const", "$ref"].iter().any(|key| schema.contains_key(*key)),
-        };
-        let union_null = ["anyOf", "oneOf"].iter().any(|key| match schema.get(*key) {
-            Some(Value::Array(branches)) => {
-                branches.iter().any(|branch| self.child(branch).is_some_and(Node::takes_null))
+        Value::Array(items) => match node.items() {
+            Some(schema) => {
+                items.iter_mut().fold(false, |dropped, item| drop_null_defaults(schema, item) | dropped)
             }
-            _ => false,
-        });
-        let listed_null = match schema.get("enum") {
-            Some(Value::Array(values)) => values.contains(&Value::Null),
-            _ => schema.get("const") == Some(&Value::Null),
-        };
-        typed_null || union_null || listed_null
+            None => false,
+        },
+        _ => false,
     }
 }
 

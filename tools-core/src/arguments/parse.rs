@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::error::Category;
 
+use super::node::Node;
 use super::{ArgumentLimits, JsonObject, Parameters, clean_json};
 use crate::ToolError;
 
@@ -34,7 +35,8 @@ impl Parameters {
                 let sent = serde_json::from_str::<Value>(&json).unwrap_or(Value::Null);
                 return Err(self.not_an_object(&sent));
             }
-            return serde_json::from_value(Value::Null).map_err(invalid);
+            let request = serde_json::from_value(Value::Null).map_err(invalid)?;
+            return self.checked(request, &json, limits);
         }
         // serde first, with or without constraints: its messages name the
         // field and the Rust type that was expected, and it refuses
@@ -184,7 +186,7 @@ impl Parameters {
             ToolError::failed(format!("the tool's argument schema does not compile: {reason}"))
         })?;
         let violations: Vec<String> =
-            validator.iter_errors(value).take(MAX_REPORTED).map(|e| violation(&e)).collect();
+            validator.iter_errors(value).take(MAX_REPORTED).map(|e| self.violation(&e)).collect();
         if violations.is_empty() { Ok(()) } else { Err(ToolError::invalid_arguments(violations.join("; "))) }
     }
 }
@@ -243,7 +245,47 @@ fn field_path(error: &ValidationError<'_>) -> String {
     path
 }
 
-/// One constraint violation as the model should read it: "`days` must be at most 16".
+impl Parameters {
+    /// One constraint violation as the model should read it: "`days` must
+    /// be at most 16".
+    fn violation(&self, error: &ValidationError<'_>) -> String {
+        match error.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                self.unknown_fields(error, unexpected)
+            }
+            _ => violation(error),
+        }
+    }
+
+    /// "unknown field `limt`: the fields are `query`, `limit`", for the
+    /// object at the error's path.
+    fn unknown_fields(&self, error: &ValidationError<'_>, unexpected: &[String]) -> String {
+        let node =
+            error.instance_path().iter().try_fold(Node::root(&self.schema), |node, segment| match segment {
+                LocationSegment::Property(name) => node.property(&name),
+                LocationSegment::Index(_) => node.items(),
+            });
+        let listed = |names: &mut dyn Iterator<Item = &String>| {
+            names.map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+        };
+        let mut message = match unexpected {
+            [one] => format!("unknown field `{one}`"),
+            many => format!("unknown fields {}", listed(&mut many.iter())),
+        };
+        if let Some(node) = node {
+            let known = listed(&mut node.property_names());
+            message.push_str(&if known.is_empty() {
+                ": it takes no fields".to_owned()
+            } else {
+                format!(": the fields are {known}")
+            });
+        }
+        let path = field_path(error);
+        if path.is_empty() { message } else { format!("at `{path}`: {message}") }
+    }
+}
+
+/// One constraint violation, other than an unknown field.
 fn violation(error: &ValidationError<'_>) -> String {
     let path = field_path(error);
     let subject = if path.is_empty() { "the arguments".to_owned() } else { format!("`{path}`") };
@@ -412,6 +454,43 @@ mod tests {
         for (input, expected) in cases {
             assert_eq!(invalid(params.parse::<Constrained>(input, &limits())), expected, "{input}");
         }
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_unless_denied_and_then_named_where_they_are() {
+        let raw = r#"{"code":"ab","days":3,"note":"n","items":[{"qty":1,"qyt":2}],"colour":"red","size":1}"#;
+        Parameters::of::<Constrained>().parse::<Constrained>(raw, &limits()).unwrap();
+        let strict = Parameters::of::<Constrained>().deny_unknown_fields();
+        assert_eq!(strict.schema()["$defs"]["Item"]["additionalProperties"], false);
+        assert_eq!(
+            invalid(strict.parse::<Constrained>(raw, &limits())),
+            "at `items[0]`: unknown field `qyt`: the fields are `qty`; \
+             unknown fields `colour`, `size`: the fields are `code`, `days`, `slug`, `items`, `note`"
+        );
+        let clean = r#"{"code":"ab","days":3,"note":"n","items":[{"qty":1}]}"#;
+        assert!(strict.parse::<Constrained>(clean, &limits()).is_ok());
+        // Without fields to read, nothing is expected either.
+        let unit = Parameters::of::<()>().deny_unknown_fields();
+        assert_eq!(
+            invalid(unit.parse::<()>(r#"{"x":1}"#, &limits())),
+            "unknown field `x`: it takes no fields"
+        );
+    }
+
+    #[test]
+    fn a_type_that_denies_unknown_fields_is_refused_by_serde_with_the_names() {
+        #[derive(Debug, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct Closed {
+            city: String,
+        }
+        let params = Parameters::of::<Closed>();
+        assert_eq!(params.schema()["additionalProperties"], false);
+        assert_eq!(
+            invalid(params.parse::<Closed>(r#"{"city":"Oslo","cty":"x"}"#, &limits())),
+            "at `cty`: unknown field `cty`, expected `city`"
+        );
     }
 
     #[test]

@@ -91,12 +91,33 @@ impl Parameters {
             // Several providers reject an object schema without `properties`.
             root.insert("properties".into(), Value::Object(JsonObject::new()));
         }
-        let validator = needs_validator(&root).then(|| {
-            let built =
-                jsonschema::options().should_validate_formats(false).build(&Value::Object(root.clone()));
-            built.map(Arc::new).map_err(|error| Arc::from(error.to_string()))
-        });
+        let validator = needs_validator(&root).then(|| compile(&root));
         Self { schema: Arc::new(root), validator, unit, depth }
+    }
+
+    /// The same schema refusing fields it does not name, at every level:
+    /// `additionalProperties: false` on each object that does not say
+    /// otherwise (so the model is told too), checked before the tool runs.
+    /// Without it, fields the schema does not name are ignored, as serde
+    /// does (unless the type says `#[serde(deny_unknown_fields)]`).
+    ///
+    /// ```
+    /// use tools_core::{ArgumentLimits, Parameters};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Search { query: String, limit: Option<u32> }
+    ///
+    /// let params = Parameters::of::<Search>().deny_unknown_fields();
+    /// assert_eq!(params.schema()["additionalProperties"], false);
+    /// let err = params.parse::<Search>(r#"{"query":"rust","limt":5}"#, &ArgumentLimits::DEFAULT).err().unwrap();
+    /// assert_eq!(err.to_string(), "invalid arguments: unknown field `limt`: the fields are `query`, `limit`");
+    /// ```
+    pub fn deny_unknown_fields(self) -> Self {
+        let mut root = Value::Object(JsonObject::clone(&self.schema));
+        close_objects(&mut root);
+        let Value::Object(root) = root else { unreachable!("an object stays an object") };
+        let validator = Some(compile(&root));
+        Self { schema: Arc::new(root), validator, ..self }
     }
 
     /// A schema given as it is (a remote tool's), with no validation of ours.
@@ -126,6 +147,41 @@ impl std::fmt::Debug for Parameters {
             .field("schema", &self.schema)
             .field("validates", &self.validates())
             .finish()
+    }
+}
+
+fn compile(schema: &JsonObject) -> Result<Arc<Validator>, Arc<str>> {
+    let built = jsonschema::options().should_validate_formats(false).build(&Value::Object(schema.clone()));
+    built.map(Arc::new).map_err(|error| Arc::from(error.to_string()))
+}
+
+/// `additionalProperties: false` on every object schema with `properties`
+/// that leaves it unsaid.
+fn close_objects(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            if object.contains_key("properties") && !object.contains_key("additionalProperties") {
+                object.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            for (key, value) in object.iter_mut() {
+                match key.as_str() {
+                    // Maps of names to subschemas.
+                    "properties" | "$defs" | "definitions" => {
+                        value
+                            .as_object_mut()
+                            .into_iter()
+                            .flat_map(|m| m.values_mut())
+                            .for_each(close_objects);
+                    }
+                    "items" | "additionalProperties" | "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                        close_objects(value)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Value::Array(branches) => branches.iter_mut().for_each(close_objects),
+        _ => {}
     }
 }
 

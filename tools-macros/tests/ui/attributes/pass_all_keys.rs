@@ -22,6 +22,7 @@ pub struct Req {
     open_world = false,
     timeout = "1m30s",
     struct_name = "Lookup",
+    deny_unknown_fields,
     crate = "tools"
 )]
 pub async fn lookup(req: Req) -> String {
@@ -49,4 +50,13 @@ fn main() {
     assert!(Quick.annotations().is_empty());
     let out = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
     assert_eq!(out, "Oslo");
+    assert_eq!(tool.parameters()["additionalProperties"], false);
+    let err = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo","country":"NO"}"#));
+    assert_eq!(
+        err.unwrap_err().model_content(),
+        "Invalid arguments: unknown field `country`: the fields are `city`. Fix the arguments to match the tool's \
+         JSON schema and call the tool again."
+    );
+    let quick = futures::executor::block_on(Quick.call(&ToolContext::new(), r#"{"city":"Oslo","country":"NO"}"#));
+    assert_eq!(quick.unwrap(), "Oslo", "without the key, an unknown field is ignored");
 }
