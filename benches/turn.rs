@@ -128,7 +128,31 @@ struct Fixture {
     rt: tokio::runtime::Runtime,
     raw: Toolset,
     typed: Toolset,
+    /// `raw` with one layer each: what a layer costs a call.
+    layered: Vec<(&'static str, Toolset)>,
     ctx: ToolContext,
+}
+
+/// A layer with every step left as it is.
+struct Noop;
+impl tools::toolset::Layer for Noop {}
+
+/// The layers measured, each alone on the trivial tool (which is neither
+/// read-only nor idempotent, so the cache passes it through; nothing fails,
+/// so retry and repair only look).
+fn layered(schema: &JsonObject) -> Vec<(&'static str, Toolset)> {
+    use tools::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Retry};
+    let with = |layer: Box<dyn FnOnce(Toolset) -> Toolset>| {
+        layer(Toolset::builder().add(RawAdd(schema.clone())).build().unwrap())
+    };
+    vec![
+        ("noop", with(Box::new(|t| t.with_layer(Noop)))),
+        ("retry", with(Box::new(|t| t.with_layer(Retry::new(3))))),
+        ("concurrency_limit", with(Box::new(|t| t.with_layer(ConcurrencyLimit::new(1_000))))),
+        ("cache", with(Box::new(|t| t.with_layer(Cache::new(1_000, std::time::Duration::from_secs(60)))))),
+        ("repair", with(Box::new(|t| t.with_layer(RepairArguments::new(|_| Box::pin(async { None })))))),
+        ("guardrail", with(Box::new(|t| t.with_layer(Guardrail::new(|_, _| Ok(())))))),
+    ]
 }
 
 impl Fixture {
@@ -138,6 +162,7 @@ impl Fixture {
             rt: tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
             raw: Toolset::builder().add(RawAdd(schema.as_object().unwrap().clone())).build().unwrap(),
             typed: Toolset::builder().add(TypedAdd).build().unwrap(),
+            layered: layered(schema.as_object().unwrap()),
             ctx: ToolContext::new(),
         }
     }
@@ -168,8 +193,17 @@ fn bench(c: &mut Criterion, f: &Fixture) {
             b.iter_custom(|iters| support::timed(rt, iters, || raw.run(ctx, black_box(&turn))))
         });
     }
+    let turn = calls(LAYERED);
+    for (name, tools) in &f.layered {
+        group.bench_function(format!("layer_{name}_{LAYERED}"), |b| {
+            b.iter_custom(|iters| support::timed(rt, iters, || tools.run(ctx, black_box(&turn))))
+        });
+    }
     group.finish();
 }
+
+/// The turn size the layers are measured at.
+const LAYERED: usize = 8;
 
 fn main() {
     let fixture = Fixture::new();
@@ -190,6 +224,17 @@ fn main() {
                 run / direct,
                 (run - direct) / n as f64,
             );
+        }
+    }
+    if let Some(bare) = estimate(&format!("run_{LAYERED}")) {
+        for (name, _) in &fixture.layered {
+            if let Some(layered) = estimate(&format!("layer_{name}_{LAYERED}")) {
+                println!(
+                    "  one layer, {name:>17}: {:.2}x run without layers, {:+.0} ns/call",
+                    layered / bare,
+                    (layered - bare) / LAYERED as f64
+                );
+            }
         }
     }
     if let (Some(direct), Some(call), Some(typed)) =

@@ -65,6 +65,26 @@ impl ToolError {
         Self::Failed(message.into().into())
     }
 
+    /// A failure that may pass if the call is simply made again (an
+    /// upstream timeout, a 503): [`ToolError::Failed`] to the model, and what
+    /// [`layers::Retry`](crate::layers::Retry) retries.
+    ///
+    /// ```
+    /// use tools_core::ToolError;
+    /// let err = ToolError::transient("the weather service answered 503");
+    /// assert!(err.is_transient() && err.is_failure());
+    /// assert_eq!(err.model_content(), r#"{"error":"the weather service answered 503"}"#);
+    /// assert!(!ToolError::failed("no such city").is_transient());
+    /// ```
+    pub fn transient(error: impl Into<BoxError>) -> Self {
+        Self::Failed(Box::new(Transient(error.into())))
+    }
+
+    /// Whether the tool marked this failure [transient](Self::transient).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, Self::Failed(error) if error.is::<Transient>())
+    }
+
     /// How a call that failed with this error ended: the [`Outcome`] of the
     /// same name.
     pub fn outcome(&self) -> Outcome {
@@ -122,6 +142,22 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
         source = cause.source();
     }
     out
+}
+
+/// The mark of a transient failure: shows and chains as the error it holds.
+#[derive(Debug)]
+struct Transient(BoxError);
+
+impl fmt::Display for Transient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Transient {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
 }
 
 impl fmt::Display for ToolError {

@@ -10,7 +10,8 @@
 //! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
 //!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
 //!   another name;
-//! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the steps of the adapter.
+//! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the steps of the adapter;
+//! - [`toolset::Layer`]: code around every call; [`layers`]: ready ones.
 //!
 //! The layers above it are crates of their own: `tools-provider` (the
 //! providers' wire formats), `tools-mcp` (the MCP bridge) and `tools-agent`
@@ -28,6 +29,7 @@ mod spec;
 mod tool;
 mod typed;
 
+pub mod layers;
 pub mod toolset;
 
 #[doc(hidden)]

@@ -1,6 +1,6 @@
 //! Many tools into one toolset, with one `?` at the end.
 
-use super::{Observer, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch};
+use super::{Layer, Observer, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch};
 use crate::Tool;
 
 /// Builds a [`Toolset`] in one expression: every step is kept, and
@@ -65,6 +65,14 @@ impl ToolsetBuilder {
     pub fn observer(self, observer: impl Observer + 'static) -> Self {
         self.step(|toolset| {
             toolset.add_observer(observer);
+            Ok(())
+        })
+    }
+
+    /// Add a layer around every call ([`Toolset::add_layer`]).
+    pub fn layer(self, layer: impl Layer + 'static) -> Self {
+        self.step(|toolset| {
+            toolset.add_layer(layer);
             Ok(())
         })
     }

@@ -4,11 +4,12 @@
 //! Its state is declared here, in one place; each file adds one part of
 //! its behaviour: `registry` (registration, lookup, removal), `builder`
 //! (many tools, one `?`), `run` (the turn executor), `observe` (callbacks
-//! around every call), `counters` (per-tool counts), `names` (the naming
+//! around every call), `layer` (code that wraps every call), `counters` (per-tool counts), `names` (the naming
 //! rules), `web_search` (the reserved entry).
 
 mod builder;
 mod counters;
+mod layer;
 mod names;
 mod observe;
 mod registry;
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 pub use builder::ToolsetBuilder;
 pub use counters::CallCounts;
+pub use layer::{Before, Layer, LayerCall, Next, OnError};
 pub use names::{NameError, RESERVED_WEB_SEARCH, validate_name};
 pub use observe::Observer;
 pub use web_search::WebSearch;
@@ -101,6 +103,8 @@ pub struct Toolset {
     web_search: Option<WebSearch>,
     options: RunOptions,
     observers: Vec<Arc<dyn Observer>>,
+    /// Around every call, outermost first.
+    layers: Vec<Arc<dyn Layer>>,
     /// Calls of names no tool has, shared by clones like the tools' counters.
     not_found: Arc<AtomicU64>,
 }
@@ -164,11 +168,22 @@ impl RunOptions {
 /// let options = ToolOptions::new().with_timeout(Duration::from_secs(2));
 /// assert_eq!(options.timeout, Some(Duration::from_secs(2)));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct ToolOptions {
     /// The most one call may take, whatever the tool's own timeout.
     pub timeout: Option<Duration>,
+    /// This tool's own layers, inside the toolset's, outermost first.
+    pub layers: Vec<Arc<dyn Layer>>,
+}
+
+impl std::fmt::Debug for ToolOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolOptions")
+            .field("timeout", &self.timeout)
+            .field("layers", &self.layers.len())
+            .finish()
+    }
 }
 
 impl ToolOptions {
@@ -180,6 +195,13 @@ impl ToolOptions {
     /// Limit each call of this registration to `timeout`.
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Wrap each call of this tool in `layer`, inside the toolset's layers
+    /// and any added before it ([`Layer`] has the order).
+    pub fn with_layer(mut self, layer: impl Layer + 'static) -> Self {
+        self.layers.push(Arc::new(layer));
         self
     }
 }
@@ -210,6 +232,7 @@ impl std::fmt::Debug for Toolset {
             .field("web_search", &self.web_search)
             .field("options", &self.options)
             .field("observers", &self.observers.len())
+            .field("layers", &self.layers.len())
             .finish()
     }
 }

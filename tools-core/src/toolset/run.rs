@@ -9,7 +9,7 @@ use futures::future::Either;
 use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
-use super::{Entry, Toolset, panic_message};
+use super::{Entry, LayerCall, Next, Toolset, panic_message};
 use crate::error::error_object;
 use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
@@ -136,7 +136,11 @@ impl Toolset {
         let ended = async {
             // The tool's own `call` runs inside the guarded future, so a panic
             // while building its future is caught as well.
-            let run = AssertUnwindSafe(async { tool.call(&child, &call.arguments).await }).catch_unwind();
+            // With no layers, `run` is the tool's own call.
+            let layered = LayerCall { tool, ctx: &child, id: &call.id, arguments: &call.arguments };
+            let run =
+                AssertUnwindSafe(async { Next::new(&self.layers, &entry.options.layers).run(layered).await })
+                    .catch_unwind();
             // The tool is polled first, so one that finishes without waiting
             // never registers with the cancellation token (a lock and a list
             // insert); a turn cancelled before the call starts never runs it.
