@@ -26,7 +26,6 @@ impl Parameters {
     /// [`ToolError::InvalidArguments`] with a reason that names the field.
     pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &ArgumentLimits) -> Result<R, ToolError> {
         let json = self.prepare(raw, limits)?;
-        let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
         if self.unit {
             // Any object will do: there is nothing in it to read.
             serde_json::from_str::<serde::de::IgnoredAny>(&json).map_err(|error| not_json(&error))?;
@@ -35,7 +34,7 @@ impl Parameters {
                 let sent = serde_json::from_str::<Value>(&json).unwrap_or(Value::Null);
                 return Err(self.not_an_object(&sent));
             }
-            let request = serde_json::from_value(Value::Null).map_err(invalid)?;
+            let request = serde_json::from_value(Value::Null).map_err(serde_invalid)?;
             return self.checked(request, &json, limits);
         }
         // serde first, with or without constraints: its messages name the
@@ -61,21 +60,20 @@ impl Parameters {
         let mut de = serde_json::Deserializer::from_str(&json);
         Err(match serde_path_to_error::deserialize::<_, R>(&mut de) {
             Err(error) => serde_error(error),
-            Ok(_) => de
-                .end()
-                .map_or_else(invalid, |()| ToolError::invalid_arguments("the arguments could not be read")),
+            Ok(_) => de.end().map_or_else(serde_invalid, |()| {
+                ToolError::invalid_arguments("the arguments could not be read")
+            }),
         })
     }
 
     /// `request`, read from `json`, once the schema's constraints hold.
     fn checked<R>(&self, request: R, json: &str, limits: &ArgumentLimits) -> Result<R, ToolError> {
-        let invalid = |e: serde_json::Error| ToolError::invalid_arguments(serde_message(&e));
         if self.validator.is_some() {
             // `R` was read from this text, so it is valid JSON; but a value
             // under a key `R` skipped may nest past serde_json's recursion
             // limit, which the depth limit names.
             let value: Value = serde_json::from_str(json)
-                .map_err(|error| limits.check_depth(json).err().unwrap_or_else(|| invalid(error)))?;
+                .map_err(|error| limits.check_depth(json).err().unwrap_or_else(|| serde_invalid(error)))?;
             self.check_constraints(&value)?;
         }
         Ok(request)
@@ -211,6 +209,11 @@ fn serde_error(error: serde_path_to_error::Error<serde_json::Error>) -> ToolErro
     } else {
         ToolError::invalid_arguments(format!("at `{path}`: {message}"))
     }
+}
+
+/// A serde failure as invalid arguments, in [`serde_message`]'s words.
+fn serde_invalid(error: serde_json::Error) -> ToolError {
+    ToolError::invalid_arguments(serde_message(&error))
 }
 
 /// serde_json's message without its " at line L column C" suffix: the model
