@@ -44,6 +44,9 @@ pub enum Outcome {
     Cancelled,
     /// The tool panicked.
     Panicked,
+    /// The call needed a person's approval and did not get it, so it did not
+    /// run ([`ToolError::Denied`](crate::ToolError::Denied)).
+    Denied,
 }
 
 impl Outcome {
@@ -72,6 +75,7 @@ impl Outcome {
             Self::TimedOut => "timed_out",
             Self::Cancelled => "cancelled",
             Self::Panicked => "panicked",
+            Self::Denied => "denied",
         }
     }
 }

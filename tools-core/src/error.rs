@@ -47,6 +47,10 @@ pub enum ToolError {
     Retry(String),
     /// Anything else went wrong while running the tool.
     Failed(BoxError),
+    /// The call needs a person's approval and did not get it: it did not
+    /// run. The message says why (denied, with the person's reason, or no
+    /// one was asked).
+    Denied(String),
 }
 
 impl ToolError {
@@ -92,6 +96,7 @@ impl ToolError {
             Self::InvalidArguments(_) => Outcome::InvalidArguments,
             Self::Retry(_) => Outcome::Retry,
             Self::Failed(_) => Outcome::Failed,
+            Self::Denied(_) => Outcome::Denied,
         }
     }
 
@@ -112,6 +117,7 @@ impl ToolError {
             Self::InvalidArguments(reason) => invalid_arguments_content(reason),
             Self::Retry(message) => message.clone(),
             Self::Failed(error) => error_object(&error_chain(error.as_ref())),
+            Self::Denied(message) => error_object(message),
         }
     }
 }
@@ -166,6 +172,7 @@ impl fmt::Display for ToolError {
             Self::InvalidArguments(reason) => write!(f, "invalid arguments: {reason}"),
             Self::Retry(message) => write!(f, "retry requested: {message}"),
             Self::Failed(error) => f.write_str(&error_chain(error.as_ref())),
+            Self::Denied(message) => write!(f, "denied: {message}"),
         }
     }
 }
@@ -176,6 +183,7 @@ impl fmt::Debug for ToolError {
             Self::InvalidArguments(reason) => f.debug_tuple("InvalidArguments").field(reason).finish(),
             Self::Retry(message) => f.debug_tuple("Retry").field(message).finish(),
             Self::Failed(error) => f.debug_tuple("Failed").field(error).finish(),
+            Self::Denied(message) => f.debug_tuple("Denied").field(message).finish(),
         }
     }
 }

@@ -71,6 +71,9 @@ impl<T: Tool> Tool for Renamed<T> {
     fn timeout(&self) -> Option<Duration> {
         self.inner.timeout()
     }
+    fn needs_approval(&self) -> bool {
+        self.inner.needs_approval()
+    }
     fn output_schema(&self) -> Option<&JsonObject> {
         self.inner.output_schema()
     }

@@ -66,6 +66,7 @@ pub struct ToolSpec {
     limits: ArgumentLimits,
     timeout: Option<Duration>,
     output_schema: Option<JsonObject>,
+    needs_approval: bool,
 }
 
 impl ToolSpec {
@@ -91,6 +92,7 @@ impl ToolSpec {
             limits: ArgumentLimits::DEFAULT,
             timeout: None,
             output_schema: None,
+            needs_approval: false,
         }
     }
 
@@ -192,6 +194,19 @@ impl ToolSpec {
     pub fn deny_unknown_fields(mut self) -> Self {
         self.parameters = self.parameters.deny_unknown_fields();
         self
+    }
+
+    /// Hold every call until a person approves it: a toolset never runs it
+    /// unapproved ([`Toolset::run_approved`](crate::Toolset::run_approved)
+    /// runs it once approved; the agent loop pauses for it).
+    pub fn needs_approval(mut self) -> Self {
+        self.needs_approval = true;
+        self
+    }
+
+    /// Whether every call waits for a person's approval.
+    pub fn is_approval_needed(&self) -> bool {
+        self.needs_approval
     }
 
     /// Limit how long one call may take.

@@ -61,6 +61,13 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether every call waits for a person's approval before it runs
+    /// (`#[tool(needs_approval)]`); a toolset can require it of more calls
+    /// ([`Toolset::require_approval`](crate::Toolset::require_approval)).
+    fn needs_approval(&self) -> bool {
+        false
+    }
+
     /// The JSON Schema of the content, when the content is a JSON object of
     /// a known shape (MCP's `outputSchema`); `None` for free text.
     fn output_schema(&self) -> Option<&JsonObject> {
@@ -86,6 +93,9 @@ impl<T: Tool + ?Sized> Tool for Arc<T> {
     }
     fn timeout(&self) -> Option<Duration> {
         (**self).timeout()
+    }
+    fn needs_approval(&self) -> bool {
+        (**self).needs_approval()
     }
     fn output_schema(&self) -> Option<&JsonObject> {
         (**self).output_schema()

@@ -131,6 +131,10 @@ impl<T: TypedTool> Tool for T {
         self.spec().timeout()
     }
 
+    fn needs_approval(&self) -> bool {
+        self.spec().is_approval_needed()
+    }
+
     fn output_schema(&self) -> Option<&JsonObject> {
         self.spec().output_schema()
     }

@@ -27,6 +27,7 @@ const TOOL_KEYS: &[&str] = &[
     "args",
     "blocking",
     "deny_unknown_fields",
+    "needs_approval",
     "web_search_fallback",
     "crate",
 ];
@@ -57,6 +58,7 @@ pub struct ToolAttr {
     /// `blocking`, with the key's span.
     pub blocking: Option<Span>,
     pub deny_unknown_fields: bool,
+    pub needs_approval: bool,
     pub web_search_fallback: bool,
     pub krate: Option<Path>,
     /// The keys given so far, to notice a repeated one.
@@ -100,6 +102,7 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
                 attr.blocking = on.then(|| syn::spanned::Spanned::span(path));
             }
             "deny_unknown_fields" => attr.deny_unknown_fields = flag(cx, path, &key, value).unwrap_or(false),
+            "needs_approval" => attr.needs_approval = flag(cx, path, &key, value).unwrap_or(false),
             "web_search_fallback" => attr.web_search_fallback = flag(cx, path, &key, value).unwrap_or(false),
             "timeout" => {
                 if let Some(text) = string(cx, path, &key, value) {

@@ -238,6 +238,9 @@ fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
     if tool.attr.deny_unknown_fields {
         chain.extend(quote!(.deny_unknown_fields()));
     }
+    if tool.attr.needs_approval {
+        chain.extend(quote!(.needs_approval()));
+    }
     if let Some(timeout) = tool.attr.timeout {
         let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         chain.extend(quote!(.with_timeout(#private::Duration::from_millis(#millis))));

@@ -62,6 +62,7 @@
 //! | `args` | flag: take named arguments (implied when the fn takes nothing but the context) | off |
 //! | `blocking` | flag, on a plain (not async) fn: run its body on tokio's blocking pool, the timeout still enforced | off |
 //! | `deny_unknown_fields` | flag: refuse fields the schema does not name, naming them (`ToolSpec::deny_unknown_fields`) | off: ignored, as serde does |
+//! | `needs_approval` | flag: every call waits for a person's approval (`ToolSpec::needs_approval`); a toolset never runs it unapproved | off |
 //! | `struct_name` | `"Weather"` (free fns only) | the tool's name in UpperCamelCase (`get_weather` -> `GetWeather`, also for `async fn run`) |
 //! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
 //! | `web_search_fallback` | flag: allow the reserved name `web_search` | off |

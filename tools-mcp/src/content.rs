@@ -171,6 +171,9 @@ impl<T: McpTool> Tool for Rich<T> {
     fn timeout(&self) -> Option<std::time::Duration> {
         self.0.spec().timeout()
     }
+    fn needs_approval(&self) -> bool {
+        self.0.spec().is_approval_needed()
+    }
     fn output_schema(&self) -> Option<&JsonObject> {
         self.0.spec().output_schema()
     }

@@ -77,6 +77,15 @@ impl ToolsetBuilder {
         })
     }
 
+    /// Hold the calls of the tools `rule` picks for approval
+    /// ([`Toolset::require_approval`]).
+    pub fn require_approval(self, rule: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
+        self.step(|toolset| {
+            toolset.require_approval(rule);
+            Ok(())
+        })
+    }
+
     /// Run the turns with these options ([`Toolset::with_options`]).
     pub fn options(self, options: RunOptions) -> Self {
         self.step(|toolset| {

@@ -12,6 +12,7 @@ pub(crate) struct ToolCounters {
     failures: AtomicU64,
     invalid_arguments: AtomicU64,
     retries: AtomicU64,
+    denied: AtomicU64,
 }
 
 impl ToolCounters {
@@ -22,6 +23,7 @@ impl ToolCounters {
         let extra = match outcome {
             Outcome::InvalidArguments => &self.invalid_arguments,
             Outcome::Retry => &self.retries,
+            Outcome::Denied => &self.denied,
             _ if outcome.is_failure() => &self.failures,
             _ => return,
         };
@@ -34,6 +36,7 @@ impl ToolCounters {
             failures: self.failures.load(Ordering::Relaxed),
             invalid_arguments: self.invalid_arguments.load(Ordering::Relaxed),
             retries: self.retries.load(Ordering::Relaxed),
+            denied: self.denied.load(Ordering::Relaxed),
         }
     }
 }
@@ -50,6 +53,8 @@ pub struct CallCounts {
     pub invalid_arguments: u64,
     /// Calls in which the tool asked the model to retry (not failures).
     pub retries: u64,
+    /// Calls that needed a person's approval and did not run (not failures).
+    pub denied: u64,
 }
 
 impl Toolset {

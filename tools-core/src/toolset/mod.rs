@@ -4,9 +4,11 @@
 //! Its state is declared here, in one place; each file adds one part of
 //! its behaviour: `registry` (registration, lookup, removal), `builder`
 //! (many tools, one `?`), `run` (the turn executor), `observe` (callbacks
-//! around every call), `layer` (code that wraps every call), `counters` (per-tool counts), `names` (the naming
-//! rules), `web_search` (the reserved entry).
+//! around every call), `layer` (code that wraps every call), `approval`
+//! (which calls wait for a person), `counters` (per-tool counts), `names`
+//! (the naming rules), `web_search` (the reserved entry).
 
+mod approval;
 mod builder;
 mod counters;
 mod layer;
@@ -105,6 +107,8 @@ pub struct Toolset {
     observers: Vec<Arc<dyn Observer>>,
     /// Around every call, outermost first.
     layers: Vec<Arc<dyn Layer>>,
+    /// Which tools' calls wait for approval, beyond their own say.
+    approval_rules: Vec<approval::ToolRule>,
     /// Calls of names no tool has, shared by clones like the tools' counters.
     not_found: Arc<AtomicU64>,
 }
@@ -175,6 +179,9 @@ pub struct ToolOptions {
     pub timeout: Option<Duration>,
     /// This tool's own layers, inside the toolset's, outermost first.
     pub layers: Vec<Arc<dyn Layer>>,
+    /// Which of this tool's calls wait for approval
+    /// ([`ToolOptions::needs_approval_when`]).
+    approval: Option<approval::CallRule>,
 }
 
 impl std::fmt::Debug for ToolOptions {
@@ -182,6 +189,7 @@ impl std::fmt::Debug for ToolOptions {
         f.debug_struct("ToolOptions")
             .field("timeout", &self.timeout)
             .field("layers", &self.layers.len())
+            .field("approval", &self.approval.is_some())
             .finish()
     }
 }
@@ -233,6 +241,7 @@ impl std::fmt::Debug for Toolset {
             .field("options", &self.options)
             .field("observers", &self.observers.len())
             .field("layers", &self.layers.len())
+            .field("approval_rules", &self.approval_rules.len())
             .finish()
     }
 }

@@ -9,6 +9,7 @@ use futures::future::Either;
 use futures::{FutureExt, StreamExt};
 use tracing::Instrument;
 
+use super::approval::unapproved;
 use super::{Entry, LayerCall, Next, Toolset, panic_message};
 use crate::error::error_object;
 use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
@@ -54,15 +55,26 @@ impl Toolset {
     /// assert!(results[1].content.contains("echo"));
     /// ```
     pub async fn run(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+        self.run_turn(ctx, calls, false).await
+    }
+
+    /// Run one turn's calls that a person approved: as [`Toolset::run`],
+    /// except that calls which need approval ([`Toolset::needs_approval`])
+    /// run instead of being denied.
+    pub async fn run_approved(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+        self.run_turn(ctx, calls, true).await
+    }
+
+    async fn run_turn(&self, ctx: &ToolContext, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
         match (calls, self.options.max_concurrency) {
             ([], _) => Vec::new(),
             // One call needs no combinator.
-            ([call], _) => vec![self.call(ctx, call).await],
-            (_, None) => self.run_unbounded(ctx, calls).await,
+            ([call], _) => vec![self.call_gated(ctx, call, approved).await],
+            (_, None) => self.run_unbounded(ctx, calls, approved).await,
             (_, Some(limit)) => {
                 // The futures are made first: a stream holding the
                 // closure that makes them would not be provably `Send`.
-                let pending: Vec<_> = calls.iter().map(|call| self.call(ctx, call)).collect();
+                let pending: Vec<_> = calls.iter().map(|call| self.call_gated(ctx, call, approved)).collect();
                 futures::stream::iter(pending).buffered(limit).collect().await
             }
         }
@@ -81,11 +93,26 @@ impl Toolset {
     /// [`Outcome::Panicked`]. Each call is traced in a `tool_call` span and
     /// counted in [`Toolset::counts`].
     ///
+    /// A call that needs approval ([`Toolset::needs_approval`]) does not
+    /// run: its result is [`Outcome::Denied`], saying so.
+    ///
     /// A call with a timeout or a deadline must run inside a Tokio runtime
     /// with its time driver enabled; without one, calls run on any executor.
     pub async fn call(&self, ctx: &ToolContext, call: &ToolCall) -> ToolResult {
+        self.call_gated(ctx, call, false).await
+    }
+
+    /// Run one call that a person approved ([`Toolset::run_approved`]).
+    pub async fn call_approved(&self, ctx: &ToolContext, call: &ToolCall) -> ToolResult {
+        self.call_gated(ctx, call, true).await
+    }
+
+    async fn call_gated(&self, ctx: &ToolContext, call: &ToolCall, approved: bool) -> ToolResult {
         match self.entry(&call.name) {
-            Some(entry) => self.call_entry(ctx, entry, call).await,
+            Some(entry) => {
+                let held = !approved && self.entry_needs_approval(ctx, entry, call);
+                self.call_entry(ctx, entry, call, held).await
+            }
             None => self.not_found(call),
         }
     }
@@ -94,10 +121,10 @@ impl Toolset {
     /// allocation, and past that gives each its own task node; a turn of up
     /// to a few hundred calls is cheaper as groups of at most 30, at the
     /// price of polling a group's pending calls whenever one of them wakes.
-    async fn run_unbounded(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+    async fn run_unbounded(&self, ctx: &ToolContext, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
         const GROUP: usize = 30;
         const GROUPED_MAX: usize = 300;
-        let each = |call| self.call(ctx, call);
+        let each = |call| self.call_gated(ctx, call, approved);
         if calls.len() <= GROUP || calls.len() > GROUPED_MAX {
             return futures::future::join_all(calls.iter().map(each)).await;
         }
@@ -106,7 +133,9 @@ impl Toolset {
         futures::future::join_all(groups).await.into_iter().flatten().collect()
     }
 
-    async fn call_entry(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall) -> ToolResult {
+    /// Run a registered tool's call; a `held` one (it needs approval and has
+    /// none) ends denied without running, seen like any other ending.
+    async fn call_entry(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall, held: bool) -> ToolResult {
         let tool = &*entry.tool;
         let span = tracing::info_span!(
             "tool_call",
@@ -145,6 +174,9 @@ impl Toolset {
             // never registers with the cancellation token (a lock and a list
             // insert); a turn cancelled before the call starts never runs it.
             let raced = async {
+                if held {
+                    return Ended::Returned(Err(unapproved(tool.name())));
+                }
                 if child.is_cancelled() {
                     return Ended::Cancelled;
                 }

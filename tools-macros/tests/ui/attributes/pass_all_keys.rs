@@ -23,6 +23,7 @@ pub struct Req {
     timeout = "1m30s",
     struct_name = "Lookup",
     deny_unknown_fields,
+    needs_approval,
     crate = "tools"
 )]
 pub async fn lookup(req: Req) -> String {
@@ -48,6 +49,7 @@ fn main() {
     assert_eq!(tool.timeout(), Some(Duration::from_secs(90)));
     assert_eq!(Quick.timeout(), Some(Duration::from_millis(250)));
     assert!(Quick.annotations().is_empty());
+    assert!(tool.needs_approval() && !Quick.needs_approval());
     let out = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
     assert_eq!(out, "Oslo");
     assert_eq!(tool.parameters()["additionalProperties"], false);
