@@ -11,9 +11,17 @@ use tools_core::toolset::Toolset;
 use tracing::Instrument;
 
 use crate::model::{ModelSettings, ToolChoice, Usage};
-use crate::run::Run;
+use crate::run::{Ended, Run};
 use crate::stream::Interleave;
-use crate::{AgentError, AgentEvent, LimitExceeded, Message, Model, RunBudget, RunLimits, Transcript};
+use crate::{
+    AgentError, AgentEvent, LimitExceeded, Message, Model, RunBudget, RunLimits, RunState, Transcript,
+};
+
+/// Where a run starts: a transcript, or a paused run.
+enum Start {
+    Transcript(Transcript),
+    Paused(RunState),
+}
 
 /// Why a run ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +44,19 @@ pub enum StopReason {
     },
     /// The context was cancelled.
     Cancelled,
+    /// Calls wait for a person's approval: decide about each in the state,
+    /// save it if the answer takes time, and [`Agent::resume`] it.
+    Paused(Box<RunState>),
+}
+
+impl StopReason {
+    /// The reason's name, for traces.
+    fn label(&self) -> String {
+        match self {
+            Self::Paused(state) => format!("Paused({} calls)", state.pending().len()),
+            other => format!("{other:?}"),
+        }
+    }
 }
 
 /// What a run gives back.
@@ -180,7 +201,22 @@ impl Agent {
     /// Continue a saved run: calls left without results run first, then
     /// the loop goes on. Add a user message to the transcript to ask more.
     pub async fn continue_run(&self, transcript: Transcript) -> Result<RunResult, AgentError> {
-        self.drive(transcript, None).await
+        self.drive(Start::Transcript(transcript), None).await
+    }
+
+    /// Go on with a paused run ([`StopReason::Paused`]), in this process or
+    /// another: the approved calls run (through
+    /// [`Toolset::run_approved`](tools_core::Toolset::run_approved)), the
+    /// denied ones answer their reason, then the loop goes on as if it had
+    /// never paused. Calls still undecided pause the run again; none runs
+    /// without a decision.
+    pub async fn resume(&self, state: RunState) -> Result<RunResult, AgentError> {
+        self.drive(Start::Paused(state), None).await
+    }
+
+    /// Go on with a paused run as a stream of events.
+    pub fn resume_stream(&self, state: RunState) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
+        self.stream_from(Start::Paused(state))
     }
 
     /// Run from one user message, as a stream of events ending in
@@ -194,8 +230,12 @@ impl Agent {
         &self,
         transcript: Transcript,
     ) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
+        self.stream_from(Start::Transcript(transcript))
+    }
+
+    fn stream_from(&self, start: Start) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
         let (events, received) = futures::channel::mpsc::unbounded();
-        let run = self.drive(transcript, Some(events));
+        let run = self.drive(start, Some(events));
         // The run's own events first, then its end: the channel closes when
         // the run future is done and has dropped its sender.
         let ended = futures::stream::once(run).map(AgentEvent::Finished);
@@ -210,12 +250,9 @@ impl Agent {
 
     async fn drive(
         &self,
-        mut transcript: Transcript,
+        start: Start,
         events: Option<UnboundedSender<AgentEvent>>,
     ) -> Result<RunResult, AgentError> {
-        if transcript.instructions.is_none() {
-            transcript.instructions.clone_from(&self.instructions);
-        }
         let span = tracing::info_span!(
             "agent_run",
             provider = self.model.provider(),
@@ -223,13 +260,35 @@ impl Agent {
             turns = tracing::field::Empty,
             stop = tracing::field::Empty,
         );
-        let mut run =
-            Run { agent: self, transcript, usage: Vec::new(), budget: RunBudget::new(self.limits), events };
-        let ended = run.go().instrument(span.clone()).await;
+        let (mut run, paused) = match start {
+            Start::Transcript(mut transcript) => {
+                if transcript.instructions.is_none() {
+                    transcript.instructions.clone_from(&self.instructions);
+                }
+                let budget = RunBudget::new(self.limits);
+                (Run { agent: self, transcript, usage: Vec::new(), budget, events, turns: 0 }, None)
+            }
+            Start::Paused(state) => {
+                let (transcript, done, pending, budget, usage, turns) = state.into_parts();
+                // What was spent counts; the limits are this agent's.
+                let budget = budget.under(self.limits);
+                (Run { agent: self, transcript, usage, budget, events, turns }, Some((done, pending)))
+            }
+        };
+        let ended = async {
+            if let Some((done, pending)) = paused
+                && let Some(ended) = run.resume_turn(done, pending).await
+            {
+                return Ok::<Ended, _>(ended);
+            }
+            run.go().await
+        }
+        .instrument(span.clone())
+        .await;
         span.record("turns", run.usage.len());
         match ended {
             Ok((answer, stop)) => {
-                span.record("stop", format!("{stop:?}"));
+                span.record("stop", stop.label());
                 Ok(RunResult { answer, transcript: run.transcript, usage: run.usage, stop })
             }
             Err(error) => Err(AgentError { error, transcript: Box::new(run.transcript) }),

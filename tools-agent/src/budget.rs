@@ -1,8 +1,9 @@
 //! Limits of an agent loop across turns: how many calls in all, how many of
 //! unknown tools, how many retries of one tool in a row.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use tools_core::{Outcome, ToolCall, ToolResult};
 
 /// The limits a [`RunBudget`] enforces. Each is the most allowed: going past
@@ -98,19 +99,29 @@ pub enum LimitExceeded {
 /// assert!(matches!(err, LimitExceeded::ToolCalls { limit: 2, requested: 3 }));
 /// assert!(err.to_string().starts_with("tool calls limit is exceeded"));
 /// ```
-#[derive(Clone, Debug, Default)]
+///
+/// It serializes what was spent, not the limits: a paused run resumed by
+/// another agent spends under that agent's limits.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunBudget {
+    #[serde(skip)]
     limits: RunLimits,
     calls: usize,
     not_found: usize,
     /// Retries in a row, by lower-cased tool name.
-    retries: HashMap<String, usize>,
+    retries: BTreeMap<String, usize>,
 }
 
 impl RunBudget {
     /// A fresh budget under these limits.
     pub fn new(limits: RunLimits) -> Self {
         Self { limits, ..Self::default() }
+    }
+
+    /// What this budget spent, under other limits.
+    pub fn under(mut self, limits: RunLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// The limits this budget enforces.

@@ -11,11 +11,14 @@
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
+//! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
+//!   what they decided ([`Agent::resume`]);
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
 #![deny(missing_docs)]
 
 mod agent;
+mod approval;
 mod budget;
 mod clients;
 mod error;
@@ -27,6 +30,7 @@ mod stream;
 mod transcript;
 
 pub use agent::{Agent, RunResult, StopReason};
+pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Gemini, OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};

@@ -5,9 +5,15 @@ use std::time::Instant;
 use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
+use tools_core::{ToolCall, ToolResult};
+
+use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
-use crate::{Agent, AgentEvent, Message, ModelError, RunBudget, StopReason, Transcript};
+use crate::{Agent, AgentEvent, Message, ModelError, RunBudget, RunState, StopReason, Transcript};
+
+/// How a run ends: the answer and why.
+pub(crate) type Ended = (String, StopReason);
 
 /// One run's state as the loop goes.
 pub(crate) struct Run<'a> {
@@ -16,12 +22,13 @@ pub(crate) struct Run<'a> {
     pub(crate) usage: Vec<Usage>,
     pub(crate) budget: RunBudget,
     pub(crate) events: Option<UnboundedSender<AgentEvent>>,
+    /// The turns with tools so far.
+    pub(crate) turns: usize,
 }
 
 impl Run<'_> {
-    pub(crate) async fn go(&mut self) -> Result<(String, StopReason), ModelError> {
+    pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
         let agent = self.agent;
-        let mut turns = 0;
         loop {
             let pending = self.transcript.pending_calls().to_vec();
             if !pending.is_empty() {
@@ -33,11 +40,11 @@ impl Run<'_> {
             if agent.context.is_cancelled() {
                 return Ok((String::new(), StopReason::Cancelled));
             }
-            let last = turns >= agent.max_turns;
+            let last = self.turns >= agent.max_turns;
             let Some(response) = self.ask(!last).await? else {
                 return Ok((String::new(), StopReason::Cancelled));
             };
-            turns += 1;
+            self.turns += 1;
             let answered = response.calls.is_empty();
             let text = response.text.clone();
             self.transcript.push(Message::Assistant { text: response.text, calls: response.calls });
@@ -96,21 +103,85 @@ impl Run<'_> {
     }
 
     /// Run one turn's calls and record their results; `Some` when the run
-    /// stops here.
-    async fn run_calls(&mut self, calls: &[tools_core::ToolCall]) -> Option<(String, StopReason)> {
+    /// stops here. Calls that need approval do not run: the run pauses.
+    async fn run_calls(&mut self, calls: &[ToolCall]) -> Option<Ended> {
         let agent = self.agent;
         if let Err(limit) = self.budget.admit(calls) {
             // The calls stay pending in the transcript: continuing the run
             // (with a larger budget) runs them.
             return Some((String::new(), StopReason::Budget(limit)));
         }
+        let (held, ready): (Vec<_>, Vec<_>) = calls
+            .iter()
+            .cloned()
+            .enumerate()
+            .partition(|(_, call)| agent.toolset.needs_approval(&agent.context, call));
+        let (positions, ready): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
+        let results = self.execute(&ready, false).await;
+        if held.is_empty() {
+            return self.finish_turn(results);
+        }
+        let done = positions.into_iter().zip(results).map(|(position, result)| Placed { position, result });
+        let pending = held.into_iter().map(|(position, call)| Pending::new(position, call)).collect();
+        Some(self.pause(done.collect(), pending))
+    }
+
+    /// Go on with a paused turn: the approved calls run, the denied ones
+    /// answer their reason; `Some` when the run stops here, paused again
+    /// if calls are still undecided.
+    pub(crate) async fn resume_turn(
+        &mut self,
+        mut done: Vec<Placed>,
+        pending: Vec<Pending>,
+    ) -> Option<Ended> {
+        let (decided, undecided): (Vec<_>, Vec<_>) =
+            pending.into_iter().partition(|pending| pending.decision.is_some());
+        let mut approved = Vec::new();
+        for pending in decided {
+            let position = pending.position();
+            match pending.decision {
+                Some(Decision::Deny { reason }) => {
+                    let result = denied(&pending.call, &reason);
+                    self.emit(AgentEvent::ToolResult(result.clone()));
+                    done.push(Placed { position, result });
+                }
+                Some(Decision::ApproveWith { arguments }) => {
+                    self.rewrite_call(position, &arguments);
+                    approved.push((position, ToolCall { arguments, ..pending.call }));
+                }
+                Some(Decision::Approve) | None => approved.push((position, pending.call)),
+            }
+        }
+        let (positions, calls): (Vec<usize>, Vec<ToolCall>) = approved.into_iter().unzip();
+        let results = self.execute(&calls, true).await;
+        done.extend(positions.into_iter().zip(results).map(|(position, result)| Placed { position, result }));
+        if !undecided.is_empty() {
+            return Some(self.pause(done, undecided));
+        }
+        let results = in_turn_order(self.transcript.pending_calls(), done);
+        self.finish_turn(results)
+    }
+
+    /// Run calls (as approved, or checked for approval), with their events.
+    async fn execute(&self, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
+        let agent = self.agent;
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
-        let results = agent.toolset.run(&agent.context, calls).await;
+        let results = if approved {
+            agent.toolset.run_approved(&agent.context, calls).await
+        } else {
+            agent.toolset.run(&agent.context, calls).await
+        };
         for result in &results {
             self.emit(AgentEvent::ToolResult(result.clone()));
         }
+        results
+    }
+
+    /// Record a whole turn's results; `Some` when the run stops here.
+    fn finish_turn(&mut self, results: Vec<ToolResult>) -> Option<Ended> {
+        let agent = self.agent;
         let recorded = self.budget.record(&results);
         let ended = results.iter().find(|result| {
             result.outcome.is_success()
@@ -126,6 +197,27 @@ impl Run<'_> {
             return Some((String::new(), StopReason::Cancelled));
         }
         recorded.err().map(|limit| (String::new(), StopReason::Budget(limit)))
+    }
+
+    fn pause(&self, done: Vec<Placed>, pending: Vec<Pending>) -> Ended {
+        let state = RunState::new(
+            self.transcript.clone(),
+            done,
+            pending,
+            self.budget.clone(),
+            self.usage.clone(),
+            self.turns,
+        );
+        (String::new(), StopReason::Paused(Box::new(state)))
+    }
+
+    /// The transcript records an approved call with the arguments it ran with.
+    fn rewrite_call(&mut self, position: usize, arguments: &str) {
+        if let Some(Message::Assistant { calls, .. }) = self.transcript.messages.last_mut()
+            && let Some(call) = calls.get_mut(position)
+        {
+            arguments.clone_into(&mut call.arguments);
+        }
     }
 
     fn emit(&self, event: AgentEvent) {

@@ -1,0 +1,187 @@
+//! A run paused for a person: the calls that wait for approval, what was
+//! decided about each, and everything the run needs to go on later, as
+//! data that can be saved and loaded in another process.
+
+use serde::{Deserialize, Serialize};
+use tools_core::{ToolCall, ToolError, ToolResult};
+
+use crate::model::Usage;
+use crate::{RunBudget, Transcript};
+
+/// What a person decided about one held call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Decision {
+    /// Run the call as the model made it.
+    Approve,
+    /// Run the call with these arguments instead; they go through the
+    /// tool's argument checks like any call's, and the transcript records
+    /// the call with them.
+    ApproveWith {
+        /// The arguments to run with, as JSON text.
+        arguments: String,
+    },
+    /// Do not run the call; the model reads the reason as its result.
+    Deny {
+        /// Why, for the model.
+        reason: String,
+    },
+}
+
+/// A call that waits for approval.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// What was decided so far; `None` until someone decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
+    /// The call's place in its turn.
+    position: usize,
+}
+
+/// A result of the paused turn, at its place in the turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Placed {
+    pub(crate) position: usize,
+    pub(crate) result: ToolResult,
+}
+
+/// Which pending call a decision named, when none has that id.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("no call waiting for approval has the id `{id}`; the pending calls are: {}", pending.join(", "))]
+pub struct UnknownCall {
+    /// The id given.
+    pub id: String,
+    /// The ids of the calls that wait.
+    pub pending: Vec<String>,
+}
+
+/// A run stopped because calls wait for a person's approval
+/// ([`StopReason::Paused`](crate::StopReason::Paused)). The turn's other
+/// calls ran; these did not, and nothing runs them but
+/// [`Agent::resume`](crate::Agent::resume) after a decision: a state that is
+/// dropped, saved for days or loaded in another process runs nothing.
+///
+/// ```
+/// # use tools_agent::RunState;
+/// fn review(state: &mut RunState) {
+///     let ids: Vec<String> = state.pending().iter().map(|p| p.call.id.clone()).collect();
+///     for id in ids {
+///         state.deny(&id, "not today").unwrap();
+///     }
+/// }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunState {
+    /// The run so far; its last message is the turn whose calls wait.
+    transcript: Transcript,
+    /// The turn's calls that ran, each at its place.
+    done: Vec<Placed>,
+    /// The turn's calls that wait.
+    pending: Vec<Pending>,
+    /// What the run spent of its limits.
+    budget: RunBudget,
+    /// The tokens of each request so far.
+    usage: Vec<Usage>,
+    /// The turns with tools so far.
+    turns: usize,
+}
+
+impl RunState {
+    pub(crate) fn new(
+        transcript: Transcript,
+        done: Vec<Placed>,
+        pending: Vec<Pending>,
+        budget: RunBudget,
+        usage: Vec<Usage>,
+        turns: usize,
+    ) -> Self {
+        Self { transcript, done, pending, budget, usage, turns }
+    }
+
+    pub(crate) fn into_parts(self) -> (Transcript, Vec<Placed>, Vec<Pending>, RunBudget, Vec<Usage>, usize) {
+        (self.transcript, self.done, self.pending, self.budget, self.usage, self.turns)
+    }
+
+    /// The calls that wait, in turn order, with what was decided so far.
+    pub fn pending(&self) -> &[Pending] {
+        &self.pending
+    }
+
+    /// The run so far.
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// Decide about the pending call with this id (a later decision
+    /// replaces an earlier one).
+    pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
+        match self.pending.iter_mut().find(|pending| pending.call.id == id) {
+            Some(pending) => {
+                pending.decision = Some(decision);
+                Ok(self)
+            }
+            None => Err(UnknownCall {
+                id: id.to_owned(),
+                pending: self.pending.iter().map(|pending| pending.call.id.clone()).collect(),
+            }),
+        }
+    }
+
+    /// Run this call as the model made it.
+    pub fn approve(&mut self, id: &str) -> Result<&mut Self, UnknownCall> {
+        self.decide(id, Decision::Approve)
+    }
+
+    /// Run this call with other arguments (JSON text).
+    pub fn approve_with(&mut self, id: &str, arguments: impl Into<String>) -> Result<&mut Self, UnknownCall> {
+        self.decide(id, Decision::ApproveWith { arguments: arguments.into() })
+    }
+
+    /// Do not run this call; the model reads `reason`.
+    pub fn deny(&mut self, id: &str, reason: impl Into<String>) -> Result<&mut Self, UnknownCall> {
+        self.decide(id, Decision::Deny { reason: reason.into() })
+    }
+}
+
+impl Pending {
+    pub(crate) fn new(position: usize, call: ToolCall) -> Self {
+        Self { call, decision: None, position }
+    }
+
+    pub(crate) fn position(&self) -> usize {
+        self.position
+    }
+}
+
+/// The result a denied call gives the model.
+pub(crate) fn denied(call: &ToolCall, reason: &str) -> ToolResult {
+    let error = ToolError::Denied(format!(
+        "a person denied this call of `{}`, so it did not run: {reason}",
+        call.name
+    ));
+    ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        content: error.model_content(),
+        outcome: error.outcome(),
+    }
+}
+
+/// The turn's results in call order: each placed result at its place, and
+/// a denial where a saved state has none (it cannot run unapproved).
+pub(crate) fn in_turn_order(calls: &[ToolCall], placed: Vec<Placed>) -> Vec<ToolResult> {
+    let mut slots: Vec<Option<ToolResult>> = vec![None; calls.len()];
+    for Placed { position, result } in placed {
+        if let Some(slot) = slots.get_mut(position) {
+            *slot = Some(result);
+        }
+    }
+    slots
+        .into_iter()
+        .zip(calls)
+        .map(|(slot, call)| slot.unwrap_or_else(|| denied(call, "the saved run has no decision for it")))
+        .collect()
+}
