@@ -265,14 +265,12 @@ impl Agent {
                 if transcript.instructions.is_none() {
                     transcript.instructions.clone_from(&self.instructions);
                 }
-                let budget = RunBudget::new(self.limits);
-                (Run { agent: self, transcript, usage: Vec::new(), budget, events, turns: 0 }, None)
+                (Run::new(self, transcript, Vec::new(), RunBudget::default(), events, 0), None)
             }
             Start::Paused(state) => {
-                let (transcript, done, pending, budget, usage, turns) = state.into_parts();
                 // What was spent counts; the limits are this agent's.
-                let budget = budget.under(self.limits);
-                (Run { agent: self, transcript, usage, budget, events, turns }, Some((done, pending)))
+                let (transcript, done, pending, budget, usage, turns) = state.into_parts();
+                (Run::new(self, transcript, usage, budget, events, turns), Some((done, pending)))
             }
         };
         let ended = async {

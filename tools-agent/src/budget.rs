@@ -18,12 +18,16 @@ pub struct RunLimits {
     /// Calls of one tool in a row that ended in invalid arguments or a retry
     /// request; a success of that tool starts the count again.
     pub max_retries_per_tool: usize,
+    /// Argument repairs ([`RepairArguments`](tools_core::layers::RepairArguments))
+    /// in the whole run; once spent, invalid arguments go back to the model.
+    pub max_repairs: usize,
 }
 
 impl Default for RunLimits {
-    /// 128 tool calls, 3 unknown names, 3 retries in a row per tool.
+    /// 128 tool calls, 3 unknown names, 3 retries in a row per tool, 16
+    /// argument repairs.
     fn default() -> Self {
-        Self { max_tool_calls: 128, max_not_found: 3, max_retries_per_tool: 3 }
+        Self { max_tool_calls: 128, max_not_found: 3, max_retries_per_tool: 3, max_repairs: 16 }
     }
 }
 
@@ -43,6 +47,12 @@ impl RunLimits {
     /// The same limits with another number of retries in a row per tool.
     pub fn with_max_retries_per_tool(mut self, max: usize) -> Self {
         self.max_retries_per_tool = max;
+        self
+    }
+
+    /// The same limits with another number of argument repairs.
+    pub fn with_max_repairs(mut self, max: usize) -> Self {
+        self.max_repairs = max;
         self
     }
 }
@@ -108,6 +118,8 @@ pub struct RunBudget {
     limits: RunLimits,
     calls: usize,
     not_found: usize,
+    #[serde(default)]
+    repairs: usize,
     /// Retries in a row, by lower-cased tool name.
     retries: BTreeMap<String, usize>,
 }
@@ -177,6 +189,16 @@ impl RunBudget {
     /// Tool calls admitted so far.
     pub fn calls(&self) -> usize {
         self.calls
+    }
+
+    /// Argument repairs made so far.
+    pub fn repairs(&self) -> usize {
+        self.repairs
+    }
+
+    /// Count repairs the calls made.
+    pub(crate) fn add_repairs(&mut self, made: usize) {
+        self.repairs = self.repairs.saturating_add(made);
     }
 
     /// Calls of unknown names so far.

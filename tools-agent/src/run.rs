@@ -5,7 +5,8 @@ use std::time::Instant;
 use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
-use tools_core::{ToolCall, ToolResult};
+use tools_core::layers::RepairBudget;
+use tools_core::{ToolCall, ToolContext, ToolResult};
 
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelRequest, ModelResponse, Usage};
@@ -21,12 +22,33 @@ pub(crate) struct Run<'a> {
     pub(crate) transcript: Transcript,
     pub(crate) usage: Vec<Usage>,
     pub(crate) budget: RunBudget,
-    pub(crate) events: Option<UnboundedSender<AgentEvent>>,
+    events: Option<UnboundedSender<AgentEvent>>,
     /// The turns with tools so far.
-    pub(crate) turns: usize,
+    turns: usize,
+    /// The agent's context with this run's repair budget: what the calls see.
+    context: ToolContext,
+    /// The repairs this run may still make, and how many it was given.
+    repairs: (RepairBudget, usize),
 }
 
-impl Run<'_> {
+impl<'a> Run<'a> {
+    /// A run that has spent `budget` (under the agent's limits) and made
+    /// `turns` turns.
+    pub(crate) fn new(
+        agent: &'a Agent,
+        transcript: Transcript,
+        usage: Vec<Usage>,
+        budget: RunBudget,
+        events: Option<UnboundedSender<AgentEvent>>,
+        turns: usize,
+    ) -> Self {
+        let budget = budget.under(agent.limits);
+        let given = agent.limits.max_repairs.saturating_sub(budget.repairs());
+        let repairs = RepairBudget::new(u32::try_from(given).unwrap_or(u32::MAX));
+        let context = agent.context.clone().with_extension(repairs.clone());
+        Self { agent, transcript, usage, budget, events, turns, context, repairs: (repairs, given) }
+    }
+
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
         let agent = self.agent;
         loop {
@@ -115,7 +137,7 @@ impl Run<'_> {
             .iter()
             .cloned()
             .enumerate()
-            .partition(|(_, call)| agent.toolset.needs_approval(&agent.context, call));
+            .partition(|(_, call)| agent.toolset.needs_approval(&self.context, call));
         let (positions, ready): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
         let results = self.execute(&ready, false).await;
         if held.is_empty() {
@@ -169,9 +191,9 @@ impl Run<'_> {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
         let results = if approved {
-            agent.toolset.run_approved(&agent.context, calls).await
+            agent.toolset.run_approved(&self.context, calls).await
         } else {
-            agent.toolset.run(&agent.context, calls).await
+            agent.toolset.run(&self.context, calls).await
         };
         for result in &results {
             self.emit(AgentEvent::ToolResult(result.clone()));
@@ -182,6 +204,7 @@ impl Run<'_> {
     /// Record a whole turn's results; `Some` when the run stops here.
     fn finish_turn(&mut self, results: Vec<ToolResult>) -> Option<Ended> {
         let agent = self.agent;
+        self.count_repairs();
         let recorded = self.budget.record(&results);
         let ended = results.iter().find(|result| {
             result.outcome.is_success()
@@ -199,7 +222,8 @@ impl Run<'_> {
         recorded.err().map(|limit| (String::new(), StopReason::Budget(limit)))
     }
 
-    fn pause(&self, done: Vec<Placed>, pending: Vec<Pending>) -> Ended {
+    fn pause(&mut self, done: Vec<Placed>, pending: Vec<Pending>) -> Ended {
+        self.count_repairs();
         let state = RunState::new(
             self.transcript.clone(),
             done,
@@ -209,6 +233,14 @@ impl Run<'_> {
             self.turns,
         );
         (String::new(), StopReason::Paused(Box::new(state)))
+    }
+
+    /// The budget records the repairs the calls made so far.
+    fn count_repairs(&mut self) {
+        let (left, given) = &mut self.repairs;
+        let made = given.saturating_sub(left.remaining() as usize);
+        self.budget.add_repairs(made);
+        *given -= made;
     }
 
     /// The transcript records an approved call with the arguments it ran with.

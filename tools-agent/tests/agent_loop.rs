@@ -219,3 +219,36 @@ async fn streaming_yields_calls_results_and_the_end_last() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn argument_repairs_are_bounded_by_the_run_across_turns() {
+    // A repair that turns `town` into `city`, as a small model might.
+    let town_to_city = || {
+        tools_core::layers::RepairArguments::new(|repair| {
+            let fixed = repair.arguments.replace("town", "city");
+            Box::pin(async move { Some(fixed) })
+        })
+    };
+    let model = Arc::new(
+        ScriptedModel::new()
+            .then_calls([call("a", "get_weather", r#"{"town":"Oslo"}"#)])
+            .then_calls([call("b", "get_weather", r#"{"town":"Rome"}"#)])
+            .then_text("done"),
+    );
+    let agent = Agent::from_shared(model.clone(), tools().with_layer(town_to_city()))
+        .with_limits(RunLimits::default().with_max_repairs(1));
+    let result = agent.run("Weather?").await.unwrap();
+    let outcomes: Vec<_> =
+        [2, 4].iter().flat_map(|at| results_of(&result.transcript.messages[*at])).collect();
+    // The first turn's call was repaired; the run had no repair left for the second.
+    assert_eq!(outcomes, [("a".into(), Outcome::Success), ("b".into(), Outcome::InvalidArguments)]);
+    let Message::Tool { results } = &result.transcript.messages[4] else { panic!() };
+    assert!(results[0].content.contains("missing field `city`"), "{}", results[0].content);
+    // A fresh run has its own budget.
+    let model =
+        ScriptedModel::new().then_calls([call("c", "get_weather", r#"{"town":"Oslo"}"#)]).then_text("ok");
+    let agent = Agent::new(model, tools().with_layer(town_to_city()))
+        .with_limits(RunLimits::default().with_max_repairs(1));
+    let result = agent.run("Weather?").await.unwrap();
+    assert_eq!(results_of(&result.transcript.messages[2]), [("c".into(), Outcome::Success)]);
+}

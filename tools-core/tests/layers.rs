@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{FnTool, echo};
 use futures::future::BoxFuture;
-use tools_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Retry};
+use tools_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, RepairBudget, Retry};
 use tools_core::toolset::{Before, Layer, LayerCall, Next, OnError, ToolOptions, Toolset};
 use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolFuture, ToolResult, ToolSpec, TypedTool};
 
@@ -296,6 +296,29 @@ async fn repair_gets_the_schema_the_text_and_the_reason_and_its_arguments_are_ch
     assert_eq!(seen.len(), 3);
     assert_eq!((seen[0].0.as_str(), seen[0].1.as_str()), ("forecast", r#"{"days":"3"}"#));
     assert!(seen[0].2.contains("at `days`"), "{:?}", seen[0]);
+}
+
+#[tokio::test]
+async fn repairs_stop_when_the_runs_budget_is_spent() {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let repair = {
+        let asked = Arc::clone(&asked);
+        RepairArguments::new(move |_| {
+            asked.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async { Some(r#"{"days":2}"#.to_owned()) })
+        })
+    };
+    let runs = Arc::new(AtomicUsize::new(0));
+    let tools =
+        Toolset::builder().add(Forecast::new("forecast", false, &runs)).layer(repair).build().unwrap();
+    let budget = RepairBudget::new(2);
+    let ctx = ToolContext::new().with_extension(budget.clone());
+    let calls: Vec<ToolCall> = (0..3).map(|i| ToolCall::new(i.to_string(), "forecast", "{}")).collect();
+    let outcomes: Vec<Outcome> = tools.run(&ctx, &calls).await.iter().map(|result| result.outcome).collect();
+    // Two calls were repaired; the third was left to the model.
+    assert_eq!(outcomes.iter().filter(|outcome| **outcome == Outcome::Success).count(), 2, "{outcomes:?}");
+    assert_eq!(outcomes.iter().filter(|outcome| **outcome == Outcome::InvalidArguments).count(), 1);
+    assert_eq!((asked.load(Ordering::SeqCst), budget.remaining()), (2, 0));
 }
 
 #[tokio::test]

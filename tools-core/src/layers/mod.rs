@@ -6,7 +6,7 @@
 //! - [`Cache`]: the output of `read_only` and `idempotent` tools, by their
 //!   cleaned arguments, bounded in size and time;
 //! - [`RepairArguments`]: a function (one that asks a model, say) repairs
-//!   arguments that do not fit the schema;
+//!   arguments that do not fit the schema, within a run's [`RepairBudget`];
 //! - [`Guardrail`]: a check over each output that can replace it with an
 //!   error the model reads.
 
@@ -19,5 +19,5 @@ mod retry;
 pub use cache::Cache;
 pub use guardrail::Guardrail;
 pub use limit::ConcurrencyLimit;
-pub use repair::{Repair, RepairArguments};
+pub use repair::{Repair, RepairArguments, RepairBudget};
 pub use retry::Retry;

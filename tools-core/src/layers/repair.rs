@@ -1,3 +1,6 @@
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
 use futures::future::BoxFuture;
 
 use crate::toolset::{Layer, LayerCall, OnError};
@@ -20,7 +23,9 @@ pub struct Repair<'a> {
 /// When a call's arguments do not fit its tool's schema, `repair` may
 /// return repaired arguments (asking a small model, fixing a known slip),
 /// which are checked like any call's; `None` leaves the error to the model.
-/// At most `max_repairs` per call (1 by default).
+/// At most `max_repairs` per call (1 by default), and, when the call's
+/// context holds a [`RepairBudget`] (the agent loop's runs do), at most what
+/// is left of it across the run.
 ///
 /// ```
 /// use tools_core::{Toolset, layers::RepairArguments};
@@ -60,7 +65,7 @@ where
             let ToolError::InvalidArguments(reason) = &error else {
                 return OnError::Fail(error);
             };
-            if attempt >= self.max_repairs {
+            if attempt >= self.max_repairs || call.ctx.get::<RepairBudget>().is_some_and(|run| !run.take()) {
                 return OnError::Fail(error);
             }
             let repair = Repair {
@@ -80,5 +85,36 @@ where
 impl<F> std::fmt::Debug for RepairArguments<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RepairArguments").field("max_repairs", &self.max_repairs).finish()
+    }
+}
+
+/// The repairs left to a whole run, shared by all its calls: put it in the
+/// context the calls run with, and every [`RepairArguments`] takes one per
+/// repair until none is left.
+///
+/// ```
+/// use tools_core::layers::RepairBudget;
+/// let budget = RepairBudget::new(2);
+/// let ctx = tools_core::ToolContext::new().with_extension(budget.clone());
+/// # let _ = ctx;
+/// assert_eq!(budget.remaining(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RepairBudget(Arc<AtomicU32>);
+
+impl RepairBudget {
+    /// A budget of this many repairs.
+    pub fn new(repairs: u32) -> Self {
+        Self(Arc::new(AtomicU32::new(repairs)))
+    }
+
+    /// The repairs left.
+    pub fn remaining(&self) -> u32 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Take one repair; `false` when none is left.
+    fn take(&self) -> bool {
+        self.0.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(1)).is_ok()
     }
 }
