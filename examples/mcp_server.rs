@@ -1,5 +1,7 @@
 //! Serve the example tools over MCP: on stdio by default, or as streamable
 //! HTTP. With `TAVILY_API_KEY` set, Tavily web search joins them.
+//! `cancel_alert` needs a person's approval, which the server asks the
+//! client for.
 //!
 //! ```sh
 //! cargo run --example mcp_server --features mcp                         # stdio
@@ -100,9 +102,17 @@ impl TypedTool for CountSlowly {
     }
 }
 
+/// Cancel the severe-weather alert for a city. Destructive, so it runs only
+/// once a person approves: the server asks the client (MCP elicitation), and
+/// a client that cannot ask gets an error saying approval is required.
+#[tools::tool(args, destructive, needs_approval)]
+async fn cancel_alert(_ctx: &ToolContext, city: String) -> String {
+    format!("cancelled the alert for {city}")
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut tools = Toolset::builder().add(GetWeather).add(CountSlowly).build()?;
+    let mut tools = Toolset::builder().add(GetWeather).add(CountSlowly).add(CancelAlert).build()?;
     match tools_tavily::Tavily::new() {
         Ok(tavily) => {
             tools.add(tavily)?;

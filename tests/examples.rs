@@ -1,6 +1,7 @@
 //! The README's examples run and say what the README promises: the main
 //! example answers each argument shape a model sends, and the scripted agent
-//! meets every outcome of the contract.
+//! meets every outcome of the contract; the approval example pauses, saves
+//! and resumes with each decision.
 
 mod support;
 
@@ -74,4 +75,47 @@ fn the_agent_example_runs_offline_and_the_model_fixes_its_call() {
     assert!(results[2].contains("call_3 success"), "{output}");
     assert!(output.contains("assistant Paris is at 17°C and Oslo at 16°C."), "{output}");
     assert!(output.trim_end().ends_with("stop: Answered; tokens: 0 in, 0 out"), "{output}");
+}
+
+#[test]
+fn approval_pauses_and_resumes_with_each_decision() {
+    let output = run("approval");
+    let lines = |label: &str| -> Vec<&str> {
+        output.lines().filter_map(|line| line.strip_prefix(label)).map(str::trim).collect()
+    };
+    // The run paused on exactly the destructive calls, before any ran.
+    assert_eq!(lines("paused:"), ["3 calls wait for approval"], "{output}");
+    assert_eq!(
+        lines("pending:"),
+        [
+            r#"call_2 delete_file {"path":"old.log"}"#,
+            r#"call_3 delete_file {"path":"report.pdf"}"#,
+            r#"call_4 delete_file {"path":"build"}"#,
+        ],
+        "{output}"
+    );
+    let files = lines("files:");
+    assert_eq!(files.first(), Some(&"notes.txt old.log report.pdf build.tmp"), "{output}");
+
+    // Resumed from the saved JSON: the read-only call's result is kept, the
+    // approved and the edited calls ran, the denied one did not and the
+    // model read why.
+    assert_eq!(lines("resumed:"), ["Answered"], "{output}");
+    let results = lines("result:");
+    assert_eq!(results.len(), 4, "{output}");
+    assert!(results[0].starts_with("call_1 list_files success notes.txt"), "{output}");
+    assert_eq!(results[1], "call_2 delete_file success deleted old.log", "{output}");
+    assert!(
+        results[2].starts_with("call_3 delete_file denied")
+            && results[2].contains("so it did not run: report.pdf is the only copy; keep it"),
+        "{output}"
+    );
+    assert_eq!(results[3], "call_4 delete_file success deleted build.tmp", "{output}");
+    assert_eq!(lines("deleted:"), ["old.log", "build.tmp"], "{output}");
+    assert_eq!(files.last(), Some(&"notes.txt report.pdf"), "{output}");
+    assert_eq!(
+        lines("answer:"),
+        ["Deleted old.log and build.tmp; report.pdf stays, since it is the only copy."],
+        "{output}"
+    );
 }

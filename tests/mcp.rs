@@ -55,7 +55,7 @@ async fn stdio_example_lists_its_tools_with_schemas_and_annotations() {
     let client = stdio_client().await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["get_weather", "count_slowly"]);
+    assert_eq!(names, ["get_weather", "count_slowly", "cancel_alert"]);
     let weather = &tools[0];
     let schema = Value::Object((*weather.input_schema).clone());
     assert_eq!(schema["type"], "object");
@@ -141,8 +141,8 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     command.kill_on_drop(true);
     let client = McpClient::stdio(command).await.unwrap();
     let mut tools = Toolset::builder().add(Echo).build().unwrap();
-    assert_eq!(client.register(&mut tools).await.unwrap(), 2);
-    assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "get_weather", "count_slowly"]);
+    assert_eq!(client.register(&mut tools).await.unwrap(), 3);
+    assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "get_weather", "count_slowly", "cancel_alert"]);
     let weather = tools.get("get_weather").unwrap();
     assert_eq!(weather.parameters()["properties"]["days"]["maximum"], 16);
     assert_eq!(weather.annotations().read_only, Some(true));
@@ -156,6 +156,10 @@ async fn remote_stdio_tools_join_a_local_toolset() {
         tools.call(&ctx, &ToolCall::new("2", "get_weather", r#"{"city":"Rome","days":99}"#)).await;
     assert_eq!(remote_error.outcome, Outcome::Failed);
     assert!(remote_error.content.contains("at most 16"), "{}", remote_error.content);
+    // A remote tool that needs approval asks this client, which cannot ask anyone: it does not run.
+    let unapproved = tools.call(&ctx, &ToolCall::new("4", "cancel_alert", r#"{"city":"Rome"}"#)).await;
+    assert_eq!(unapproved.outcome, Outcome::Failed);
+    assert!(unapproved.content.contains("does not support MCP elicitation"), "{}", unapproved.content);
     let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
     assert_eq!(not_json.outcome, Outcome::InvalidArguments);
     let local = tools.call(&ctx, &ToolCall::new("4", "echo", r#"{"n":4}"#)).await;

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 import httpx2
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import types
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,12 +53,12 @@ def check(condition, what):
         raise AssertionError(what)
 
 
-async def exercise(session: ClientSession, transport: str) -> None:
+async def exercise(session: ClientSession, transport: str, asks: bool = False) -> None:
     await session.initialize()
 
     tools = (await session.list_tools()).tools
     names = [tool.name for tool in tools]
-    check(names == ["get_weather", "count_slowly"], f"{transport}: tool names {names}")
+    check(names == ["get_weather", "count_slowly", "cancel_alert"], f"{transport}: tool names {names}")
     schema = field(tools[0], "input_schema", "inputSchema")
     check(schema["type"] == "object" and schema["required"] == ["city"], f"{transport}: schema {schema}")
     check(schema["properties"]["days"]["maximum"] == 16, f"{transport}: days range {schema}")
@@ -89,6 +90,11 @@ async def exercise(session: ClientSession, transport: str) -> None:
     check(text_of(counted) == "counted to 3", f"{transport}: count result {text_of(counted)!r}")
     check(progress == [(1, 3), (2, 3), (3, 3)], f"{transport}: progress {progress}")
 
+    if not asks:
+        refused = await session.call_tool("cancel_alert", {"city": "Oslo"})
+        check(field(refused, "is_error", "isError") is True, f"{transport}: cancel_alert ran unapproved")
+        check("does not support MCP elicitation" in text_of(refused), f"{transport}: {text_of(refused)!r}")
+
     try:
         await session.call_tool("no_such_tool", {})
     except MCPError as error:
@@ -99,11 +105,51 @@ async def exercise(session: ClientSession, transport: str) -> None:
     print(f"python client over {transport}: ok")
 
 
+class Person:
+    """Answers the server's approval questions, and remembers them."""
+
+    def __init__(self, action: str, approve: bool = True):
+        self.action, self.approve, self.asked = action, approve, []
+
+    async def __call__(self, context, params):
+        self.asked.append(params)
+        content = {"approve": self.approve} if self.action == "accept" else None
+        return types.ElicitResult(action=self.action, content=content)
+
+
+async def approval(call, person: Person, transport: str) -> None:
+    """`cancel_alert` needs approval: it runs on a ticked yes, and only then."""
+    result = await call("cancel_alert", {"city": "Oslo"})
+    asked = person.asked[-1] if person.asked else None
+    check(asked is not None, f"{transport}: the server did not ask")
+    check("cancel_alert" in asked.message and '"Oslo"' in asked.message, f"{transport}: asked {asked.message!r}")
+    schema = field(asked, "requested_schema", "requestedSchema")
+    schema = schema if isinstance(schema, dict) else schema.model_dump(by_alias=True, exclude_none=True)
+    check(schema["required"] == ["approve"], f"{transport}: form {schema}")
+    if person.action == "accept" and person.approve:
+        check(not field(result, "is_error", "isError"), f"{transport}: approved call failed: {text_of(result)}")
+        check(text_of(result) == "cancelled the alert for Oslo", f"{transport}: {text_of(result)!r}")
+    else:
+        check(field(result, "is_error", "isError") is True, f"{transport}: {person.action} ran the call")
+        check("did not run" in text_of(result), f"{transport}: {text_of(result)!r}")
+    print(f"python client over {transport}: approval {person.action} (approve={person.approve}) ok")
+
+
 async def over_stdio(binary: str) -> None:
     params = StdioServerParameters(command=binary, args=[])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await exercise(session, "stdio")
+    # MCP 2025-11-25: the server sends `elicitation/create` to the client.
+    for person in [Person("accept"), Person("accept", approve=False), Person("decline"), Person("cancel")]:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=person) as session:
+                await session.initialize()
+                await approval(session.call_tool, person, "stdio (2025-11-25)")
+    # MCP 2026-07-28: the server answers input_required; the client asks and calls again.
+    for person in [Person("accept"), Person("decline")]:
+        async with Client(params, mode="2026-07-28", elicitation_callback=person) as client:
+            await approval(client.call_tool, person, "stdio (2026-07-28)")
 
 
 async def over_http(binary: str) -> None:
@@ -129,6 +175,11 @@ async def over_http(binary: str) -> None:
                 read, write = streams[0], streams[1]
                 async with ClientSession(read, write) as session:
                     await exercise(session, "streamable HTTP")
+            for person in [Person("accept"), Person("decline")]:
+                async with streamable_http_client(url, http_client=http) as streams:
+                    async with ClientSession(streams[0], streams[1], elicitation_callback=person) as session:
+                        await session.initialize()
+                        await approval(session.call_tool, person, "streamable HTTP")
     finally:
         server.terminate()
         await server.wait()

@@ -6,7 +6,9 @@
 //     node tests/typescript/client.mjs [path/to/mcp_server]
 //
 // Checked: listing, a valid call, each bad-argument case, an unknown tool,
-// progress, cancellation, no validator warnings, and over HTTP the token.
+// progress, cancellation, no validator warnings, over HTTP the token, and
+// approval: `cancel_alert` is refused to a client without elicitation, and
+// runs for one whose person ticks the box the server asks about.
 //
 // Without a path it builds the example with cargo first. Exits non-zero on
 // the first check that fails. Over HTTP it also times sequential calls on
@@ -21,6 +23,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TOKEN = "typescript-test-token";
@@ -60,7 +63,7 @@ const textOf = (result) => result.content.filter((b) => b.type === "text").map((
 async function exercise(client, transport) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  check(JSON.stringify(names) === '["get_weather","count_slowly"]', `${transport}: tool names ${names}`);
+  check(JSON.stringify(names) === '["get_weather","count_slowly","cancel_alert"]', `${transport}: tool names ${names}`);
   const schema = tools[0].inputSchema;
   check(schema.type === "object" && JSON.stringify(schema.required) === '["city"]', `${transport}: schema`);
   check(schema.properties.days.maximum === 16, `${transport}: days range ${JSON.stringify(schema)}`);
@@ -94,6 +97,9 @@ async function exercise(client, transport) {
   check(JSON.stringify(progress) === expected, `${transport}: progress ${JSON.stringify(progress)}`);
 
   await cancellation(client, transport);
+
+  const refused = await client.callTool({ name: "cancel_alert", arguments: { city: "Oslo" } });
+  check(refused.isError && textOf(refused).includes("does not support MCP elicitation"), `${transport}: ${textOf(refused)}`);
 
   let code;
   try {
@@ -146,6 +152,28 @@ async function overStdio(binary) {
   }
 }
 
+// A client whose person approves: the server asks through elicitation/create.
+async function approvalOverStdio(binary) {
+  const client = new Client({ name: "ts-test", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  const asked = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params);
+    return { action: "accept", content: { approve: true } };
+  });
+  const env = { ...process.env };
+  delete env.TAVILY_API_KEY;
+  await client.connect(new StdioClientTransport({ command: binary, args: [], env }));
+  try {
+    const result = await client.callTool({ name: "cancel_alert", arguments: { city: "Oslo" } });
+    check(!result.isError && textOf(result) === "cancelled the alert for Oslo", `approval: ${textOf(result)}`);
+    check(asked.length === 1 && asked[0].message.includes("cancel_alert"), `approval: asked ${JSON.stringify(asked)}`);
+    check(asked[0].requestedSchema.properties.approve.type === "boolean", "approval: the form has no box");
+    console.log("typescript client over stdio: approval ok");
+  } finally {
+    await client.close();
+  }
+}
+
 async function overHttp(binary) {
   const env = { ...process.env };
   delete env.TAVILY_API_KEY;
@@ -190,6 +218,7 @@ const within = (ms, promise, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: timed out`)), ms))]);
 try {
   await within(60_000, overStdio(binary), "stdio");
+  await within(60_000, approvalOverStdio(binary), "approval over stdio");
   await within(60_000, overHttp(binary), "streamable HTTP");
   process.exit(0);
 } catch (error) {

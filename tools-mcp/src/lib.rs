@@ -11,8 +11,11 @@
 //! Progress a tool reports with
 //! [`ToolContext::report_progress`](tools_core::ToolContext::report_progress)
 //! reaches the client as `notifications/progress` when it asked for it, and
-//! a client's `notifications/cancelled` cancels the call's context.
+//! a client's `notifications/cancelled` cancels the call's context. A call
+//! that needs approval is put to the client's person through MCP
+//! elicitation, and runs only on their yes.
 
+mod approval;
 mod client;
 mod content;
 mod http;

@@ -4,19 +4,22 @@
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
 use futures::future::Either;
 
 use rmcp::model::{
-    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, ConstString, CustomRequest, CustomResult,
-    ErrorCode, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestMethod, CallToolRequestParams, CallToolResponse, CallToolResult, ConstString,
+    ContentBlock, CustomRequest, CustomResult, ErrorCode, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
+use super::approval::{Verdict, ask};
 use super::content::{ResultSlot, call_result};
 use tools_core::{Tool, ToolCall, ToolContext, Toolset};
 
@@ -45,6 +48,8 @@ pub struct McpServer {
     /// serves one session (the HTTP server clones one per session), so a
     /// clone starts without it.
     initialized: AtomicBool,
+    /// How long a person has to answer an approval request.
+    approval_timeout: Duration,
 }
 
 impl Clone for McpServer {
@@ -55,6 +60,7 @@ impl Clone for McpServer {
             context: self.context.clone(),
             stopping: self.stopping.clone(),
             initialized: AtomicBool::new(false),
+            approval_timeout: self.approval_timeout,
         }
     }
 }
@@ -100,6 +106,7 @@ impl McpServer {
             context: ToolContext::new(),
             stopping: None,
             initialized: AtomicBool::new(false),
+            approval_timeout: Duration::from_secs(600),
         }
     }
 
@@ -115,6 +122,14 @@ impl McpServer {
     /// deadline); each call gets a child of it, cancelled with the request.
     pub fn with_context(mut self, context: ToolContext) -> Self {
         self.context = context;
+        self
+    }
+
+    /// How long a call that needs approval waits for the person's answer
+    /// on the protocols where the server asks the client (10 minutes by
+    /// default); past it, the call does not run.
+    pub fn with_approval_timeout(mut self, timeout: Duration) -> Self {
+        self.approval_timeout = timeout;
         self
     }
 
@@ -323,7 +338,23 @@ impl ServerHandler for McpServer {
             cancel.cancel();
             std::future::pending::<std::convert::Infallible>().await
         };
-        let result = match futures::future::select(pin!(state.toolset.call(&ctx, &call)), pin!(relay)).await {
+        let approved = state.toolset.needs_approval(&ctx, &call);
+        if approved {
+            match ask(&call, &request, &context, self.approval_timeout).await {
+                Verdict::Run => {}
+                Verdict::Refuse(error) => {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(error.model_content())]).into());
+                }
+                Verdict::Ask(question) => return Ok(question.into()),
+            }
+        }
+        let run = async {
+            match approved {
+                true => state.toolset.call_approved(&ctx, &call).await,
+                false => state.toolset.call(&ctx, &call).await,
+            }
+        };
+        let result = match futures::future::select(pin!(run), pin!(relay)).await {
             Either::Left((result, _)) => result,
             Either::Right((never, _)) => match never {},
         };

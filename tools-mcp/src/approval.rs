@@ -1,0 +1,132 @@
+//! Calls that need a person's approval, put to the person behind the MCP
+//! client through elicitation: a request to the client on the protocols
+//! with sessions (2025-06-18 to 2025-11-25), an `input_required` result that
+//! the client answers by calling again on 2026-07-28, which forbids
+//! requests to the client. Fails closed: a client that cannot be asked, a
+//! decline, a dismissal, an answer that is not a yes or no answer in time
+//! each leave the call unrun.
+
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion,
+};
+use rmcp::service::RequestContext;
+use serde_json::Value;
+use tools_core::{ToolCall, ToolError};
+
+/// The key of the approval among a call's input requests and responses.
+const KEY: &str = "approval";
+
+/// The one field of the form: a person ticks it to let the call run.
+const FIELD: &str = "approve";
+
+/// What becomes of a call that needs approval.
+pub(crate) enum Verdict {
+    /// The person said yes: run it.
+    Run,
+    /// It does not run; the client reads why.
+    Refuse(ToolError),
+    /// Ask first (2026-07-28): the client calls again with the answer.
+    Ask(InputRequiredResult),
+}
+
+/// Ask whether `call` may run, or read the answer its request carries.
+pub(crate) async fn ask(
+    call: &ToolCall,
+    request: &CallToolRequestParams,
+    context: &RequestContext<RoleServer>,
+    timeout: Duration,
+) -> Verdict {
+    let can_ask = context
+        .client_capabilities()
+        .and_then(|capabilities| capabilities.elicitation)
+        // A capability naming neither mode is form mode, as before modes.
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none());
+    let modern = context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+    if modern && let Some(answer) = answered(call, request) {
+        return answer;
+    }
+    if !can_ask {
+        return Verdict::Refuse(ToolError::Denied(format!(
+            "tool `{}` needs a person's approval before it runs, and this client cannot ask for it \
+             (it does not support MCP elicitation): it did not run",
+            call.name
+        )));
+    }
+    let params = form(call);
+    if modern {
+        let requests =
+            InputRequests::from([(KEY.to_owned(), InputRequest::Elicitation(ElicitRequest::new(params)))]);
+        // The state binds the answer to these arguments: a call that comes
+        // back with others is asked again.
+        return Verdict::Ask(InputRequiredResult::new(Some(requests), Some(call.arguments.clone())));
+    }
+    let asked = context.peer.create_elicitation_with_timeout(params, Some(timeout));
+    let answer = tokio::select! {
+        answer = asked => answer,
+        () = context.ct.cancelled() => return Verdict::Refuse(not_run(call, "the request was cancelled while it waited for approval")),
+    };
+    match answer {
+        Ok(answer) => verdict(call, &answer),
+        Err(error) => {
+            Verdict::Refuse(not_run(call, &format!("approval was asked for and not given ({error})")))
+        }
+    }
+}
+
+/// The answer a 2026-07-28 client sent back with its call, when it is
+/// the answer to this call's question.
+fn answered(call: &ToolCall, request: &CallToolRequestParams) -> Option<Verdict> {
+    let response = request.input_responses.as_ref()?.get(KEY)?;
+    let state = request.request_state.as_deref()?;
+    let same =
+        serde_json::from_str::<Value>(state).ok()? == serde_json::from_str::<Value>(&call.arguments).ok()?;
+    if !same {
+        return None;
+    }
+    Some(match serde_json::from_value::<ElicitResult>(response.clone()) {
+        Ok(answer) => verdict(call, &answer),
+        Err(error) => Verdict::Refuse(not_run(
+            call,
+            &format!("the answer to the approval is not an elicitation result ({error})"),
+        )),
+    })
+}
+
+fn verdict(call: &ToolCall, answer: &ElicitResult) -> Verdict {
+    let ticked = answer.content.as_ref().and_then(|content| content.get(FIELD)).and_then(Value::as_bool);
+    match (&answer.action, ticked) {
+        (ElicitationAction::Accept, Some(true)) => Verdict::Run,
+        (ElicitationAction::Accept, _) => Verdict::Refuse(not_run(call, "the person did not approve it")),
+        (ElicitationAction::Decline, _) => Verdict::Refuse(not_run(call, "the person declined it")),
+        (ElicitationAction::Cancel, _) => Verdict::Refuse(not_run(call, "the person dismissed the request")),
+        (_, _) => Verdict::Refuse(not_run(call, "the answer was neither a yes nor a no")),
+    }
+}
+
+/// The question: which tool, with which arguments, and one box to tick.
+fn form(call: &ToolCall) -> ElicitRequestParams {
+    let arguments = serde_json::from_str::<Value>(&call.arguments)
+        .and_then(|value| serde_json::to_string_pretty(&value))
+        .unwrap_or_else(|_| call.arguments.clone());
+    let schema = ElicitationSchema::builder()
+        .required_bool_property(FIELD, |field| {
+            field.title("Run this call").description(format!("Let `{}` run with these arguments", call.name))
+        })
+        .build_unchecked();
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!("Allow the tool `{}` to run with these arguments?\n{arguments}", call.name),
+        requested_schema: schema,
+    }
+}
+
+fn not_run(call: &ToolCall, why: &str) -> ToolError {
+    ToolError::Denied(format!(
+        "the call of `{}` needed a person's approval and did not run: {why}",
+        call.name
+    ))
+}
