@@ -166,6 +166,47 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     assert_eq!(local.content, "8");
 }
 
+#[tokio::test]
+async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
+    use tools::mcp::Registration;
+    let mut command = example_command();
+    command.kill_on_drop(true);
+    let client = McpClient::stdio(command).await.unwrap();
+    let mut tools = Toolset::builder().add(Echo).build().unwrap();
+    // The filter judges the server's own names, before the prefix.
+    let weather_only = Registration::new().prefix("Remote").filter(|tool| tool.name() == "get_weather");
+    assert_eq!(client.register_with(&mut tools, weather_only).await.unwrap(), 1);
+    assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "remote_get_weather"]);
+    assert_eq!(tools.source_of("remote_get_weather"), Some("tools-example"));
+    let weather = tools.get("remote_get_weather").unwrap();
+    assert_eq!(weather.annotations().read_only, Some(true));
+    assert_eq!(weather.parameters()["properties"]["days"]["maximum"], 16);
+
+    // The call goes by the prefixed name and reaches the server's `get_weather`.
+    let ctx = ToolContext::new();
+    let ok = tools.call(&ctx, &ToolCall::new("1", "REMOTE_GET_WEATHER", r#"{"city":"Rome"}"#)).await;
+    assert_eq!(ok.outcome, Outcome::Success, "{}", ok.content);
+    assert_eq!(serde_json::from_str::<Value>(&ok.content).unwrap()["city"], "Rome");
+    assert_eq!(tools.call(&ctx, &ToolCall::new("2", "get_weather", "{}")).await.outcome, Outcome::NotFound);
+
+    // The same tools again collide, naming both sources, and nothing is added.
+    let again = Registration::new().prefix("remote").source("weather-server");
+    let err = client.register_with(&mut tools, again).await.unwrap_err();
+    assert!(
+        err.to_string().contains(
+            "tool `remote_get_weather` from `weather-server` collides with `remote_get_weather` from `tools-example`"
+        ),
+        "{err}"
+    );
+    assert_eq!(tools.len(), 2);
+    // A prefix that breaks the naming rules is refused, naming the tool.
+    let err = client.register_with(&mut tools, Registration::new().prefix("re mote")).await.unwrap_err();
+    assert!(
+        err.to_string().contains("the prefix `re mote` gives tool `get_weather` an invalid name"),
+        "{err}"
+    );
+}
+
 /// A server written with rmcp's own macros, as a third party's would be.
 #[derive(Clone)]
 struct ThirdParty;

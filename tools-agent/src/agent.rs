@@ -103,6 +103,9 @@ pub struct Agent {
     pub(crate) settings: ModelSettings,
     pub(crate) end_tools: Vec<String>,
     pub(crate) context: ToolContext,
+    /// The local tool search's index over the deferred tools, built on the
+    /// first search.
+    pub(crate) index: Arc<std::sync::OnceLock<crate::ToolIndex>>,
 }
 
 impl Agent {
@@ -122,6 +125,7 @@ impl Agent {
             settings: ModelSettings::default(),
             end_tools: Vec::new(),
             context: ToolContext::new(),
+            index: Arc::default(),
         }
     }
 
@@ -188,7 +192,11 @@ impl Agent {
         self
     }
 
-    /// The toolset the model is offered.
+    /// The toolset the model is offered: in each turn, the tools its
+    /// prepare steps show with the run's context
+    /// ([`Toolset::prepared`](tools_core::Toolset::prepared)); the turn's
+    /// calls run against those, and a call of a hidden tool is answered as
+    /// an unknown one.
     pub fn toolset(&self) -> &Toolset {
         &self.toolset
     }

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use tools_provider::ToolChoiceError;
+
 use crate::Transcript;
 
 /// Why a request to a model did not give a response.
@@ -89,6 +91,20 @@ pub enum ModelError {
     /// The client is not set up: no key, a bad base URL.
     #[error("{0}")]
     Config(String),
+    /// The settings' tool choice or parallel setting cannot be sent to this
+    /// provider, or names a tool the request does not offer: found before
+    /// the request is sent.
+    ///
+    /// ```
+    /// use tools_agent::{ModelError, ToolChoice};
+    /// use tools_core::Toolset;
+    /// use tools_provider::Dialect;
+    /// let refused = Dialect::Gemini.tool_choice(&Toolset::new(), &ToolChoice::Auto, Some(false)).unwrap_err();
+    /// let error = ModelError::from(refused);
+    /// assert!(error.to_string().starts_with("`parallel_tool_calls: false` cannot be sent as gemini"), "{error}");
+    /// ```
+    #[error(transparent)]
+    ToolChoice(#[from] ToolChoiceError),
 }
 
 /// A run that stopped because a request failed. The transcript holds

@@ -11,8 +11,13 @@
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
+//! - [`ToolIndex`]: the local tool search (BM25) the loop answers
+//!   `tool_search` with, when the toolset has tool search on;
 //! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
 //!   what they decided ([`Agent::resume`]);
+//! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
+//!   choice mapped to each provider's fields in one place
+//!   (`tools_provider::Dialect::tool_choice`);
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
 #![deny(missing_docs)]
@@ -26,6 +31,7 @@ mod http;
 mod model;
 mod run;
 mod scripted;
+mod search;
 mod stream;
 mod transcript;
 
@@ -40,5 +46,7 @@ pub use model::{
     Usage,
 };
 pub use scripted::{ScriptedModel, SeenRequest};
+pub use search::ToolIndex;
 pub use stream::AgentEvent;
+pub use tools_provider::ToolChoiceError;
 pub use transcript::{Message, Transcript};

@@ -11,29 +11,24 @@ use tools_core::{ToolCall, Toolset};
 
 use crate::{Message, ModelError};
 
-/// Which tools the model may or must call.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ToolChoice {
-    /// The model decides (the providers' default).
-    #[default]
-    Auto,
-    /// No tool calls.
-    None,
-    /// At least one tool call.
-    Required,
-    /// A call of this tool.
-    Tool(String),
-}
+/// Which tools the model may or must call: `tools_provider::ToolChoice`,
+/// the one choice every client turns into its provider's fields through
+/// [`Dialect::tool_choice`](tools_provider::Dialect::tool_choice).
+pub use tools_provider::ToolChoice;
 
 /// How a request is made, beyond its messages and tools.
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct ModelSettings {
-    /// Which tools the model may or must call.
+    /// Which tools the model may or must call, sent with every request
+    /// that offers tools. A choice the provider cannot express (an allowed
+    /// set for Anthropic, `Validated` outside strict mode...) or naming a
+    /// tool not offered fails the request before it is sent, with
+    /// [`ModelError::ToolChoice`] naming the dialect.
     pub tool_choice: ToolChoice,
     /// Whether the model may call several tools in one turn; the
-    /// provider's default if `None`.
+    /// provider's default (on) if `None`. Gemini has no switch, so `false`
+    /// fails its requests (but with [`ToolChoice::None`]).
     pub parallel_tool_calls: Option<bool>,
     /// The most tokens the answer may have; some providers require it.
     pub max_tokens: Option<u32>,

@@ -1,12 +1,14 @@
 //! One run's loop: ask the model, run the turn's calls, record, stop.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
 use tools_core::layers::RepairBudget;
-use tools_core::{ToolCall, ToolContext, ToolResult};
+use tools_core::toolset::RESERVED_TOOL_SEARCH;
+use tools_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelRequest, ModelResponse, Usage};
@@ -29,6 +31,11 @@ pub(crate) struct Run<'a> {
     context: ToolContext,
     /// The repairs this run may still make, and how many it was given.
     repairs: (RepairBudget, usize),
+    /// The tools of this turn: what the agent's toolset shows with the
+    /// run's context ([`Toolset::prepared`]); offered to the model, and
+    /// what the turn's calls run against. The toolset itself, borrowed,
+    /// when it has no prepare step.
+    tools: Cow<'a, Toolset>,
 }
 
 impl<'a> Run<'a> {
@@ -46,7 +53,14 @@ impl<'a> Run<'a> {
         let given = agent.limits.max_repairs.saturating_sub(budget.repairs());
         let repairs = RepairBudget::new(u32::try_from(given).unwrap_or(u32::MAX));
         let context = agent.context.clone().with_extension(repairs.clone());
-        Self { agent, transcript, usage, budget, events, turns, context, repairs: (repairs, given) }
+        // Each request prepares its turn's tools; calls left pending by a
+        // saved or paused run answer to the tools shown now.
+        let tools = if transcript.pending_calls().is_empty() {
+            Cow::Borrowed(&agent.toolset)
+        } else {
+            agent.toolset.prepared(&context)
+        };
+        Self { agent, transcript, usage, budget, events, turns, context, repairs: (repairs, given), tools }
     }
 
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
@@ -88,10 +102,18 @@ impl<'a> Run<'a> {
     /// One model request, traced; `None` if the context was cancelled first.
     async fn ask(&mut self, with_tools: bool) -> Result<Option<ModelResponse>, ModelError> {
         let agent = self.agent;
+        if with_tools {
+            self.tools = agent.toolset.prepared(&self.context);
+            if self.tools.tool_search().is_some() {
+                // What the run's searches found is offered from now on.
+                let found = crate::search::found_in(&self.transcript);
+                self.tools = Cow::Owned(self.tools.as_ref().clone().with_loaded(found));
+            }
+        }
         let request = ModelRequest {
             instructions: self.transcript.instructions.as_deref(),
             messages: &self.transcript.messages,
-            tools: with_tools.then_some(&agent.toolset),
+            tools: with_tools.then_some(&*self.tools),
             settings: &agent.settings,
         };
         let span = tracing::info_span!(
@@ -127,7 +149,6 @@ impl<'a> Run<'a> {
     /// Run one turn's calls and record their results; `Some` when the run
     /// stops here. Calls that need approval do not run: the run pauses.
     async fn run_calls(&mut self, calls: &[ToolCall]) -> Option<Ended> {
-        let agent = self.agent;
         if let Err(limit) = self.budget.admit(calls) {
             // The calls stay pending in the transcript: continuing the run
             // (with a larger budget) runs them.
@@ -137,7 +158,7 @@ impl<'a> Run<'a> {
             .iter()
             .cloned()
             .enumerate()
-            .partition(|(_, call)| agent.toolset.needs_approval(&self.context, call));
+            .partition(|(_, call)| self.tools.needs_approval(&self.context, call));
         let (positions, ready): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
         let results = self.execute(&ready, false).await;
         if held.is_empty() {
@@ -186,19 +207,55 @@ impl<'a> Run<'a> {
 
     /// Run calls (as approved, or checked for approval), with their events.
     async fn execute(&self, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
-        let agent = self.agent;
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
-        let results = if approved {
-            agent.toolset.run_approved(&self.context, calls).await
+        // With tool search on, the loop answers the local search itself:
+        // it knows the toolset.
+        let searches = self.tools.tool_search().map(|search| search.max_results());
+        let is_search =
+            |call: &ToolCall| searches.is_some() && call.name.eq_ignore_ascii_case(RESERVED_TOOL_SEARCH);
+        let results = if let (Some(max), true) = (searches, calls.iter().any(is_search)) {
+            let (positions, others): (Vec<usize>, Vec<ToolCall>) = calls
+                .iter()
+                .enumerate()
+                .filter(|(_, call)| !is_search(call))
+                .map(|(at, call)| (at, call.clone()))
+                .unzip();
+            let mut ran = self.run_tools(&others, approved).await.into_iter();
+            let index = self.agent.index.get_or_init(|| {
+                let toolset = &self.agent.toolset;
+                crate::ToolIndex::new(
+                    toolset.iter().filter(|tool| toolset.is_deferred(tool.name())).map(|tool| tool.as_ref()),
+                )
+            });
+            let mut positions = positions.into_iter().peekable();
+            let mut results = Vec::with_capacity(calls.len());
+            for (at, call) in calls.iter().enumerate() {
+                if positions.peek() == Some(&at) {
+                    positions.next();
+                    results.extend(ran.next());
+                } else {
+                    results.push(crate::search::answer(index, &self.tools, max, call));
+                }
+            }
+            results
         } else {
-            agent.toolset.run(&self.context, calls).await
+            self.run_tools(calls, approved).await
         };
         for result in &results {
             self.emit(AgentEvent::ToolResult(result.clone()));
         }
         results
+    }
+
+    /// Run calls through the turn's toolset.
+    async fn run_tools(&self, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
+        if approved {
+            self.tools.run_approved(&self.context, calls).await
+        } else {
+            self.tools.run(&self.context, calls).await
+        }
     }
 
     /// Record a whole turn's results; `Some` when the run stops here.

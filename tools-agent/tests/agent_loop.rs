@@ -252,3 +252,76 @@ async fn argument_repairs_are_bounded_by_the_run_across_turns() {
     let result = agent.run("Weather?").await.unwrap();
     assert_eq!(results_of(&result.transcript.messages[2]), [("c".into(), Outcome::Success)]);
 }
+
+/// Whether the vault was unlocked in this run: shared by the tools and the
+/// prepare step through the agent's context.
+#[derive(Clone, Default)]
+struct Unlocked(Arc<std::sync::atomic::AtomicBool>);
+
+impl Unlocked {
+    fn of(ctx: &ToolContext) -> bool {
+        ctx.get::<Unlocked>().is_some_and(|unlocked| unlocked.0.load(std::sync::atomic::Ordering::SeqCst))
+    }
+}
+
+/// Unlocks the vault.
+#[tool(args, crate = "tools_core")]
+async fn unlock(ctx: &ToolContext) -> Result<String, ToolError> {
+    let unlocked = ctx.get::<Unlocked>().ok_or_else(|| ToolError::failed("there is no vault"))?;
+    unlocked.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    Ok("unlocked".into())
+}
+
+/// Opens the unlocked vault.
+#[tool(args, crate = "tools_core")]
+async fn open_vault(_ctx: &ToolContext) -> Result<String, ToolError> {
+    Ok("gold".into())
+}
+
+#[tokio::test]
+async fn the_prepare_step_decides_what_the_model_sees_each_turn() {
+    let tools = Toolset::builder()
+        .add(GetWeather)
+        .add(Unlock)
+        .add(OpenVault)
+        .prepare(|ctx, tool| match tool.name() {
+            "unlock" => !Unlocked::of(ctx),
+            "open_vault" => Unlocked::of(ctx),
+            _ => true,
+        })
+        .build()
+        .unwrap();
+    let model = Arc::new(
+        ScriptedModel::new()
+            // The vault is hidden this turn: that call is answered as unknown.
+            .then_calls([call("a", "open_vault", "{}"), call("b", "unlock", "{}")])
+            .then_calls([call("c", "open_vault", "{}"), call("d", "unlock", "{}")])
+            .then_text("Gold."),
+    );
+    let agent = Agent::from_shared(model.clone(), tools)
+        .with_context(ToolContext::new().with_extension(Unlocked::default()));
+    let result = agent.run("Open the vault").await.unwrap();
+    assert_eq!(result.stop, StopReason::Answered);
+
+    let seen: Vec<_> = model.seen().into_iter().map(|seen| seen.tools.unwrap_or_default()).collect();
+    assert_eq!(
+        seen,
+        [
+            vec!["get_weather".to_owned(), "unlock".into()],
+            vec!["get_weather".to_owned(), "open_vault".into()],
+            vec!["get_weather".to_owned(), "open_vault".into()],
+        ]
+    );
+    let messages = &result.transcript.messages;
+    assert_eq!(results_of(&messages[2]), [("a".into(), Outcome::NotFound), ("b".into(), Outcome::Success)]);
+    let Message::Tool { results } = &messages[2] else { panic!() };
+    assert!(
+        results[0].content.contains("the available tools are: get_weather, unlock"),
+        "{}",
+        results[0].content
+    );
+    // Unlocked, the vault opens and `unlock` is the hidden one.
+    assert_eq!(results_of(&messages[4]), [("c".into(), Outcome::Success), ("d".into(), Outcome::NotFound)]);
+    // The agent's toolset itself is whole.
+    assert_eq!(agent.toolset().len(), 3);
+}

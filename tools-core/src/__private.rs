@@ -21,6 +21,12 @@ pub fn spec_for<T: crate::TypedTool>(name: &'static str, description: &'static s
     crate::ToolSpec::with_parameters(name, description, <T::Request as crate::Arguments>::parameters())
 }
 
+/// An `example = "..."` of `#[tool]`, whose JSON the macro checked when the
+/// tool compiled.
+pub fn example(json: &'static str) -> serde_json::Value {
+    serde_json::from_str(json).unwrap_or_else(|error| panic!("#[tool] checked this example's JSON: {error}"))
+}
+
 /// The success and error types of a `Result`-shaped return type written
 /// through an alias (`anyhow::Result<T>`, `io::Result<T>`).
 pub trait ResultParts {

@@ -73,7 +73,11 @@ impl ToolContext {
         &self.call_id
     }
 
-    /// The name the tool was called by (empty outside a turn).
+    /// The name of the tool called (empty outside a turn): its own name,
+    /// also when a toolset offers it under a prefix or another name
+    /// ([`Toolset::prefixed`](crate::Toolset::prefixed),
+    /// [`Toolset::rename`](crate::Toolset::rename)), which stays out of
+    /// the tool's logic.
     pub fn tool_name(&self) -> &str {
         &self.tool_name
     }

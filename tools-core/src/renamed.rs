@@ -74,6 +74,9 @@ impl<T: Tool> Tool for Renamed<T> {
     fn needs_approval(&self) -> bool {
         self.inner.needs_approval()
     }
+    fn examples(&self) -> &[serde_json::Value] {
+        self.inner.examples()
+    }
     fn output_schema(&self) -> Option<&JsonObject> {
         self.inner.output_schema()
     }

@@ -67,6 +67,7 @@ pub struct ToolSpec {
     timeout: Option<Duration>,
     output_schema: Option<JsonObject>,
     needs_approval: bool,
+    examples: Vec<serde_json::Value>,
 }
 
 impl ToolSpec {
@@ -93,6 +94,7 @@ impl ToolSpec {
             timeout: None,
             output_schema: None,
             needs_approval: false,
+            examples: Vec::new(),
         }
     }
 
@@ -248,5 +250,27 @@ impl ToolSpec {
     pub fn without_validation(mut self) -> Self {
         self.parameters = self.parameters.without_validation();
         self
+    }
+
+    /// One more example of the arguments, shown to the model: Anthropic
+    /// takes examples as `input_examples`, the other formats in the
+    /// description. The provider formats refuse an example that does not
+    /// fit the schema, naming the tool, when they build the definitions.
+    ///
+    /// ```
+    /// use tools_core::{Tool, ToolSpec};
+    /// # #[derive(schemars::JsonSchema)] #[allow(dead_code)] struct Request { city: String }
+    /// let spec = ToolSpec::new::<Request>("get_weather", "Weather.")
+    ///     .with_example(serde_json::json!({"city": "Paris"}));
+    /// assert_eq!(spec.examples().len(), 1);
+    /// ```
+    pub fn with_example(mut self, arguments: serde_json::Value) -> Self {
+        self.examples.push(arguments);
+        self
+    }
+
+    /// The example arguments, in the order given.
+    pub fn examples(&self) -> &[serde_json::Value] {
+        &self.examples
     }
 }

@@ -5,6 +5,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::{Annotations, JsonObject, ToolContext, ToolError};
 
 /// The future a [`Tool::call`] returns.
@@ -73,6 +75,13 @@ pub trait Tool: Send + Sync {
     fn output_schema(&self) -> Option<&JsonObject> {
         None
     }
+
+    /// Example arguments that show the model how to call the tool
+    /// (`#[tool(example = ...)]`); each must fit the schema, which the
+    /// provider formats check when they build the definitions.
+    fn examples(&self) -> &[Value] {
+        &[]
+    }
 }
 
 impl<T: Tool + ?Sized> Tool for Arc<T> {
@@ -99,5 +108,8 @@ impl<T: Tool + ?Sized> Tool for Arc<T> {
     }
     fn output_schema(&self) -> Option<&JsonObject> {
         (**self).output_schema()
+    }
+    fn examples(&self) -> &[Value] {
+        (**self).examples()
     }
 }

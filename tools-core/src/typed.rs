@@ -138,4 +138,8 @@ impl<T: TypedTool> Tool for T {
     fn output_schema(&self) -> Option<&JsonObject> {
         self.spec().output_schema()
     }
+
+    fn examples(&self) -> &[serde_json::Value] {
+        self.spec().examples()
+    }
 }

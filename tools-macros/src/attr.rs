@@ -28,9 +28,13 @@ const TOOL_KEYS: &[&str] = &[
     "blocking",
     "deny_unknown_fields",
     "needs_approval",
+    "example",
     "web_search_fallback",
     "crate",
 ];
+
+/// The keys that may be given more than once, each time adding a value.
+const REPEATABLE_KEYS: &[&str] = &["example"];
 
 /// The keys `#[tool_output(...)]` accepts.
 const OUTPUT_KEYS: &[&str] = &["display", "crate"];
@@ -59,6 +63,8 @@ pub struct ToolAttr {
     pub blocking: Option<Span>,
     pub deny_unknown_fields: bool,
     pub needs_approval: bool,
+    /// Each `example = "..."`, in order: JSON text, checked by `valid`.
+    pub examples: Vec<LitStr>,
     pub web_search_fallback: bool,
     pub krate: Option<Path>,
     /// The keys given so far, to notice a repeated one.
@@ -76,7 +82,7 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_else(|| path_text(&meta.path));
         let value = parse_value(&meta)?;
-        if attr.seen.contains(&key) {
+        if attr.seen.contains(&key) && !REPEATABLE_KEYS.contains(&key.as_str()) {
             attr.repeated.push(meta.path.clone());
             return Ok(());
         }
@@ -103,6 +109,7 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
             }
             "deny_unknown_fields" => attr.deny_unknown_fields = flag(cx, path, &key, value).unwrap_or(false),
             "needs_approval" => attr.needs_approval = flag(cx, path, &key, value).unwrap_or(false),
+            "example" => attr.examples.extend(string(cx, path, &key, value)),
             "web_search_fallback" => attr.web_search_fallback = flag(cx, path, &key, value).unwrap_or(false),
             "timeout" => {
                 if let Some(text) = string(cx, path, &key, value) {

@@ -241,6 +241,9 @@ fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
     if tool.attr.needs_approval {
         chain.extend(quote!(.needs_approval()));
     }
+    for example in &tool.attr.examples {
+        chain.extend(quote!(.with_example(#private::example(#example))));
+    }
     if let Some(timeout) = tool.attr.timeout {
         let millis = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
         chain.extend(quote!(.with_timeout(#private::Duration::from_millis(#millis))));

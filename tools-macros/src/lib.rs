@@ -62,6 +62,7 @@
 //! | `args` | flag: take named arguments (implied when the fn takes nothing but the context) | off |
 //! | `blocking` | flag, on a plain (not async) fn: run its body on tokio's blocking pool, the timeout still enforced | off |
 //! | `deny_unknown_fields` | flag: refuse fields the schema does not name, naming them (`ToolSpec::deny_unknown_fields`) | off: ignored, as serde does |
+//! | `example` | a JSON object of example arguments, e.g. `example = r#"{"city": "Paris"}"#`; repeat it for more (`ToolSpec::with_example`); it must fit the schema, checked when the provider definitions are built | none |
 //! | `needs_approval` | flag: every call waits for a person's approval (`ToolSpec::needs_approval`); a toolset never runs it unapproved | off |
 //! | `struct_name` | `"Weather"` (free fns only) | the tool's name in UpperCamelCase (`get_weather` -> `GetWeather`, also for `async fn run`) |
 //! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
@@ -70,7 +71,7 @@
 //!
 //! Each item takes one `#[tool]`, and a key is given once: a second
 //! `#[tool]` on a fn, a method or an impl block, or a key given twice, is an
-//! error on the second.
+//! error on the second; only `example` adds one more each time.
 //!
 //! Each tool type also gets `fn tool_spec() -> ToolSpec`: the spec the
 //! attribute declares, for a stateful tool to start from

@@ -294,6 +294,7 @@ fn check_description(cx: &mut Ctxt, tool: &Tool) {
 
 fn check_keys(cx: &mut Ctxt, tool: &Tool) {
     repeated_keys(cx, "tool", &tool.attr.repeated);
+    check_examples(cx, tool);
     if tool.self_ty.is_none()
         && let Some(spec) = &tool.attr.spec
     {
@@ -309,6 +310,31 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
         cx.error_spanned_by(
             name,
             "`struct_name` is for free fns: the method form's tool is the impl's own type",
+        );
+    }
+}
+
+/// Each `example` is a JSON object, as a model's arguments are; whether it
+/// fits the schema is checked when the provider definitions are built, where
+/// the schema is known.
+fn check_examples(cx: &mut Ctxt, tool: &Tool) {
+    const HOW: &str = r##"write the arguments as one JSON object, e.g. `example = r#"{"city": "Paris"}"#`"##;
+    for example in &tool.attr.examples {
+        match serde_json::from_str::<serde_json::Value>(&example.value()) {
+            Ok(serde_json::Value::Object(_)) => {}
+            Ok(other) => cx.error_spanned_by(
+                example,
+                format!("`example` must be a JSON object of arguments, not `{other}`: {HOW}"),
+            ),
+            Err(error) => cx.error_spanned_by(example, format!("`example` is not JSON ({error}): {HOW}")),
+        }
+    }
+    if tool.attr.spec.is_some()
+        && let Some(first) = tool.attr.examples.first()
+    {
+        cx.error_spanned_by(
+            first,
+            "`example` is ignored when `spec` gives the spec: add it there with `ToolSpec::with_example`",
         );
     }
 }

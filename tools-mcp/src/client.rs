@@ -11,22 +11,29 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 
 use super::McpError;
-use tools_core::toolset::ToolsetError;
 use tools_core::{
     Annotations, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, Toolset,
 };
 
 type Connection = Arc<RunningService<RoleClient, ()>>;
 
+/// Whether one of a server's tools joins the toolset.
+type Filter = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
+
 /// A connection to an MCP server, whose tools can join a [`Toolset`].
 ///
 /// ```no_run
 /// use tools_core::Toolset;
-/// use tools_mcp::McpClient;
+/// use tools_mcp::{McpClient, Registration};
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let client = McpClient::stdio(tokio::process::Command::new("my-mcp-server")).await?;
 /// let mut tools = Toolset::new();
 /// client.register(&mut tools).await?; // remote tools, called like local ones
+///
+/// // Another server's read-only tools, as `github_*`.
+/// let github = McpClient::http("http://127.0.0.1:8001/mcp").await?;
+/// let read_only = Registration::new().prefix("github").filter(|tool| tool.annotations().read_only == Some(true));
+/// github.register_with(&mut tools, read_only).await?;
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -75,14 +82,116 @@ impl McpClient {
 
     /// Add every tool of the server to `toolset`; returns how many. A name
     /// that breaks the rules or collides is an error, and nothing is added.
+    /// The same as [`McpClient::register_with`] with [`Registration::new`].
     pub async fn register(&self, toolset: &mut Toolset) -> Result<usize, McpError> {
-        let tools = self.tools().await?;
-        let mut grown = toolset.clone();
-        for tool in &tools {
-            grown.add(tool.clone()).map_err(|e: ToolsetError| McpError::from_display(e))?;
+        self.register_with(toolset, Registration::new()).await
+    }
+
+    /// Add the server's tools that `registration` keeps to `toolset`, under
+    /// its prefix; returns how many. They are gathered in a toolset of
+    /// their own, labeled with the server's name unless the registration
+    /// gives a label ([`Toolset::with_source`]), prefixed
+    /// ([`Toolset::prefixed`]) and merged ([`Toolset::merge`]): a name that
+    /// breaks the rules or collides is an error naming both sources, and
+    /// nothing is added. `toolset`'s layers, observers, approval rules and
+    /// prepare steps apply to them like to its other tools.
+    ///
+    /// ```no_run
+    /// use tools_core::Toolset;
+    /// use tools_mcp::{McpClient, Registration};
+    /// # async fn run(client: McpClient) -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut tools = Toolset::new();
+    /// let registration = Registration::new().prefix("github").filter(|tool| !tool.name().starts_with("delete_"));
+    /// let added = client.register_with(&mut tools, registration).await?;
+    /// assert!(tools.names().all(|name| name.starts_with("github_")));
+    /// # let _ = added; Ok(()) }
+    /// ```
+    pub async fn register_with(
+        &self,
+        toolset: &mut Toolset,
+        registration: Registration,
+    ) -> Result<usize, McpError> {
+        let Registration { prefix, filters, source } = registration;
+        let mut server = Toolset::new();
+        if let Some(source) = source.or_else(|| self.server_name()) {
+            server = server.with_source(source);
         }
-        *toolset = grown;
-        Ok(tools.len())
+        // The filters come first: a tool they leave out may have a name no
+        // toolset takes.
+        for tool in self.tools().await? {
+            if filters.iter().all(|keep| keep(&tool)) {
+                server.add(tool).map_err(McpError::from_display)?;
+            }
+        }
+        let server =
+            server.prefixed(prefix.as_deref().unwrap_or_default()).map_err(McpError::from_display)?;
+        let added = server.len();
+        toolset.merge(server).map_err(McpError::from_display)?;
+        Ok(added)
+    }
+
+    /// The name the server gave itself when it connected.
+    fn server_name(&self) -> Option<String> {
+        let info = self.connection.peer().peer_info()?;
+        info.server_info.as_ref().map(|server| server.name.clone()).filter(|name| !name.is_empty())
+    }
+}
+
+/// Which of a server's tools join a toolset, and under what names
+/// ([`McpClient::register_with`]): all of them under their own names
+/// unless it says otherwise.
+///
+/// ```
+/// use tools_mcp::Registration;
+/// let registration = Registration::new()
+///     .prefix("github")
+///     .filter(|tool| tool.annotations().destructive != Some(true))
+///     .source("github-mcp");
+/// # let _ = registration;
+/// ```
+#[derive(Clone, Default)]
+#[must_use = "a registration does nothing until given to McpClient::register_with"]
+pub struct Registration {
+    prefix: Option<String>,
+    filters: Vec<Filter>,
+    source: Option<String>,
+}
+
+impl Registration {
+    /// Every tool, under the server's names, labeled with the server's name.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Register each tool as `<prefix>_<name>`, lower-cased
+    /// ([`Toolset::prefixed`]): the remote call still goes by the server's name.
+    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Keep only the tools `keep` says yes to, judged under the server's
+    /// names (before the prefix); with several filters, every one must.
+    pub fn filter(mut self, keep: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
+        self.filters.push(Arc::new(keep));
+        self
+    }
+
+    /// Label the tools `source` instead of the server's name, for errors
+    /// and [`Toolset::source_of`].
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("prefix", &self.prefix)
+            .field("filters", &self.filters.len())
+            .field("source", &self.source)
+            .finish()
     }
 }
 

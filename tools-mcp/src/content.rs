@@ -177,6 +177,9 @@ impl<T: McpTool> Tool for Rich<T> {
     fn output_schema(&self) -> Option<&JsonObject> {
         self.0.spec().output_schema()
     }
+    fn examples(&self) -> &[serde_json::Value] {
+        self.0.spec().examples()
+    }
 }
 
 /// Where a [`Rich`] tool leaves its result for the bridge that serves the

@@ -6,7 +6,8 @@
 //!   argument, an error or a panic is an `isError` result;
 //! - [`McpResult`], [`McpTool`], [`Rich`]: rich results (images, resources,
 //!   structured content) for the tools that want them;
-//! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools.
+//! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools;
+//!   [`Registration`]: which of them join a toolset, under what prefix.
 //!
 //! Progress a tool reports with
 //! [`ToolContext::report_progress`](tools_core::ToolContext::report_progress)
@@ -24,7 +25,7 @@ mod server;
 mod stdio;
 mod wire;
 
-pub use client::{McpClient, RemoteTool};
+pub use client::{McpClient, Registration, RemoteTool};
 pub use content::{McpResult, McpTool, Rich};
 pub use http::{HttpOptions, HttpServer};
 pub use server::McpServer;

@@ -94,6 +94,11 @@ pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     if strict {
         definition["strict"] = Value::Bool(true);
     }
+    if !tool.examples().is_empty() {
+        // Anthropic's own field for them:
+        // <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-use-examples>.
+        definition["input_examples"] = Value::Array(tool.examples().to_vec());
+    }
     Ok(definition)
 }
 

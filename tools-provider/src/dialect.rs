@@ -2,15 +2,17 @@
 
 use serde_json::Value;
 
-use super::{DialectError, MessageError, UnknownDialect, anthropic, budget, gemini, mcp, openai};
-use tools_core::toolset::{RESERVED_WEB_SEARCH, Toolset, WebSearch};
+use super::{DialectError, MessageError, UnknownDialect, anthropic, budget, gemini, mcp, openai, search};
+use tools_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, ToolSearch, Toolset, WebSearch};
 use tools_core::{Tool, ToolCall, ToolResult};
 
 /// A provider format: how a toolset is sent ([`Self::tools`],
 /// [`Self::definitions`]), how the model's calls are read from its response
 /// ([`Self::parse_calls`]) and how the turn's results are sent back
-/// ([`Self::format_results`]). The strict variants differ from the others in
-/// their definitions only: their messages are the same.
+/// ([`Self::format_results`]); [`Self::tool_choice`] gives the request
+/// fields that say which tools the model may or must call. The strict
+/// variants differ from the others in their definitions only: their
+/// messages are the same.
 ///
 /// What the messages are, per dialect (the provider modules have the
 /// details and the sources):
@@ -139,8 +141,16 @@ impl Dialect {
         !matches!(self, Self::OpenAiChat | Self::OpenAiChatStrict | Self::Mcp)
     }
 
+    /// Whether the provider searches deferred tools itself in this dialect
+    /// ([`ToolSearch`]): Anthropic's tool search tool. Elsewhere the local
+    /// `tool_search` function stands in ([`search::LocalSearch`](crate::search::LocalSearch)).
+    pub fn has_native_tool_search(self) -> bool {
+        matches!(self, Self::Anthropic | Self::AnthropicStrict)
+    }
+
     /// One function tool's definition (no budget check: see [`Self::definitions`]).
     pub fn function(self, tool: &dyn Tool) -> Result<Value, DialectError> {
+        crate::examples::check(self, tool)?;
         match self {
             Self::OpenAiChat => openai::chat::function(tool, false),
             Self::OpenAiChatStrict => openai::chat::function(tool, true),
@@ -213,10 +223,22 @@ impl Dialect {
     /// toolset to definitions, for [`Self::definitions`] (which stops at the
     /// first error) and [`budget::report`] (which collects them all).
     pub(crate) fn build(self, toolset: &Toolset) -> impl Iterator<Item = Result<Definition, DialectError>> {
-        entries(toolset, self.has_native_web_search()).into_iter().filter_map(move |entry| match entry {
+        entries(toolset, self).into_iter().filter_map(move |entry| match entry {
             Entry::Function(tool) => {
                 Some(self.function(tool).map(|value| Definition { name: tool.name().to_owned(), value }))
             }
+            Entry::Deferred(tool) => Some(self.function(tool).map(|mut value| {
+                value["defer_loading"] = Value::Bool(true);
+                Definition { name: tool.name().to_owned(), value }
+            })),
+            Entry::ToolSearch(_) if self.has_native_tool_search() => Some(Ok(Definition {
+                name: RESERVED_TOOL_SEARCH.to_owned(),
+                value: search::anthropic_native(),
+            })),
+            Entry::ToolSearch(setting) => Some(
+                self.function(&search::LocalSearch::new(setting))
+                    .map(|value| Definition { name: RESERVED_TOOL_SEARCH.to_owned(), value }),
+            ),
             Entry::WebSearch(search) => self
                 .native_web_search(search)
                 .map(|value| value.map(|value| Definition { name: RESERVED_WEB_SEARCH.to_owned(), value }))
@@ -322,23 +344,40 @@ impl std::str::FromStr for Dialect {
 }
 
 /// One entry of a toolset as a dialect sees it.
-enum Entry<'a> {
+pub(crate) enum Entry<'a> {
     Function(&'a dyn Tool),
+    /// A tool found through the provider's native tool search, sent with
+    /// `defer_loading`.
+    Deferred(&'a dyn Tool),
     WebSearch(&'a WebSearch),
+    /// The tool search entry: the provider's own, or the local function.
+    ToolSearch(&'a ToolSearch),
 }
 
-/// The toolset's entries in definition order: with `native_search`, the
-/// native search takes the place of its fallback function, or comes last
-/// when there is none; without, the fallback is a function like the others.
-fn entries(toolset: &Toolset, native_search: bool) -> Vec<Entry<'_>> {
-    let search = toolset.web_search().filter(|_| native_search);
-    let mut out = Vec::with_capacity(toolset.len() + 1);
+/// The toolset's entries in `dialect`'s definition order. Where the dialect
+/// has a native web search, it takes the place of its fallback function,
+/// or comes last when there is none; without, the fallback is a function
+/// like the others. With tool search on, the deferred tools are sent as
+/// such where the provider searches them, and left out elsewhere; the
+/// search entry comes first.
+pub(crate) fn entries(toolset: &Toolset, dialect: Dialect) -> Vec<Entry<'_>> {
+    let search = toolset.web_search().filter(|_| dialect.has_native_web_search());
+    let native_tool_search = dialect.has_native_tool_search();
+    let mut out = Vec::with_capacity(toolset.len() + 2);
+    if let Some(setting) = toolset.tool_search() {
+        out.push(Entry::ToolSearch(setting));
+    }
     let mut placed = false;
     for tool in toolset.iter() {
         match search {
             Some(search) if tool.name() == RESERVED_WEB_SEARCH => {
                 out.push(Entry::WebSearch(search));
                 placed = true;
+            }
+            _ if toolset.is_deferred(tool.name()) => {
+                if native_tool_search {
+                    out.push(Entry::Deferred(tool.as_ref()));
+                }
             }
             _ => out.push(Entry::Function(tool.as_ref())),
         }

@@ -1,5 +1,6 @@
 //! Why a toolset cannot be sent in a dialect, why a provider's message
-//! could not be read, and why a name is no dialect's.
+//! could not be read, why a tool choice cannot be sent, and why a name is
+//! no dialect's.
 
 use super::Dialect;
 
@@ -93,4 +94,29 @@ pub struct UnknownDialect {
 fn known_names() -> String {
     let known: Vec<&str> = Dialect::ALL.iter().map(|dialect| dialect.name()).collect();
     known.join(", ")
+}
+
+/// A [tool choice](crate::ToolChoice) or parallel setting that a dialect
+/// cannot express, or a choice naming a tool the request does not offer:
+/// the error of [`Dialect::tool_choice`], found before a request is sent.
+///
+/// It names what was asked and the dialect:
+///
+/// ```
+/// use tools_core::Toolset;
+/// use tools_provider::{Dialect, ToolChoice};
+/// let err = Dialect::Mcp.tool_choice(&Toolset::new(), &ToolChoice::Required, None).unwrap_err();
+/// assert_eq!(err.dialect, Dialect::Mcp);
+/// assert_eq!(err.setting, "tool choice `required`");
+/// assert!(err.to_string().starts_with("tool choice `required` cannot be sent as mcp: MCP has no tool choice"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{setting} cannot be sent as {dialect}: {problem}")]
+pub struct ToolChoiceError {
+    /// The dialect that cannot send it.
+    pub dialect: Dialect,
+    /// What was asked: "tool choice `allowed tools [a, b]`", "`parallel_tool_calls: false`".
+    pub setting: String,
+    /// Why it cannot be sent, in words.
+    pub problem: String,
 }

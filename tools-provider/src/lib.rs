@@ -2,7 +2,8 @@
 //! tool-call messages of one turn.
 //!
 //! [`Dialect`] is the way in: for each provider format it gives the
-//! definitions ([`Dialect::tools`]), reads the model's calls
+//! definitions ([`Dialect::tools`]), the tool choice and parallel setting
+//! ([`Dialect::tool_choice`], from one [`ToolChoice`]), reads the model's calls
 //! ([`Dialect::parse_calls`]) and writes the turn's results back
 //! ([`Dialect::format_results`]). Behind it, one module per provider holds
 //! every rule of that provider, with its documentation cited:
@@ -20,6 +21,11 @@
 //! Each provider module has the same `parse_calls(&Value) -> Result<Vec<ToolCall>, MessageError>`
 //! and `format_results(&[ToolResult]) -> Vec<Value>` (under `openai::chat` and
 //! `openai::responses` for OpenAI's two APIs).
+//!
+//! The reserved `tool_search` entry is in [`search`]: Anthropic's own tool
+//! search over the deferred tools, or the local function elsewhere. A tool's
+//! example arguments are checked against its schema when the definitions are
+//! built, and sent as Anthropic's `input_examples` or after the description.
 //!
 //! Around them: [`export`] writes every definition to a folder and checks a
 //! checked-in folder against it, and [`budget`] reports how a toolset fits
@@ -40,14 +46,18 @@
 
 pub mod anthropic;
 pub mod budget;
+mod choice;
 mod dialect;
 mod error;
+mod examples;
 pub mod export;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
 mod payload;
+pub mod search;
 mod transform;
 
+pub use choice::ToolChoice;
 pub use dialect::{Definition, Dialect};
-pub use error::{DialectError, MessageError, UnknownDialect};
+pub use error::{DialectError, MessageError, ToolChoiceError, UnknownDialect};

@@ -83,7 +83,7 @@ pub fn tool(tool: &dyn Tool) -> Value {
     if let Some(title) = &annotations.title {
         definition["title"] = json!(title);
     }
-    definition["description"] = json!(tool.description());
+    definition["description"] = json!(crate::examples::in_description(tool));
     definition["inputSchema"] = Value::Object(standard_formats(tool.parameters()));
     if let Some(output) = tool.output_schema() {
         definition["outputSchema"] = Value::Object(standard_formats(output));

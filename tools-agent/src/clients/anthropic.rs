@@ -11,10 +11,11 @@
 //!   so that `tool_result` blocks stay first in their user message as the
 //!   tool-use guide asks.
 //! - `tool_use` blocks (`id`, `name`, object `input`), the answering user
-//!   message of `tool_result` blocks (`tool_use_id`), `tool_choice`
-//!   (`auto`, `any`, `tool` with `name`, `none`) and
-//!   `disable_parallel_tool_use` inside it:
+//!   message of `tool_result` blocks (`tool_use_id`):
 //!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
+//!   `tool_choice` (`auto`, `any`, `tool` with `name`, `none`, and
+//!   `disable_parallel_tool_use` inside it) comes from `Dialect::tool_choice`,
+//!   which cites its pages.
 //! - A request may leave `tools` out although its messages hold
 //!   `tool_use` / `tool_result` blocks (since February 27th, 2025), which the
 //!   loop's last, tool-less request does:
@@ -38,7 +39,7 @@ use serde_json::{Map, Value, json};
 use tools_provider::Dialect;
 
 use crate::http::{Endpoint, Events, excerpt};
-use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, ModelStream, ToolChoice, Usage};
+use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, ModelStream, Usage};
 use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
 
 const PROVIDER: &str = "anthropic";
@@ -152,25 +153,13 @@ impl Anthropic {
             body.insert("system".into(), json!(system));
         }
         body.insert("messages".into(), Value::Array(messages(self.dialect, request.messages)?));
-        let tools = match request.tools {
-            Some(toolset) => {
-                self.dialect.tools(toolset).map_err(|error| ModelError::Config(error.to_string()))?
+        if let Some(toolset) = request.tools {
+            let tools = self.dialect.tools(toolset).map_err(|error| ModelError::Config(error.to_string()))?;
+            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+                body.insert("tools".into(), tools);
+                let choice = &settings.tool_choice;
+                body.extend(self.dialect.tool_choice(toolset, choice, settings.parallel_tool_calls)?);
             }
-            None => Value::Array(Vec::new()),
-        };
-        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-            body.insert("tools".into(), tools);
-            let mut choice = match &settings.tool_choice {
-                ToolChoice::None => json!({"type": "none"}),
-                ToolChoice::Required => json!({"type": "any"}),
-                ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
-                _ => json!({"type": "auto"}),
-            };
-            // `disable_parallel_tool_use` is only allowed with auto, any and tool.
-            if settings.parallel_tool_calls == Some(false) && settings.tool_choice != ToolChoice::None {
-                choice["disable_parallel_tool_use"] = Value::Bool(true);
-            }
-            body.insert("tool_choice".into(), choice);
         }
         if let Some(temperature) = settings.temperature {
             body.insert("temperature".into(), json!(temperature));

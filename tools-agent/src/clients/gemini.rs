@@ -13,10 +13,13 @@
 //! - The key in the `x-goog-api-key` header: <https://ai.google.dev/api>.
 //! - `functionCall` parts (`name`, `args`, and an `id` on some models),
 //!   answered by `functionResponse` parts (`name`, `response`, the `id` if
-//!   there was one) in a user content, in call order;
-//!   `toolConfig.functionCallingConfig` with `mode` `AUTO`, `ANY` or `NONE`
-//!   and `allowedFunctionNames`:
+//!   there was one) in a user content, in call order:
 //!   <https://ai.google.dev/gemini-api/docs/function-calling>.
+//!   `toolConfig.functionCallingConfig` (`mode` `AUTO`, `ANY`, `NONE` or
+//!   `VALIDATED`, `allowedFunctionNames`) comes from `Dialect::tool_choice`,
+//!   which cites its pages; Gemini has no switch for parallel calls, so
+//!   `parallel_tool_calls: Some(false)` fails the request before it is sent
+//!   (but with `ToolChoice::None`, which makes no calls).
 //! - `thoughtSignature`: a model that thinks signs its function call parts,
 //!   and the signature must be sent back with the part in the next turns:
 //!   <https://ai.google.dev/gemini-api/docs/thought-signatures>. The
@@ -35,7 +38,7 @@ use tools_provider::Dialect;
 use tools_provider::gemini::SYNTHETIC_ID_PREFIX;
 
 use crate::http::{Endpoint, Events, excerpt};
-use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream, ToolChoice, Usage};
+use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream, Usage};
 use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
 
 const PROVIDER: &str = "gemini";
@@ -142,26 +145,15 @@ impl Gemini {
             body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
         body.insert("contents".into(), Value::Array(self.contents(request.messages)?));
-        let tools = match request.tools {
-            Some(toolset) => {
-                Dialect::Gemini.tools(toolset).map_err(|error| ModelError::Config(error.to_string()))?
+        if let Some(toolset) = request.tools {
+            let tools =
+                Dialect::Gemini.tools(toolset).map_err(|error| ModelError::Config(error.to_string()))?;
+            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+                body.insert("tools".into(), tools);
+                // `toolConfig`, for the function declarations (none without them).
+                let choice = &settings.tool_choice;
+                body.extend(Dialect::Gemini.tool_choice(toolset, choice, settings.parallel_tool_calls)?);
             }
-            None => Value::Array(Vec::new()),
-        };
-        let has_functions = tools
-            .as_array()
-            .is_some_and(|tools| tools.iter().any(|tool| tool.get("functionDeclarations").is_some()));
-        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-            body.insert("tools".into(), tools);
-        }
-        if has_functions {
-            let config = match &settings.tool_choice {
-                ToolChoice::None => json!({"mode": "NONE"}),
-                ToolChoice::Required => json!({"mode": "ANY"}),
-                ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
-                _ => json!({"mode": "AUTO"}),
-            };
-            body.insert("toolConfig".into(), json!({"functionCallingConfig": config}));
         }
         let mut generation = Map::new();
         if let Some(max_tokens) = settings.max_tokens {

@@ -6,7 +6,8 @@
 //!   `system`/`user`/`assistant` with `tool_calls`/`tool`; `tools`,
 //!   `tool_choice`, `parallel_tool_calls`, `max_completion_tokens`,
 //!   `temperature`; `choices[0].message`, `usage.prompt_tokens`,
-//!   `usage.completion_tokens`).
+//!   `usage.completion_tokens`). `tool_choice` and `parallel_tool_calls`
+//!   come from `Dialect::tool_choice`, which cites their pages.
 //! - The stream: <https://platform.openai.com/docs/api-reference/chat-streaming>
 //!   (`chat.completion.chunk` objects in `data:` lines, `choices[0].delta`
 //!   with `content` and `tool_calls[]` pieces keyed by `index`, a
@@ -24,7 +25,7 @@ use tools_provider::Dialect;
 use super::openai_common::{
     Connection, Decode, config, error_text, event_json, malformed, model_stream, stream_ended, usage,
 };
-use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, ModelStream, ToolChoice, Usage};
+use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, ModelStream, Usage};
 use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
 
 /// A [`Model`] over OpenAI's Chat Completions API, or any server that
@@ -133,18 +134,16 @@ impl OpenAiChat {
         }
         let mut body = json!({"model": self.connection.model, "messages": messages});
         let settings = request.settings;
-        let tools = request.tools.map(|toolset| dialect.tools(toolset)).transpose().map_err(config)?;
-        // An empty toolset sends no `tools` (OpenAI refuses an empty array).
-        if let Some(tools) = tools.filter(|tools| tools.as_array().is_some_and(|tools| !tools.is_empty())) {
-            body["tools"] = tools;
-            body["tool_choice"] = match &settings.tool_choice {
-                ToolChoice::Auto => json!("auto"),
-                ToolChoice::None => json!("none"),
-                ToolChoice::Required => json!("required"),
-                ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
-            };
-            if let Some(parallel) = settings.parallel_tool_calls {
-                body["parallel_tool_calls"] = json!(parallel);
+        // An empty toolset sends no `tools` (OpenAI refuses an empty array),
+        // and so no `tool_choice` or `parallel_tool_calls` either.
+        if let Some(toolset) = request.tools {
+            let tools = dialect.tools(toolset).map_err(config)?;
+            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+                body["tools"] = tools;
+                let choice = &settings.tool_choice;
+                for (field, value) in dialect.tool_choice(toolset, choice, settings.parallel_tool_calls)? {
+                    body[field.as_str()] = value;
+                }
             }
         }
         // `max_tokens` is deprecated for Chat Completions in favour of

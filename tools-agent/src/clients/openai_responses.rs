@@ -7,7 +7,8 @@
 //!   `tool_choice`, `parallel_tool_calls`, `max_output_tokens`,
 //!   `temperature`, `store`; the `output` items: `message` with
 //!   `output_text` parts, `function_call`; `usage.input_tokens`,
-//!   `usage.output_tokens`).
+//!   `usage.output_tokens`). `tool_choice` and `parallel_tool_calls` come
+//!   from `Dialect::tool_choice`, which cites their pages.
 //! - The stream: <https://platform.openai.com/docs/api-reference/responses-streaming>
 //!   (`response.output_text.delta`, `response.output_item.added`,
 //!   `response.function_call_arguments.delta` keyed by `output_index`,
@@ -27,7 +28,7 @@ use tools_provider::Dialect;
 use super::openai_common::{
     Connection, Decode, config, error_text, event_json, malformed, model_stream, stream_ended, usage,
 };
-use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream, ToolChoice};
+use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream};
 use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
 
 /// A [`Model`] over OpenAI's Responses API.
@@ -127,17 +128,14 @@ impl OpenAiResponses {
             body["instructions"] = json!(instructions);
         }
         let settings = request.settings;
-        let tools = request.tools.map(|toolset| dialect.tools(toolset)).transpose().map_err(config)?;
-        if let Some(tools) = tools.filter(|tools| tools.as_array().is_some_and(|tools| !tools.is_empty())) {
-            body["tools"] = tools;
-            body["tool_choice"] = match &settings.tool_choice {
-                ToolChoice::Auto => json!("auto"),
-                ToolChoice::None => json!("none"),
-                ToolChoice::Required => json!("required"),
-                ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
-            };
-            if let Some(parallel) = settings.parallel_tool_calls {
-                body["parallel_tool_calls"] = json!(parallel);
+        if let Some(toolset) = request.tools {
+            let tools = dialect.tools(toolset).map_err(config)?;
+            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+                body["tools"] = tools;
+                let choice = &settings.tool_choice;
+                for (field, value) in dialect.tool_choice(toolset, choice, settings.parallel_tool_calls)? {
+                    body[field.as_str()] = value;
+                }
             }
         }
         if let Some(tokens) = settings.max_tokens {

@@ -38,7 +38,10 @@ impl ToolOptions {
 
 impl Toolset {
     /// Hold every call of the tools `rule` picks for approval, for tools
-    /// registered before or after, e.g. every destructive tool:
+    /// registered before or after, e.g. every destructive tool. A tool the
+    /// rule picks stays held when its toolset is merged into another, and
+    /// when it is prefixed, renamed or re-described ([`Toolset::merge`]):
+    /// composition never clears an approval.
     ///
     /// ```
     /// use tools_core::Toolset;
@@ -71,6 +74,7 @@ impl Toolset {
     pub(super) fn entry_needs_approval(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall) -> bool {
         let tool = &*entry.tool;
         tool.needs_approval()
+            || entry.options.held
             || self.approval_rules.iter().any(|rule| rule(tool))
             || entry.options.approval.as_ref().is_some_and(|rule| {
                 serde_json::from_str::<Value>(&call.arguments).map_or(true, |arguments| rule(ctx, &arguments))

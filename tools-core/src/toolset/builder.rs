@@ -1,7 +1,7 @@
 //! Many tools into one toolset, with one `?` at the end.
 
 use super::{Layer, Observer, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch};
-use crate::Tool;
+use crate::{Tool, ToolContext};
 
 /// Builds a [`Toolset`] in one expression: every step is kept, and
 /// [`build`](Self::build) returns the first registration that was refused.
@@ -82,6 +82,26 @@ impl ToolsetBuilder {
     pub fn require_approval(self, rule: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
         self.step(|toolset| {
             toolset.require_approval(rule);
+            Ok(())
+        })
+    }
+
+    /// Merge another toolset's tools ([`Toolset::merge`]): a collision is
+    /// the builder's error.
+    pub fn merge(self, other: Toolset) -> Self {
+        self.step(|toolset| toolset.merge(other).map(drop))
+    }
+
+    /// Label the toolset ([`Toolset::with_source`]), its tools before and after.
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.toolset = std::mem::take(&mut self.toolset).with_source(source);
+        self
+    }
+
+    /// Show a tool in a turn only when `step` says so ([`Toolset::add_prepare`]).
+    pub fn prepare(self, step: impl Fn(&ToolContext, &dyn Tool) -> bool + Send + Sync + 'static) -> Self {
+        self.step(|toolset| {
+            toolset.add_prepare(step);
             Ok(())
         })
     }

@@ -3,19 +3,24 @@
 //!
 //! Its state is declared here, in one place; each file adds one part of
 //! its behaviour: `registry` (registration, lookup, removal), `builder`
-//! (many tools, one `?`), `run` (the turn executor), `observe` (callbacks
-//! around every call), `layer` (code that wraps every call), `approval`
-//! (which calls wait for a person), `counters` (per-tool counts), `names`
-//! (the naming rules), `web_search` (the reserved entry).
+//! (many tools, one `?`), `compose` (toolsets merged, filtered, prefixed,
+//! one tool renamed), `prepare` (the tools the model sees this turn), `run`
+//! (the turn executor), `observe` (callbacks around every call), `layer`
+//! (code that wraps every call), `approval` (which calls wait for a
+//! person), `counters` (per-tool counts), `names` (the naming rules),
+//! `web_search` (the reserved entry).
 
 mod approval;
 mod builder;
+mod compose;
 mod counters;
 mod layer;
 mod names;
 mod observe;
+mod prepare;
 mod registry;
 mod run;
+mod tool_search;
 mod web_search;
 
 use std::any::Any;
@@ -27,12 +32,14 @@ use std::time::Duration;
 pub use builder::ToolsetBuilder;
 pub use counters::CallCounts;
 pub use layer::{Before, Layer, LayerCall, Next, OnError};
-pub use names::{NameError, RESERVED_WEB_SEARCH, validate_name};
+pub use names::{NameError, RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, validate_name};
 pub use observe::Observer;
+pub use tool_search::ToolSearch;
 pub use web_search::WebSearch;
 
 use crate::Tool;
 use counters::ToolCounters;
+use prepare::PrepareStep;
 
 /// Why a tool could not be registered.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -49,11 +56,9 @@ pub enum ToolsetError {
         /// The name that was refused.
         new: String,
     },
-    /// `web_search` is reserved for the providers' native search tool.
-    #[error(
-        "tool name `{name}` is reserved for the provider's native web search: register it with \
-         Toolset::add_web_search, or give the tool another name"
-    )]
+    /// `web_search` and `tool_search` are reserved for the entries of
+    /// those names.
+    #[error("{}", reserved(name))]
     Reserved {
         /// The refused name.
         name: String,
@@ -66,6 +71,71 @@ pub enum ToolsetError {
         /// The refused tool.
         name: String,
     },
+    /// Two merged toolsets hold tools whose names differ at most in case
+    /// ([`Toolset::merge`]); each is named with the label of the toolset it
+    /// came from ([`Toolset::with_source`]).
+    #[error(
+        "tool `{new}` from {} collides with `{existing}` from {}: names are compared ignoring case; \
+         prefix one toolset (Toolset::prefixed) or rename the tool (Toolset::rename)",
+        compose::origin(new_source.as_deref(), "the toolset being merged"),
+        compose::origin(existing_source.as_deref(), "the toolset merged into")
+    )]
+    Collision {
+        /// The name in the toolset being merged.
+        new: String,
+        /// The label of the toolset it came from, if it had one.
+        new_source: Option<String>,
+        /// The name already there.
+        existing: String,
+        /// The label of the toolset it came from, if it had one.
+        existing_source: Option<String>,
+    },
+    /// No tool has the name an operation was given ([`Toolset::rename`],
+    /// [`Toolset::redescribe`], [`Toolset::only`]).
+    #[error(
+        "there is no tool named `{name}` (names are compared ignoring case); {}",
+        compose::listing(available)
+    )]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The names there are, in registration order.
+        available: Vec<String>,
+    },
+    /// A prefix makes a tool's name break the naming rules ([`Toolset::prefixed`]).
+    #[error(
+        "the prefix `{prefix}` gives tool `{tool}` an invalid name: {error}; choose a shorter prefix \
+         of a-z, 0-9, `_` and `-`, or rename the tool first (Toolset::rename)"
+    )]
+    InvalidPrefix {
+        /// The prefix given.
+        prefix: String,
+        /// The tool's name before the prefix.
+        tool: String,
+        /// What is wrong with the name it would get.
+        error: NameError,
+    },
+    /// The provider-native `web_search` entry keeps its reserved name: it
+    /// is neither prefixed nor renamed ([`Toolset::prefixed`], [`Toolset::rename`]).
+    #[error("{}", compose::reserved_web_search(prefix.as_deref()))]
+    WebSearchName {
+        /// The prefix refused, when a prefix was.
+        prefix: Option<String>,
+    },
+}
+
+/// Why a reserved name is refused, and what to do instead.
+fn reserved(name: &str) -> String {
+    if name.eq_ignore_ascii_case(RESERVED_TOOL_SEARCH) {
+        return format!(
+            "tool name `{name}` is reserved for tool search: turn it on with Toolset::add_tool_search, or give \
+             the tool another name"
+        );
+    }
+    format!(
+        "tool name `{name}` is reserved for the provider's native web search: register it with \
+         Toolset::add_web_search, or give the tool another name"
+    )
 }
 
 /// The tools a model may call, under their lower-cased names, in
@@ -103,6 +173,8 @@ pub struct Toolset {
     /// Lower-cased name to index in `tools`.
     index: HashMap<String, usize>,
     web_search: Option<WebSearch>,
+    /// Tool search, when it is on: which tools are offered from the start.
+    tool_search: Option<ToolSearch>,
     options: RunOptions,
     observers: Vec<Arc<dyn Observer>>,
     /// Around every call, outermost first.
@@ -111,17 +183,30 @@ pub struct Toolset {
     approval_rules: Vec<approval::ToolRule>,
     /// Calls of names no tool has, shared by clones like the tools' counters.
     not_found: Arc<AtomicU64>,
+    /// The label of this toolset, given to the tools registered in it.
+    source: Option<Arc<str>>,
+    /// Which tools the model sees in a turn ([`Toolset::prepared`]).
+    prepare: Vec<PrepareStep>,
 }
 
 /// One registered tool and what the executor keeps beside it.
 #[derive(Clone)]
 struct Entry {
+    /// The tool as the model sees it: the registered one, or that one under
+    /// the name and description composition gave it.
     tool: Arc<dyn Tool>,
-    /// The display name, shared with every call's context instead of
-    /// copied into it.
+    /// The tool as it was registered: composition wraps this one again
+    /// rather than wrapping its own wrapper.
+    own: Arc<dyn Tool>,
+    /// The name it is called by (`tool`'s), for lookups without a virtual call.
     name: Arc<str>,
+    /// `own`'s name, shared with every call's context instead of copied
+    /// into it: a prefix or a rename stays out of the tool's logic.
+    own_name: Arc<str>,
     options: ToolOptions,
     counters: Arc<ToolCounters>,
+    /// The label of the toolset it was registered in.
+    source: Option<Arc<str>>,
 }
 
 /// How the executor runs a turn, for every tool of the toolset.
@@ -182,6 +267,15 @@ pub struct ToolOptions {
     /// Which of this tool's calls wait for approval
     /// ([`ToolOptions::needs_approval_when`]).
     approval: Option<approval::CallRule>,
+    /// Every call waits for approval: a toolset rule picked the tool before
+    /// it was merged, prefixed or renamed, and composition never clears an
+    /// approval.
+    held: bool,
+    /// The observers of the toolsets it was merged from, told after this
+    /// toolset's.
+    observers: Vec<Arc<dyn Observer>>,
+    /// The prepare steps of the toolsets it was merged from.
+    prepare: Vec<PrepareStep>,
 }
 
 impl std::fmt::Debug for ToolOptions {
@@ -189,7 +283,9 @@ impl std::fmt::Debug for ToolOptions {
         f.debug_struct("ToolOptions")
             .field("timeout", &self.timeout)
             .field("layers", &self.layers.len())
-            .field("approval", &self.approval.is_some())
+            .field("approval", &(self.approval.is_some() || self.held))
+            .field("observers", &self.observers.len())
+            .field("prepare", &self.prepare.len())
             .finish()
     }
 }
@@ -242,6 +338,8 @@ impl std::fmt::Debug for Toolset {
             .field("observers", &self.observers.len())
             .field("layers", &self.layers.len())
             .field("approval_rules", &self.approval_rules.len())
+            .field("source", &self.source)
+            .field("prepare", &self.prepare.len())
             .finish()
     }
 }

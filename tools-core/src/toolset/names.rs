@@ -3,6 +3,14 @@
 /// The name providers reserve for their own web search tool.
 pub const RESERVED_WEB_SEARCH: &str = "web_search";
 
+/// The name of the tool search entry ([`ToolSearch`](super::ToolSearch)).
+pub const RESERVED_TOOL_SEARCH: &str = "tool_search";
+
+/// Whether no tool may be registered under this name (ignoring case).
+pub(super) fn is_reserved(name: &str) -> bool {
+    [RESERVED_WEB_SEARCH, RESERVED_TOOL_SEARCH].iter().any(|reserved| name.eq_ignore_ascii_case(reserved))
+}
+
 /// Why a name was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

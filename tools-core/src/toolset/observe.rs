@@ -4,7 +4,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Toolset, panic_message};
+use super::{Entry, Toolset, panic_message};
 use crate::{ToolCall, ToolResult};
 
 /// Callbacks around each call: it starts, it ends well, it ends otherwise,
@@ -83,12 +83,12 @@ impl Toolset {
         self
     }
 
-    pub(super) fn notify_start(&self, call: &ToolCall) {
-        self.notify(|observer| observer.on_start(call));
+    pub(super) fn notify_start(&self, entry: &Entry, call: &ToolCall) {
+        self.notify(&entry.options.observers, |observer| observer.on_start(call));
     }
 
-    pub(super) fn notify_end(&self, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
-        self.notify(|observer| {
+    pub(super) fn notify_end(&self, entry: &Entry, call: &ToolCall, result: &ToolResult, elapsed: Duration) {
+        self.notify(&entry.options.observers, |observer| {
             if result.outcome.is_success() {
                 observer.on_end(call, result, elapsed);
             } else {
@@ -98,14 +98,15 @@ impl Toolset {
     }
 
     pub(super) fn notify_not_found(&self, call: &ToolCall) {
-        self.notify(|observer| observer.on_not_found(call));
+        self.notify(&[], |observer| observer.on_not_found(call));
     }
 
-    /// Tell every observer, in order. An observer that panics is logged and
-    /// passed over: like a panicking tool, it must not end the turn, nor keep
-    /// the observers after it from hearing of the call.
-    fn notify(&self, tell: impl Fn(&dyn Observer)) {
-        for observer in &self.observers {
+    /// Tell every observer, in order: the toolset's, then the tool's own
+    /// (those of a toolset it was merged from). An observer that panics is
+    /// logged and passed over: like a panicking tool, it must not end the
+    /// turn, nor keep the observers after it from hearing of the call.
+    fn notify(&self, tool_observers: &[Arc<dyn Observer>], tell: impl Fn(&dyn Observer)) {
+        for observer in self.observers.iter().chain(tool_observers) {
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| tell(&**observer))) {
                 tracing::error!(panic = panic_message(&*payload), "tool observer panicked");
             }

@@ -139,7 +139,16 @@ impl Toolset {
             return Err(ToolsetError::NotAnObject { name: tool.name().to_owned() });
         }
         let key = tool.name().to_ascii_lowercase();
-        let entry = Entry { name: Arc::from(tool.name()), tool, options, counters: Arc::default() };
+        let name: Arc<str> = Arc::from(tool.name());
+        let entry = Entry {
+            own: Arc::clone(&tool),
+            tool,
+            own_name: Arc::clone(&name),
+            name,
+            options,
+            counters: Arc::default(),
+            source: self.source.clone(),
+        };
         match self.index.get(&key) {
             Some(&index) if replace => Ok(Some(std::mem::replace(&mut self.tools[index], entry).tool)),
             Some(&index) => Err(ToolsetError::Duplicate {
@@ -153,11 +162,18 @@ impl Toolset {
             }
         }
     }
+
+    /// Make the lower-cased name to index map again, after entries were
+    /// renamed or dropped.
+    pub(super) fn reindex(&mut self) {
+        self.index =
+            self.tools.iter().enumerate().map(|(at, entry)| (entry.name.to_ascii_lowercase(), at)).collect();
+    }
 }
 
 /// `web_search` is registered only through [`Toolset::add_web_search`].
 fn refuse_reserved(tool: &dyn Tool) -> Result<(), ToolsetError> {
-    if tool.name().eq_ignore_ascii_case(RESERVED_WEB_SEARCH) {
+    if super::names::is_reserved(tool.name()) {
         return Err(ToolsetError::Reserved { name: tool.name().to_owned() });
     }
     Ok(())

@@ -146,11 +146,13 @@ impl Toolset {
         );
         // Reading the clock costs as much as a trivial tool: only when
         // someone will see the duration.
-        let started = (!span.is_disabled() || !self.observers.is_empty()).then(std::time::Instant::now);
-        self.notify_start(call);
+        let observed = !self.observers.is_empty() || !entry.options.observers.is_empty();
+        let started = (!span.is_disabled() || observed).then(std::time::Instant::now);
+        self.notify_start(entry, call);
 
         let timeout = entry.options.timeout.or_else(|| tool.timeout()).or(self.options.default_timeout);
-        let mut child = ctx.for_call(call.id.as_str(), std::sync::Arc::clone(&entry.name));
+        // The tool's own name: a prefix or rename stays out of its logic.
+        let mut child = ctx.for_call(call.id.as_str(), std::sync::Arc::clone(&entry.own_name));
         // Whether the call's own timeout, rather than the turn's deadline, is
         // the one that binds: it decides what a timed-out call reports.
         let mut own_timeout = None;
@@ -222,7 +224,7 @@ impl Toolset {
         span.record("duration_us", elapsed.as_micros() as u64);
         entry.counters.record(outcome);
         let result = ToolResult { id: call.id.clone(), name: call.name.clone(), content, outcome };
-        self.notify_end(call, &result, elapsed);
+        self.notify_end(entry, call, &result, elapsed);
         result
     }
 

@@ -74,7 +74,7 @@ pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
             "a Gemini function name must start with a letter or `_`",
         ));
     }
-    let mut declaration = json!({"name": name, "description": tool.description()});
+    let mut declaration = json!({"name": name, "description": crate::examples::in_description(tool)});
     if let Some(parameters) = parameters(name, tool.parameters())? {
         declaration["parameters"] = Value::Object(parameters);
     }

@@ -17,7 +17,7 @@ pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiChatStrict } else { Dialect::OpenAiChat };
     let mut function = json!({
         "name": tool.name(),
-        "description": tool.description(),
+        "description": crate::examples::in_description(tool),
         "parameters": parameters(tool, strict, dialect)?,
     });
     if strict {

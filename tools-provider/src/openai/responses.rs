@@ -21,7 +21,7 @@ pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     Ok(json!({
         "type": "function",
         "name": tool.name(),
-        "description": tool.description(),
+        "description": crate::examples::in_description(tool),
         "parameters": parameters(tool, strict, dialect)?,
         "strict": strict,
     }))

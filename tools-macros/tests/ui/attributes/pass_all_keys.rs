@@ -24,6 +24,8 @@ pub struct Req {
     struct_name = "Lookup",
     deny_unknown_fields,
     needs_approval,
+    example = r#"{"city": "Oslo"}"#,
+    example = r#"{"city": "Lima"}"#,
     crate = "tools"
 )]
 pub async fn lookup(req: Req) -> String {
@@ -50,6 +52,9 @@ fn main() {
     assert_eq!(Quick.timeout(), Some(Duration::from_millis(250)));
     assert!(Quick.annotations().is_empty());
     assert!(tool.needs_approval() && !Quick.needs_approval());
+    let examples: Vec<String> = tool.examples().iter().map(ToString::to_string).collect();
+    assert_eq!(examples, [r#"{"city":"Oslo"}"#, r#"{"city":"Lima"}"#]);
+    assert!(Quick.examples().is_empty());
     let out = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
     assert_eq!(out, "Oslo");
     assert_eq!(tool.parameters()["additionalProperties"], false);

@@ -1,0 +1,165 @@
+//! Tool search for toolsets too large to send whole: BM25 (the `bm25`
+//! crate: English stemming and stop words) over each tool's name, its
+//! description and the names and descriptions of its arguments.
+
+use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
+use serde_json::{Value, json};
+use tools_core::toolset::RESERVED_TOOL_SEARCH;
+use tools_core::{Outcome, Tool, ToolCall, ToolError, ToolResult, Toolset};
+
+use crate::{Message, Transcript};
+
+/// A search index over tools, built once; [`ToolIndex::search`] gives the
+/// names of the tools that best match a query, best first.
+///
+/// ```
+/// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+/// # struct Named(&'static str, &'static str, JsonObject);
+/// # impl Tool for Named {
+/// #     fn name(&self) -> &str { self.0 }
+/// #     fn description(&self) -> &str { self.1 }
+/// #     fn parameters(&self) -> &JsonObject { &self.2 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// # }
+/// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
+/// use tools_agent::ToolIndex;
+/// let tools = [
+///     Named("github_create_issue", "Open a new issue in a repository.", schema.clone()),
+///     Named("slack_post_message", "Post a message to a channel.", schema.clone()),
+/// ];
+/// let index = ToolIndex::new(tools.iter().map(|tool| tool as &dyn Tool));
+/// assert_eq!(index.search("file a bug as a new issue", 1), ["github_create_issue"]);
+/// ```
+pub struct ToolIndex {
+    engine: SearchEngine<u32>,
+    names: Vec<String>,
+}
+
+impl ToolIndex {
+    /// Index these tools.
+    pub fn new<'a>(tools: impl IntoIterator<Item = &'a dyn Tool>) -> Self {
+        let mut names = Vec::new();
+        let mut documents = Vec::new();
+        for (id, tool) in (0u32..).zip(tools) {
+            names.push(tool.name().to_owned());
+            documents.push(Document::new(id, document(tool)));
+        }
+        let engine = SearchEngineBuilder::<u32>::with_documents(Language::English, documents).build();
+        Self { engine, names }
+    }
+
+    /// The names of at most `limit` tools that match `query`, best first;
+    /// none when no word of the query is in any tool's text.
+    pub fn search(&self, query: &str, limit: usize) -> Vec<&str> {
+        let mut found = self.engine.search(query, None);
+        // Equal scores come out in hash order: the index order settles them,
+        // so the same query always gives the same list.
+        found.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.document.id.cmp(&b.document.id)));
+        found
+            .into_iter()
+            .take(limit)
+            .filter_map(|hit| self.names.get(hit.document.id as usize).map(String::as_str))
+            .collect()
+    }
+
+    /// How many tools are indexed.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+impl std::fmt::Debug for ToolIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolIndex").field("tools", &self.names).finish()
+    }
+}
+
+/// The text a tool is found by: its name as words, its description, and
+/// each argument's name and description.
+fn document(tool: &dyn Tool) -> String {
+    let mut text = tool.name().replace(['_', '-'], " ");
+    text.push('\n');
+    text.push_str(tool.description());
+    if let Some(properties) = tool.parameters().get("properties").and_then(Value::as_object) {
+        for (name, schema) in properties {
+            text.push('\n');
+            text.push_str(&name.replace(['_', '-'], " "));
+            if let Some(description) = schema.get("description").and_then(Value::as_str) {
+                text.push(' ');
+                text.push_str(description);
+            }
+        }
+    }
+    text
+}
+
+/// Answer a `tool_search` call: the deferred tools of `offered` that best
+/// match the query, as definitions the model can read (MCP's shape: name,
+/// description, input schema), at most `max` of them, the ones already
+/// offered left out.
+pub(crate) fn answer(index: &ToolIndex, offered: &Toolset, max: usize, call: &ToolCall) -> ToolResult {
+    let result = |content: String, outcome| ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        outcome,
+    };
+    let query =
+        match serde_json::from_str::<SearchArguments>(tools_core::clean_json(&call.arguments).as_ref()) {
+            Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,
+            Ok(_) => {
+                let error =
+                    ToolError::invalid_arguments("`query` is empty: say what you want to do, in a few words");
+                return result(error.model_content(), error.outcome());
+            }
+            Err(error) => {
+                let error = ToolError::invalid_arguments(format!(
+                    "{error}: send {{\"query\": \"what you want to do\"}}"
+                ));
+                return result(error.model_content(), error.outcome());
+            }
+        };
+    let found: Vec<Value> = index
+        .search(&query, usize::MAX)
+        .into_iter()
+        .filter(|name| offered.is_deferred(name))
+        .filter_map(|name| offered.get(name))
+        .take(max)
+        .map(|tool| tools_provider::mcp::tool(tool.as_ref()))
+        .collect();
+    let content = if found.is_empty() {
+        json!({"tools": [], "note": format!("no tool matches `{query}`: try other words")})
+    } else {
+        json!({"tools": found, "note": "you can call these tools from your next turn on"})
+    };
+    result(content.to_string(), Outcome::Success)
+}
+
+#[derive(serde::Deserialize)]
+struct SearchArguments {
+    query: String,
+}
+
+/// The tools earlier searches of this run found: named in the successful
+/// results of its `tool_search` calls. Read from the transcript, so a
+/// saved, continued or resumed run offers what it had found.
+pub(crate) fn found_in(transcript: &Transcript) -> Vec<String> {
+    let mut found = Vec::new();
+    for message in &transcript.messages {
+        let Message::Tool { results } = message else { continue };
+        for result in results {
+            if !(result.outcome.is_success() && result.name.eq_ignore_ascii_case(RESERVED_TOOL_SEARCH)) {
+                continue;
+            }
+            let Ok(content) = serde_json::from_str::<Value>(&result.content) else { continue };
+            let names = content["tools"].as_array().into_iter().flatten();
+            found.extend(names.filter_map(|tool| tool["name"].as_str()).map(str::to_owned));
+        }
+    }
+    found
+}

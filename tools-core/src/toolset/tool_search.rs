@@ -1,0 +1,106 @@
+//! The reserved `tool_search` entry: for a toolset too large to send whole,
+//! the model starts with a few tools and a search, and finds the rest when
+//! it needs them. Where the provider has a native tool search (Anthropic),
+//! the deferred tools are sent marked as such and the provider searches;
+//! elsewhere the model calls a local `tool_search` function, which the agent
+//! loop answers (BM25), and the tools it found are offered from the next
+//! turn on.
+
+use std::collections::BTreeSet;
+
+use super::Toolset;
+
+/// Tool search: which tools the model always sees, and how many one search
+/// finds. Every other tool of the toolset is deferred: not offered until a
+/// search found it.
+///
+/// ```
+/// use tools_core::toolset::{ToolSearch, Toolset};
+/// let tools = Toolset::new().with_tool_search(ToolSearch::new().keep_loaded(["Get_Weather"]).with_max_results(3));
+/// assert!(!tools.is_deferred("get_weather"));
+/// assert!(tools.is_deferred("github_create_issue"));
+/// assert_eq!(tools.tool_search().unwrap().max_results(), 3);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolSearch {
+    /// Lower-cased names of the tools offered from the start.
+    loaded: BTreeSet<String>,
+    max_results: usize,
+}
+
+impl Default for ToolSearch {
+    fn default() -> Self {
+        Self { loaded: BTreeSet::new(), max_results: 5 }
+    }
+}
+
+impl ToolSearch {
+    /// Search on, every tool deferred, five tools a search.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Offer these tools from the start (names compared ignoring case):
+    /// the ones most turns need.
+    pub fn keep_loaded<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        self.loaded.extend(names.into_iter().map(|name| name.as_ref().to_ascii_lowercase()));
+        self
+    }
+
+    /// At most this many tools a search (at least one).
+    pub fn with_max_results(mut self, max: usize) -> Self {
+        self.max_results = max.max(1);
+        self
+    }
+
+    /// How many tools one search finds at most.
+    pub fn max_results(&self) -> usize {
+        self.max_results
+    }
+
+    /// This setting with the tools `other` keeps loaded kept loaded too.
+    pub(super) fn with_loaded_of(mut self, other: &ToolSearch) -> Self {
+        self.loaded.extend(other.loaded.iter().cloned());
+        self
+    }
+
+    /// Whether the tool with this name is offered without a search.
+    pub fn is_loaded(&self, name: &str) -> bool {
+        self.loaded.contains(&name.to_ascii_lowercase())
+    }
+}
+
+impl Toolset {
+    /// Turn tool search on ([`ToolSearch`]); replaces an earlier setting.
+    pub fn add_tool_search(&mut self, search: ToolSearch) -> &mut Self {
+        self.tool_search = Some(search);
+        self
+    }
+
+    /// The same toolset with tool search on ([`Toolset::add_tool_search`]).
+    pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
+        self.add_tool_search(search);
+        self
+    }
+
+    /// The tool search setting, when search is on.
+    pub fn tool_search(&self) -> Option<&ToolSearch> {
+        self.tool_search.as_ref()
+    }
+
+    /// Whether a tool is deferred: search is on and the tool is not kept
+    /// loaded. A deferred tool still runs when called; it is only not
+    /// offered to a model until a search found it.
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.tool_search.as_ref().is_some_and(|search| !search.is_loaded(name))
+    }
+
+    /// The same toolset with these tools loaded as well: what the agent
+    /// loop offers once a search found them.
+    pub fn with_loaded<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        if let Some(search) = self.tool_search.take() {
+            self.tool_search = Some(search.keep_loaded(names));
+        }
+        self
+    }
+}
