@@ -153,14 +153,7 @@ impl Anthropic {
             body.insert("system".into(), json!(system));
         }
         body.insert("messages".into(), Value::Array(messages(self.dialect, request.messages)?));
-        if let Some(toolset) = request.tools {
-            let tools = self.dialect.tools(toolset).map_err(|error| ModelError::Config(error.to_string()))?;
-            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-                body.insert("tools".into(), tools);
-                let choice = &settings.tool_choice;
-                body.extend(self.dialect.tool_choice(toolset, choice, settings.parallel_tool_calls)?);
-            }
-        }
+        body.extend(super::tool_fields(self.dialect, &request)?);
         if let Some(temperature) = settings.temperature {
             body.insert("temperature".into(), json!(temperature));
         }

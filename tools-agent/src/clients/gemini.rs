@@ -145,16 +145,8 @@ impl Gemini {
             body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
         body.insert("contents".into(), Value::Array(self.contents(request.messages)?));
-        if let Some(toolset) = request.tools {
-            let tools =
-                Dialect::Gemini.tools(toolset).map_err(|error| ModelError::Config(error.to_string()))?;
-            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-                body.insert("tools".into(), tools);
-                // `toolConfig`, for the function declarations (none without them).
-                let choice = &settings.tool_choice;
-                body.extend(Dialect::Gemini.tool_choice(toolset, choice, settings.parallel_tool_calls)?);
-            }
-        }
+        // `tools`, and `toolConfig` for the function declarations.
+        body.extend(super::tool_fields(Dialect::Gemini, &request)?);
         let mut generation = Map::new();
         if let Some(max_tokens) = settings.max_tokens {
             generation.insert("maxOutputTokens".into(), json!(max_tokens));

@@ -134,17 +134,8 @@ impl OpenAiChat {
         }
         let mut body = json!({"model": self.connection.model, "messages": messages});
         let settings = request.settings;
-        // An empty toolset sends no `tools` (OpenAI refuses an empty array),
-        // and so no `tool_choice` or `parallel_tool_calls` either.
-        if let Some(toolset) = request.tools {
-            let tools = dialect.tools(toolset).map_err(config)?;
-            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-                body["tools"] = tools;
-                let choice = &settings.tool_choice;
-                for (field, value) in dialect.tool_choice(toolset, choice, settings.parallel_tool_calls)? {
-                    body[field.as_str()] = value;
-                }
-            }
+        for (field, value) in super::tool_fields(dialect, &request)? {
+            body[field.as_str()] = value;
         }
         // `max_tokens` is deprecated for Chat Completions in favour of
         // `max_completion_tokens` (which also bounds reasoning tokens, and

@@ -128,15 +128,8 @@ impl OpenAiResponses {
             body["instructions"] = json!(instructions);
         }
         let settings = request.settings;
-        if let Some(toolset) = request.tools {
-            let tools = dialect.tools(toolset).map_err(config)?;
-            if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-                body["tools"] = tools;
-                let choice = &settings.tool_choice;
-                for (field, value) in dialect.tool_choice(toolset, choice, settings.parallel_tool_calls)? {
-                    body[field.as_str()] = value;
-                }
-            }
+        for (field, value) in super::tool_fields(dialect, &request)? {
+            body[field.as_str()] = value;
         }
         if let Some(tokens) = settings.max_tokens {
             body["max_output_tokens"] = json!(tokens);
