@@ -153,7 +153,7 @@ impl Anthropic {
             body.insert("system".into(), json!(system));
         }
         body.insert("messages".into(), Value::Array(messages(self.dialect, request.messages)?));
-        body.extend(super::tool_fields(self.dialect, &request)?);
+        body.extend(super::tool_fields(self.dialect, request)?);
         if let Some(temperature) = settings.temperature {
             body.insert("temperature".into(), json!(temperature));
         }

@@ -146,7 +146,7 @@ impl Gemini {
         }
         body.insert("contents".into(), Value::Array(self.contents(request.messages)?));
         // `tools`, and `toolConfig` for the function declarations.
-        body.extend(super::tool_fields(Dialect::Gemini, &request)?);
+        body.extend(super::tool_fields(Dialect::Gemini, request)?);
         let mut generation = Map::new();
         if let Some(max_tokens) = settings.max_tokens {
             generation.insert("maxOutputTokens".into(), json!(max_tokens));

@@ -134,7 +134,7 @@ impl OpenAiChat {
         }
         let mut body = json!({"model": self.connection.model, "messages": messages});
         let settings = request.settings;
-        for (field, value) in super::tool_fields(dialect, &request)? {
+        for (field, value) in super::tool_fields(dialect, request)? {
             body[field.as_str()] = value;
         }
         // `max_tokens` is deprecated for Chat Completions in favour of

@@ -128,7 +128,7 @@ impl OpenAiResponses {
             body["instructions"] = json!(instructions);
         }
         let settings = request.settings;
-        for (field, value) in super::tool_fields(dialect, &request)? {
+        for (field, value) in super::tool_fields(dialect, request)? {
             body[field.as_str()] = value;
         }
         if let Some(tokens) = settings.max_tokens {
