@@ -8,9 +8,13 @@
 //! - Gemini generateContent: <https://ai.google.dev/api/generate-content>
 //!   and <https://ai.google.dev/gemini-api/docs/function-calling>.
 
+#[path = "support/replies.rs"]
+mod replies;
+
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
+use replies::{mock, received};
 use serde_json::{Value, json};
 use tools_agent::{
     Agent, AgentEvent, Anthropic, ApiKey, Decision, Gemini, Message, Model, OpenAiChat, OpenAiResponses,
@@ -19,8 +23,7 @@ use tools_agent::{
 use tools_core::toolset::Toolset;
 use tools_core::{Outcome, ToolCall, ToolContext, ToolError};
 use tools_macros::tool;
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::MockServer;
 
 /// The paths the delete tool was run with, shared through the context.
 #[derive(Clone, Default)]
@@ -159,26 +162,6 @@ impl Provider {
             ),
         }
     }
-}
-
-/// A mock answering every POST with these bodies, in order.
-async fn mock(bodies: Vec<Value>) -> MockServer {
-    let server = MockServer::start().await;
-    for body in bodies {
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(body))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&server)
-            .await;
-    }
-    server
-}
-
-/// The JSON bodies the mock received, in order.
-async fn received(server: &MockServer) -> Vec<Value> {
-    let requests = server.received_requests().await.unwrap_or_default();
-    requests.iter().map(|request| request.body_json::<Value>().unwrap()).collect()
 }
 
 /// The model's first turn: a harmless call and one that needs approval.

@@ -3,14 +3,15 @@
 
 #[path = "support/many_tools.rs"]
 mod many_tools;
+#[path = "support/replies.rs"]
+mod replies;
 
+use replies::{mock, received};
 use serde_json::{Value, json};
 use tools_agent::{Agent, ApiKey, OpenAiChat, ToolIndex};
 use tools_core::Tool;
 use tools_core::toolset::{ToolSearch, Toolset};
 use tools_provider::{Dialect, budget};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 #[test]
 fn the_index_finds_the_needed_tool_in_its_top_five_for_90_of_100_requests() {
@@ -95,19 +96,6 @@ fn chat(calls: &[(&str, &str, Value)]) -> Value {
     })
 }
 
-async fn mock(bodies: Vec<Value>) -> MockServer {
-    let server = MockServer::start().await;
-    for body in bodies {
-        Mock::given(method("POST"))
-            .respond_with(ResponseTemplate::new(200).set_body_json(body))
-            .up_to_n_times(1)
-            .with_priority(1)
-            .mount(&server)
-            .await;
-    }
-    server
-}
-
 /// The names of the functions a Chat Completions request offered.
 fn offered(body: &Value) -> Vec<String> {
     let tools = body["tools"].as_array().cloned().unwrap_or_default();
@@ -131,13 +119,7 @@ async fn a_search_finds_a_tool_and_the_next_request_offers_it() {
     let result = agent.run("Open a Jira issue: login fails").await.unwrap();
     assert_eq!(result.answer, "Done: JIRA-1 is open.");
 
-    let requests: Vec<Value> = server
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .map(|request| request.body_json::<Value>().unwrap())
-        .collect();
+    let requests = received(&server).await;
     assert_eq!(requests.len(), 3);
     // First: the search and the tool kept loaded, nothing else.
     assert_eq!(offered(&requests[0]), ["tool_search", "slack_create_message"]);
