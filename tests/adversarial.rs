@@ -428,12 +428,7 @@ async fn ten_thousand_concurrent_calls_all_succeed_in_call_order() {
     let results = within("10,000 calls waiting for each other", tools.run(&ToolContext::new(), &calls)).await;
     assert_eq!(results.len(), CALLS);
     for (n, result) in results.iter().enumerate() {
-        let expected = ToolResult {
-            id: format!("call_{n}"),
-            name: "gather".into(),
-            content: (n * 2).to_string(),
-            outcome: Outcome::Success,
-        };
+        let expected = ToolResult::new(format!("call_{n}"), "gather", (n * 2).to_string(), Outcome::Success);
         assert_eq!(*result, expected);
     }
     let counts = tools.counts("gather").unwrap();

@@ -162,12 +162,7 @@ pub(crate) fn denied(call: &ToolCall, reason: &str) -> ToolResult {
         "a person denied this call of `{}`, so it did not run: {reason}",
         call.name
     ));
-    ToolResult {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        content: error.model_content(),
-        outcome: error.outcome(),
-    }
+    ToolResult::error(call, &error)
 }
 
 /// The turn's results in call order: each placed result at its place, and

@@ -217,7 +217,7 @@ mod tests {
     use super::*;
 
     fn result(name: &str, outcome: Outcome) -> ToolResult {
-        ToolResult { id: "1".into(), name: name.into(), content: String::new(), outcome }
+        ToolResult::new("1", name, "", outcome)
     }
 
     #[test]

@@ -103,12 +103,8 @@ fn document(tool: &dyn Tool) -> String {
 /// description, input schema), at most `max` of them, the ones already
 /// offered left out.
 pub(crate) fn answer(index: &ToolIndex, offered: &Toolset, max: usize, call: &ToolCall) -> ToolResult {
-    let result = |content: String, outcome| ToolResult {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        content,
-        outcome,
-    };
+    let result =
+        |content: String, outcome| ToolResult::new(call.id.clone(), call.name.clone(), content, outcome);
     let query =
         match serde_json::from_str::<SearchArguments>(tools_core::clean_json(&call.arguments).as_ref()) {
             Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,

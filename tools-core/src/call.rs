@@ -2,6 +2,9 @@
 //! Serializable, so a run's transcript can be stored and continued.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{Output, Part, ToolError};
 
 /// One tool call the model made: its id, the tool's name and the raw
 /// argument string, exactly as the provider sent them.
@@ -87,8 +90,50 @@ pub struct ToolResult {
     pub id: String,
     /// The name the model called.
     pub name: String,
-    /// The content string for the model.
+    /// The content string for the model: the output's text, or what went
+    /// wrong.
     pub content: String,
     /// How the call ended.
     pub outcome: Outcome,
+    /// What follows the text for the model (JSON, images, files, more text);
+    /// each provider format sends them its own way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
+    /// The tool's data for the application, which no model sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<Value>,
+}
+
+impl ToolResult {
+    /// A result of text alone.
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+        outcome: Outcome,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            name: name.into(),
+            content: content.into(),
+            outcome,
+            parts: Vec::new(),
+            artifact: None,
+        }
+    }
+
+    /// The result of `call` ending in `error`: what the error shows the model.
+    pub fn error(call: &ToolCall, error: &ToolError) -> Self {
+        Self::new(call.id.clone(), call.name.clone(), error.model_content(), error.outcome())
+    }
+
+    /// The result as text alone: the content, then each text and JSON part
+    /// on a line of its own. What a format that takes only text sends.
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        if self.parts.is_empty() {
+            return std::borrow::Cow::Borrowed(&self.content);
+        }
+        let output = Output { text: self.content.clone(), parts: self.parts.clone(), artifact: None };
+        std::borrow::Cow::Owned(output.into_text())
+    }
 }

@@ -5,7 +5,8 @@
 //!   JSON adapter that turns it into a [`Tool`]; [`Arguments`]: what its
 //!   request type must be;
 //! - [`ToolContext`], [`ToolError`], [`ToolOutput`]: what a call sees, fails
-//!   with and returns;
+//!   with and returns; [`Output`], [`Part`], [`Media`]: a result with more
+//!   than text (JSON, images, files) and an artifact for the application;
 //! - [`ToolSpec`]: what a typed tool declares (name, description, schema...);
 //! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
 //!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
@@ -24,6 +25,7 @@ mod context;
 mod describe;
 mod error;
 mod output;
+mod parts;
 mod renamed;
 mod spec;
 mod tool;
@@ -41,9 +43,10 @@ pub use context::ToolContext;
 pub use describe::to_markdown;
 pub use error::{BoxError, ToolError};
 pub use output::{Displayed, Json, ToolOutput};
+pub use parts::{Media, Output, Part, Source};
 pub use renamed::Renamed;
 pub use spec::{Annotations, ToolSpec};
-pub use tool::{Tool, ToolFuture};
+pub use tool::{OutputFuture, Tool, ToolFuture};
 pub use toolset::Toolset;
 pub use typed::{Arguments, TypedTool};
 

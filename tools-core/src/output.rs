@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::ToolError;
+use crate::parts::Part;
+use crate::{Output, ToolError};
 
 /// A value a tool returns: it knows how to become the model's content string.
 ///
@@ -31,9 +32,27 @@ use crate::ToolError;
     label = "a tool returns a `ToolOutput` or a `Result<T, E>` whose `T` is one",
     note = "return `String`, `Json<T>` or `Displayed<T>`, or put `#[derive(ToolOutput)]` on `{Self}` (compact JSON of a `Serialize` type)"
 )]
-pub trait ToolOutput {
+pub trait ToolOutput: Sized {
     /// The content string for the model. Fails only if serialization fails.
     fn into_content(self) -> Result<String, ToolError>;
+
+    /// The whole output: by default the content string alone; an
+    /// [`Output`] gives its parts and artifact as well.
+    fn into_output(self) -> Result<Output, ToolError> {
+        self.into_content().map(Output::text)
+    }
+}
+
+impl ToolOutput for Output {
+    /// The text, then each text and JSON part on a line of its own: what
+    /// reads the output as text alone sees.
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(self.into_text())
+    }
+
+    fn into_output(self) -> Result<Output, ToolError> {
+        Ok(self)
+    }
 }
 
 /// Compact JSON of any serializable value, as the model's content.
@@ -115,6 +134,38 @@ impl<T: Serialize> ToolOutput for Vec<T> {
 impl<T: Serialize> ToolOutput for Option<T> {
     fn into_content(self) -> Result<String, ToolError> {
         to_json_content(&self)
+    }
+}
+
+impl Output {
+    /// The output as text alone: the text, then each text and JSON part on a
+    /// line of its own (images and files have no text).
+    pub fn into_text(self) -> String {
+        match self.to_text() {
+            Cow::Owned(text) => text,
+            Cow::Borrowed(_) => self.text,
+        }
+    }
+
+    /// The output as text alone ([`Output::into_text`]), borrowed when it is
+    /// the text and nothing more.
+    pub fn to_text(&self) -> Cow<'_, str> {
+        if !self.parts.iter().any(|part| matches!(part, Part::Text { .. } | Part::Json { .. })) {
+            return Cow::Borrowed(&self.text);
+        }
+        let mut text = self.text.clone();
+        for part in &self.parts {
+            let piece = match part {
+                Part::Text { text } => Cow::Borrowed(text.as_str()),
+                Part::Json { value } => Cow::Owned(value.to_string()),
+                _ => continue,
+            };
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&piece);
+        }
+        Cow::Owned(text)
     }
 }
 

@@ -7,10 +7,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::{Annotations, JsonObject, ToolContext, ToolError};
+use crate::{Annotations, JsonObject, Output, ToolContext, ToolError};
 
 /// The future a [`Tool::call`] returns.
 pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ToolError>> + Send + 'a>>;
+
+/// The future a [`Tool::call_output`] returns.
+pub type OutputFuture<'a> = Pin<Box<dyn Future<Output = Result<Output, ToolError>> + Send + 'a>>;
 
 /// A tool a model can call: a name, a description for the prompt, a JSON
 /// Schema of its arguments, and a call from the raw argument string to the
@@ -50,8 +53,17 @@ pub trait Tool: Send + Sync {
     /// The JSON Schema of the arguments: built once, borrowed on every call.
     fn parameters(&self) -> &JsonObject;
 
-    /// Run one call with the raw argument string the model sent.
+    /// Run one call with the raw argument string the model sent: its text.
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a>;
+
+    /// Run one call for its whole [`Output`]: the text, and the parts and
+    /// artifact beyond it. What a toolset runs; by default the text of
+    /// [`Tool::call`]. A tool with images or files to show implements this
+    /// (a typed tool returning [`Output`] does).
+    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
+        let call = self.call(ctx, input);
+        Box::pin(async move { call.await.map(Output::text) })
+    }
 
     /// Hints for MCP clients (title, read-only, destructive...).
     fn annotations(&self) -> &Annotations {
@@ -96,6 +108,9 @@ impl<T: Tool + ?Sized> Tool for Arc<T> {
     }
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
         (**self).call(ctx, input)
+    }
+    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
+        (**self).call_output(ctx, input)
     }
     fn annotations(&self) -> &Annotations {
         (**self).annotations()

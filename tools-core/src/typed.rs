@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::{
-    Annotations, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, ToolSpec,
+    Annotations, JsonObject, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolOutput,
+    ToolSpec,
 };
 
 /// A type a tool takes as its arguments: the model's JSON is read into it
@@ -120,6 +121,14 @@ impl<T: TypedTool> Tool for T {
             let req = T::Request::parse(self.spec(), input)?;
             let output = self.run(ctx, req).await.map_err(Into::into)?;
             output.into_content()
+        })
+    }
+
+    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
+        Box::pin(async move {
+            let req = T::Request::parse(self.spec(), input)?;
+            let output = self.run(ctx, req).await.map_err(Into::into)?;
+            output.into_output()
         })
     }
 

@@ -35,7 +35,7 @@ struct Answer(&'static str);
 
 impl Layer for Answer {
     fn before<'a>(&'a self, _call: LayerCall<'a>) -> BoxFuture<'a, Before> {
-        Box::pin(async move { Before::Answer(Ok(self.0.to_owned())) })
+        Box::pin(async move { Before::Answer(Ok(self.0.into())) })
     }
 }
 

@@ -11,7 +11,9 @@ use common::{FnTool, echo};
 use futures::future::BoxFuture;
 use tools_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, RepairBudget, Retry};
 use tools_core::toolset::{Before, Layer, LayerCall, Next, OnError, ToolOptions, Toolset};
-use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolFuture, ToolResult, ToolSpec, TypedTool};
+use tools_core::{
+    Outcome, Output, OutputFuture, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool,
+};
 
 async fn run(tools: &Toolset, calls: &[(&str, &str)]) -> Vec<ToolResult> {
     let calls: Vec<ToolCall> = calls
@@ -36,9 +38,9 @@ impl Layer for Logs {
         self.push(&format!("before {}", call.arguments));
         Box::pin(async move { Before::RunWith(format!("{}+", call.arguments)) })
     }
-    fn after<'a>(&'a self, _: LayerCall<'a>, output: String) -> BoxFuture<'a, Result<String, ToolError>> {
+    fn after<'a>(&'a self, _: LayerCall<'a>, output: Output) -> BoxFuture<'a, Result<Output, ToolError>> {
         self.push("after");
-        Box::pin(async move { Ok(format!("{output}{}", self.0)) })
+        Box::pin(async move { Ok(Output::text(format!("{}{}", output.text, self.0))) })
     }
 }
 
@@ -95,7 +97,7 @@ async fn a_before_step_can_answer_without_running_the_tool() {
 struct Panics;
 
 impl Layer for Panics {
-    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> ToolFuture<'a> {
+    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
         if call.tool.name() == "echo" {
             panic!("a layer's bug");
         }

@@ -33,12 +33,7 @@ async fn success_carries_id_name_and_content() {
     let result = tools.call(&ToolContext::new(), &call("call_1", "GET_WEATHER", r#"{"city":"Paris"}"#)).await;
     assert_eq!(
         result,
-        ToolResult {
-            id: "call_1".into(),
-            name: "GET_WEATHER".into(),
-            content: "21°C in Paris for 1 days".into(),
-            outcome: Outcome::Success,
-        }
+        ToolResult::new("call_1", "GET_WEATHER", "21°C in Paris for 1 days", Outcome::Success)
     );
 }
 

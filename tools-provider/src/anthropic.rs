@@ -222,8 +222,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 ///
 /// ```
 /// use tools_core::{Outcome, ToolResult};
-/// let result = ToolResult { id: "toolu_01".into(), name: "get_weather".into(),
-///                           content: "21°C".into(), outcome: Outcome::Success };
+/// let result = ToolResult::new("toolu_01", "get_weather", "21°C", Outcome::Success);
 /// let messages = tools_provider::anthropic::format_results(&[result]);
 /// assert_eq!(messages[0]["content"][0]["tool_use_id"], "toolu_01");
 /// assert!(tools_provider::anthropic::format_results(&[]).is_empty());

@@ -44,9 +44,8 @@ use tools_core::{Tool, ToolCall, ToolResult};
 ///     {"type": "tool_use", "id": "toolu_01", "name": "now", "input": {}}]});
 /// let calls = dialect.parse_calls(&response).unwrap();
 /// // What `tools.run(&ctx, &calls).await` returns: one result per call, in order.
-/// let results: Vec<ToolResult> = calls.iter().map(|call| ToolResult {
-///     id: call.id.clone(), name: call.name.clone(), content: "12:00".into(), outcome: Outcome::Success,
-/// }).collect();
+/// let results: Vec<ToolResult> =
+///     calls.iter().map(|call| ToolResult::new(&call.id, &call.name, "12:00", Outcome::Success)).collect();
 /// conversation.push(response);
 /// conversation.extend(dialect.format_results(&results).unwrap());
 /// assert_eq!(conversation[2]["content"][0], json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "12:00"}));
@@ -300,8 +299,7 @@ impl Dialect {
     /// ```
     /// use tools_core::{Outcome, ToolResult};
     /// use tools_provider::Dialect;
-    /// let result = ToolResult { id: "call_1".into(), name: "get_weather".into(),
-    ///                           content: "21°C".into(), outcome: Outcome::Success };
+    /// let result = ToolResult::new("call_1", "get_weather", "21°C", Outcome::Success);
     /// let messages = Dialect::OpenAiChat.format_results(&[result]).unwrap();
     /// assert_eq!(messages, [serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "21°C"})]);
     /// ```

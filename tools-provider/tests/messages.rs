@@ -7,7 +7,7 @@ use tools_core::{Outcome, ToolCall, ToolResult};
 use tools_provider::{Dialect, anthropic, gemini, openai};
 
 fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
-    ToolResult { id: call.id.clone(), name: call.name.clone(), content: content.to_owned(), outcome }
+    ToolResult::new(call.id.clone(), call.name.clone(), content, outcome)
 }
 
 /// A turn's results for these calls: the first succeeds with JSON, the second fails.

@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::toolset::{Layer, LayerCall, Next};
-use crate::{JsonObject, ToolFuture, clean_json};
+use crate::{JsonObject, Output, OutputFuture, clean_json};
 
 /// The outputs of tools marked both `read_only` and `idempotent`, kept for
 /// `ttl` and answered again for the same arguments without running the
@@ -17,7 +17,7 @@ use crate::{JsonObject, ToolFuture, clean_json};
 /// let tools = Toolset::new().with_layer(Cache::new(1_000, Duration::from_secs(60)));
 /// ```
 pub struct Cache {
-    outputs: quick_cache::sync::Cache<(String, String), (Instant, String)>,
+    outputs: quick_cache::sync::Cache<(String, String), (Instant, Output)>,
     ttl: Duration,
 }
 
@@ -39,7 +39,7 @@ impl Cache {
 }
 
 impl Layer for Cache {
-    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> ToolFuture<'a> {
+    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
         let hints = call.tool.annotations();
         let cacheable = hints.read_only == Some(true) && hints.idempotent == Some(true);
         let key = cacheable

@@ -1,9 +1,10 @@
 use futures::future::BoxFuture;
 
-use crate::ToolError;
 use crate::toolset::{Layer, LayerCall};
+use crate::{Output, ToolError};
 
-/// A check over every successful output: `Err(message)` replaces the output
+/// A check over the text of every successful output (its text parts and
+/// JSON included, as [`Output::to_text`] reads it): `Err(message)` replaces the output
 /// with `{"error": message}`, which is what the model reads (a secret that
 /// must not leave, an answer too long to be useful).
 ///
@@ -31,8 +32,8 @@ impl<F> Layer for Guardrail<F>
 where
     F: Fn(LayerCall<'_>, &str) -> Result<(), String> + Send + Sync,
 {
-    fn after<'a>(&'a self, call: LayerCall<'a>, output: String) -> BoxFuture<'a, Result<String, ToolError>> {
-        let checked = (self.check)(call, &output).map(|()| output).map_err(ToolError::failed);
+    fn after<'a>(&'a self, call: LayerCall<'a>, output: Output) -> BoxFuture<'a, Result<Output, ToolError>> {
+        let checked = (self.check)(call, &output.to_text()).map_err(ToolError::failed).map(|()| output);
         Box::pin(std::future::ready(checked))
     }
 }

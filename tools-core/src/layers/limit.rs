@@ -3,7 +3,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Semaphore;
 
-use crate::ToolFuture;
+use crate::OutputFuture;
 use crate::toolset::{Layer, LayerCall, Next};
 
 /// At most `limit` calls of each tool run at once, across turns and the
@@ -42,7 +42,7 @@ impl ConcurrencyLimit {
 }
 
 impl Layer for ConcurrencyLimit {
-    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> ToolFuture<'a> {
+    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
         let semaphore = self.semaphore(call.tool.name());
         Box::pin(async move {
             // Never closed, so acquiring only waits.

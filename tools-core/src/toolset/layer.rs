@@ -8,7 +8,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 
 use super::Toolset;
-use crate::{Tool, ToolContext, ToolError, ToolFuture};
+use crate::{Output, OutputFuture, Tool, ToolContext, ToolError};
 
 /// One call as a layer sees it: the tool (its name, schema and
 /// annotations), the call's context, its id, and the arguments (the raw text
@@ -54,7 +54,7 @@ pub enum Before {
     RunWith(String),
     /// Do not run the tool (nor the layers inside this one): this is the
     /// call's answer.
-    Answer(Result<String, ToolError>),
+    Answer(Result<Output, ToolError>),
 }
 
 /// What a layer's error step decides about an error from inside it.
@@ -67,7 +67,7 @@ pub enum OnError {
     /// Run them again with these arguments.
     RetryWith(String),
     /// The call's answer instead of the error.
-    Answer(Result<String, ToolError>),
+    Answer(Result<Output, ToolError>),
 }
 
 /// Code around every call of a toolset, or of one tool.
@@ -114,7 +114,7 @@ pub trait Layer: Send + Sync {
     }
 
     /// After a successful call: the output the call answers with.
-    fn after<'a>(&'a self, call: LayerCall<'a>, output: String) -> BoxFuture<'a, Result<String, ToolError>> {
+    fn after<'a>(&'a self, call: LayerCall<'a>, output: Output) -> BoxFuture<'a, Result<Output, ToolError>> {
         let _ = call;
         Box::pin(std::future::ready(Ok(output)))
     }
@@ -128,7 +128,7 @@ pub trait Layer: Send + Sync {
 
     /// The whole call: `before`, then `next` (the layers inside and the
     /// tool) until `on_error` stops retrying, then `after`.
-    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> ToolFuture<'a> {
+    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
         Box::pin(async move {
             let mut arguments = match self.before(call).await {
                 Before::Run => None,
@@ -162,13 +162,13 @@ impl<L: Layer + ?Sized> Layer for Arc<L> {
     fn before<'a>(&'a self, call: LayerCall<'a>) -> BoxFuture<'a, Before> {
         (**self).before(call)
     }
-    fn after<'a>(&'a self, call: LayerCall<'a>, output: String) -> BoxFuture<'a, Result<String, ToolError>> {
+    fn after<'a>(&'a self, call: LayerCall<'a>, output: Output) -> BoxFuture<'a, Result<Output, ToolError>> {
         (**self).after(call, output)
     }
     fn on_error<'a>(&'a self, call: LayerCall<'a>, error: ToolError, attempt: u32) -> BoxFuture<'a, OnError> {
         (**self).on_error(call, error, attempt)
     }
-    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> ToolFuture<'a> {
+    fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
         (**self).around(call, next)
     }
 }
@@ -202,11 +202,11 @@ impl<'a> Next<'a> {
     }
 
     /// Run the rest of the chain for `call`.
-    pub fn run(self, call: LayerCall<'a>) -> ToolFuture<'a> {
+    pub fn run(self, call: LayerCall<'a>) -> OutputFuture<'a> {
         match (self.outer.split_first(), self.inner.split_first()) {
             (Some((layer, outer)), _) => layer.around(call, Next { outer, ..self }),
             (None, Some((layer, inner))) => layer.around(call, Next { outer: &[], inner }),
-            (None, None) => call.tool.call(call.ctx, call.arguments),
+            (None, None) => call.tool.call_output(call.ctx, call.arguments),
         }
     }
 }

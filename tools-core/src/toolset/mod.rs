@@ -12,6 +12,7 @@
 
 mod approval;
 mod builder;
+mod cap;
 mod compose;
 mod counters;
 mod layer;
@@ -30,6 +31,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 pub use builder::ToolsetBuilder;
+pub use cap::{OutputCap, truncate};
 pub use counters::CallCounts;
 pub use layer::{Before, Layer, LayerCall, Next, OnError};
 pub use names::{NameError, RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, validate_name};
@@ -227,6 +229,8 @@ pub struct RunOptions {
     pub default_timeout: Option<Duration>,
     /// The most calls of one turn that run at once; unbounded if `None`.
     pub max_concurrency: Option<usize>,
+    /// How much of each call's output the model reads ([`OutputCap`]).
+    pub output_cap: OutputCap,
 }
 
 impl RunOptions {
@@ -262,6 +266,9 @@ impl RunOptions {
 pub struct ToolOptions {
     /// The most one call may take, whatever the tool's own timeout.
     pub timeout: Option<Duration>,
+    /// How much of each call's output the model reads, instead of the
+    /// toolset's cap ([`ToolOptions::with_output_cap`]).
+    pub output_cap: Option<OutputCap>,
     /// This tool's own layers, inside the toolset's, outermost first.
     pub layers: Vec<Arc<dyn Layer>>,
     /// Which of this tool's calls wait for approval

@@ -16,7 +16,7 @@ use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
 /// How the race between the tool, the clock and the cancellation ended.
 enum Ended {
-    Returned(Result<String, ToolError>),
+    Returned(Result<crate::Output, ToolError>),
     Panicked(Box<dyn Any + Send>),
     TimedOut,
     Cancelled,
@@ -196,8 +196,17 @@ impl Toolset {
         .instrument(span.clone())
         .await;
 
+        let cap = entry.options.output_cap.unwrap_or(self.options.output_cap);
+        let ended = match ended {
+            Ended::Returned(Ok(output)) => Ended::Returned(cap.apply(output, tool.name())),
+            other => other,
+        };
+        let (mut parts, mut artifact) = (Vec::new(), None);
         let (outcome, content) = match ended {
-            Ended::Returned(Ok(content)) => (Outcome::Success, content),
+            Ended::Returned(Ok(output)) => {
+                (parts, artifact) = (output.parts, output.artifact);
+                (Outcome::Success, output.text)
+            }
             Ended::Returned(Err(error)) => (error.outcome(), error.model_content()),
             Ended::Panicked(payload) => {
                 // The panic message stays in the logs: it may hold internals
@@ -223,7 +232,8 @@ impl Toolset {
         span.record("outcome", outcome.as_str());
         span.record("duration_us", elapsed.as_micros() as u64);
         entry.counters.record(outcome);
-        let result = ToolResult { id: call.id.clone(), name: call.name.clone(), content, outcome };
+        let result =
+            ToolResult { id: call.id.clone(), name: call.name.clone(), content, outcome, parts, artifact };
         self.notify_end(entry, call, &result, elapsed);
         result
     }
@@ -238,11 +248,6 @@ impl Toolset {
             let names: Vec<&str> = self.names().collect();
             format!("there is no tool named `{}`; the available tools are: {}", call.name, names.join(", "))
         };
-        ToolResult {
-            id: call.id.clone(),
-            name: call.name.clone(),
-            content: error_object(&message),
-            outcome: Outcome::NotFound,
-        }
+        ToolResult::new(call.id.clone(), call.name.clone(), error_object(&message), Outcome::NotFound)
     }
 }
