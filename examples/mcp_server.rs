@@ -1,7 +1,8 @@
 //! Serve the example tools over MCP: on stdio by default, or as streamable
 //! HTTP. With `TAVILY_API_KEY` set, Tavily web search joins them.
 //! `cancel_alert` needs a person's approval, which the server asks the
-//! client for.
+//! client for. `weather_chart` answers with a PNG it draws itself, which a
+//! client receives as an MCP image.
 //!
 //! ```sh
 //! cargo run --example mcp_server --features mcp                         # stdio
@@ -16,7 +17,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use tools::mcp::{HttpOptions, McpServer};
-use tools::{Json, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use tools::{Json, Media, Output, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct WeatherRequest {
@@ -57,10 +58,94 @@ impl TypedTool for GetWeather {
             return Err(ToolError::retry("`city` is empty: ask again with a city name"));
         }
         let days = req.days.unwrap_or(1);
-        let seed = req.city.bytes().map(u32::from).sum::<u32>() % 15;
-        let celsius = (0..days).map(|day| 10.0 + seed as f32 + f32::from(day % 4)).collect();
+        let celsius = forecast(&req.city, days);
         Ok(Json(Forecast { city: req.city, days, celsius }))
     }
+}
+
+/// Made-up daily temperatures for a city: the same city, the same numbers.
+fn forecast(city: &str, days: u8) -> Vec<f32> {
+    let seed = city.bytes().map(u32::from).sum::<u32>() % 15;
+    (0..days).map(|day| 10.0 + seed as f32 + f32::from(day % 4)).collect()
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ChartRequest {
+    /// City name, e.g. "Paris".
+    city: String,
+    /// Days to chart, 1 to 16 (default 7).
+    #[schemars(range(min = 1, max = 16))]
+    days: Option<u8>,
+}
+
+/// The forecast as a bar chart: a PNG drawn in memory, the numbers as text,
+/// and the numbers again as the artifact, for the application (never sent
+/// to the client).
+struct WeatherChart;
+
+impl TypedTool for WeatherChart {
+    type Request = ChartRequest;
+    type Output = Output;
+    type Error = ToolError;
+
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+            ToolSpec::new::<ChartRequest>(
+                "weather_chart",
+                "A bar chart (PNG) of the daily temperatures in °C for a city.",
+            )
+            .with_title("Weather chart")
+            .read_only(true)
+        });
+        &SPEC
+    }
+
+    async fn run(&self, _ctx: &ToolContext, req: ChartRequest) -> Result<Output, ToolError> {
+        if req.city.trim().is_empty() {
+            return Err(ToolError::retry("`city` is empty: ask again with a city name"));
+        }
+        let days = req.days.unwrap_or(7);
+        let celsius = forecast(&req.city, days);
+        let png =
+            bar_chart(&celsius).map_err(|e| ToolError::failed(format!("drawing the chart failed: {e}")))?;
+        let numbers: Vec<String> = celsius.iter().map(|c| format!("{c:.0}")).collect();
+        Ok(Output::text(format!("Daily temperatures in {}, °C: {}", req.city, numbers.join(", ")))
+            .with_image(Media::bytes(png, "image/png").named("chart.png"))
+            .with_artifact(serde_json::json!({ "city": req.city, "celsius": celsius })))
+    }
+}
+
+/// One bar per value, 3 pixels a degree, on a white background: a PNG.
+fn bar_chart(values: &[f32]) -> Result<Vec<u8>, png::EncodingError> {
+    const BAR: usize = 16;
+    const GAP: usize = 6;
+    const HEIGHT: usize = 100;
+    const PER_DEGREE: f32 = 3.0;
+    let width = GAP + values.len() * (BAR + GAP);
+    let mut pixels = vec![255u8; width * HEIGHT * 3];
+    for (index, value) in values.iter().enumerate() {
+        let bar = ((value.max(0.0) * PER_DEGREE) as usize).min(HEIGHT - 2);
+        let left = GAP + index * (BAR + GAP);
+        for y in HEIGHT - 1 - bar..HEIGHT - 1 {
+            for x in left..left + BAR {
+                let at = (y * width + x) * 3;
+                pixels[at..at + 3].copy_from_slice(&[230, 120, 40]);
+            }
+        }
+    }
+    // The axis: the bottom row, grey.
+    for x in 0..width {
+        let at = ((HEIGHT - 1) * width + x) * 3;
+        pixels[at..at + 3].copy_from_slice(&[90, 90, 90]);
+    }
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, width as u32, HEIGHT as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&pixels)?;
+    writer.finish()?;
+    Ok(png)
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -112,7 +197,8 @@ async fn cancel_alert(_ctx: &ToolContext, city: String) -> String {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut tools = Toolset::builder().add(GetWeather).add(CountSlowly).add(CancelAlert).build()?;
+    let mut tools =
+        Toolset::builder().add(GetWeather).add(CountSlowly).add(CancelAlert).add(WeatherChart).build()?;
     match tools_tavily::Tavily::new() {
         Ok(tavily) => {
             tools.add(tavily)?;

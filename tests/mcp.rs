@@ -29,7 +29,7 @@ fn example_binary() -> &'static PathBuf {
     BINARY.get_or_init(|| support::build_example("mcp_server"))
 }
 
-/// The example server as a child process, serving its two own tools (Tavily
+/// The example server as a child process, serving its own tools (Tavily
 /// joins them when its key is set).
 fn example_command() -> tokio::process::Command {
     let mut command = tokio::process::Command::new(example_binary());
@@ -55,7 +55,7 @@ async fn stdio_example_lists_its_tools_with_schemas_and_annotations() {
     let client = stdio_client().await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["get_weather", "count_slowly", "cancel_alert"]);
+    assert_eq!(names, ["get_weather", "count_slowly", "cancel_alert", "weather_chart"]);
     let weather = &tools[0];
     let schema = Value::Object((*weather.input_schema).clone());
     assert_eq!(schema["type"], "object");
@@ -141,8 +141,11 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     command.kill_on_drop(true);
     let client = McpClient::stdio(command).await.unwrap();
     let mut tools = Toolset::builder().add(Echo).build().unwrap();
-    assert_eq!(client.register(&mut tools).await.unwrap(), 3);
-    assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "get_weather", "count_slowly", "cancel_alert"]);
+    assert_eq!(client.register(&mut tools).await.unwrap(), 4);
+    assert_eq!(
+        tools.names().collect::<Vec<_>>(),
+        ["echo", "get_weather", "count_slowly", "cancel_alert", "weather_chart"]
+    );
     let weather = tools.get("get_weather").unwrap();
     assert_eq!(weather.parameters()["properties"]["days"]["maximum"], 16);
     assert_eq!(weather.annotations().read_only, Some(true));
@@ -164,6 +167,46 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     assert_eq!(not_json.outcome, Outcome::InvalidArguments);
     let local = tools.call(&ctx, &ToolCall::new("4", "echo", r#"{"n":4}"#)).await;
     assert_eq!(local.content, "8");
+}
+
+/// The first bytes of every PNG file.
+const PNG_SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+#[tokio::test]
+async fn the_examples_chart_is_an_mcp_image_of_a_png() {
+    let client = stdio_client().await;
+    let chart = client.call_tool(call("weather_chart", json!({"city": "Paris", "days": 5}))).await.unwrap();
+    assert_eq!(chart.is_error, Some(false), "{}", text(&chart));
+    assert_eq!(text(&chart), "Daily temperatures in Paris, °C: 11, 12, 13, 14, 11");
+    let image = chart.content[1].as_image().expect("the second block is an image");
+    assert_eq!(image.mime_type, "image/png");
+    let bytes = base64_decode(&image.data);
+    assert!(bytes.starts_with(PNG_SIGNATURE), "{:?}", &bytes[..8.min(bytes.len())]);
+    // The artifact stays with the server's application; nothing else is sent.
+    assert_eq!((chart.content.len(), chart.structured_content.clone(), chart.meta.clone()), (2, None, None));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_remote_image_reaches_the_local_toolset_intact() {
+    let mut command = example_command();
+    command.kill_on_drop(true);
+    let client = McpClient::stdio(command).await.unwrap();
+    let mut tools = Toolset::new();
+    client.register(&mut tools).await.unwrap();
+    let call = ToolCall::new("1", "weather_chart", r#"{"city":"Oslo","days":3}"#);
+    let result = tools.call(&ToolContext::new(), &call).await;
+    assert_eq!(result.outcome, Outcome::Success, "{}", result.content);
+    assert_eq!(result.content, "Daily temperatures in Oslo, °C: 18, 19, 20");
+    let [tools::Part::Image(image)] = result.parts.as_slice() else { panic!("{:?}", result.parts) };
+    assert_eq!(image.media_type, "image/png");
+    assert!(image.data().unwrap().starts_with(PNG_SIGNATURE));
+    assert_eq!(result.artifact, None, "the remote artifact never left its server");
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(text).expect("MCP carries bytes as base64")
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ first check that fails.
 """
 
 import asyncio
+import base64
 import json
 import os
 import subprocess
@@ -58,7 +59,7 @@ async def exercise(session: ClientSession, transport: str, asks: bool = False) -
 
     tools = (await session.list_tools()).tools
     names = [tool.name for tool in tools]
-    check(names == ["get_weather", "count_slowly", "cancel_alert"], f"{transport}: tool names {names}")
+    check(names == ["get_weather", "count_slowly", "cancel_alert", "weather_chart"], f"{transport}: tool names {names}")
     schema = field(tools[0], "input_schema", "inputSchema")
     check(schema["type"] == "object" and schema["required"] == ["city"], f"{transport}: schema {schema}")
     check(schema["properties"]["days"]["maximum"] == 16, f"{transport}: days range {schema}")
@@ -69,6 +70,15 @@ async def exercise(session: ClientSession, transport: str, asks: bool = False) -
     structured = field(ok, "structured_content", "structuredContent")
     check(structured["days"] == 3 and len(structured["celsius"]) == 3, f"{transport}: structured {structured}")
     check(json.loads(text_of(ok)) == structured, f"{transport}: text and structured content differ")
+
+    chart = await session.call_tool("weather_chart", {"city": "Paris", "days": 5})
+    check(not field(chart, "is_error", "isError"), f"{transport}: chart failed: {text_of(chart)}")
+    images = [block for block in chart.content if isinstance(block, types.ImageContent)]
+    check(len(images) == 1, f"{transport}: chart blocks {[getattr(b, 'type', b) for b in chart.content]}")
+    check(field(images[0], "mime_type", "mimeType") == "image/png", f"{transport}: chart type {images[0]}")
+    png = base64.b64decode(images[0].data, validate=True)
+    check(png.startswith(b"\x89PNG\r\n\x1a\n"), f"{transport}: chart bytes start {png[:8]!r}")
+    check(text_of(chart).startswith("Daily temperatures in Paris"), f"{transport}: chart text {text_of(chart)!r}")
 
     fenced = await session.call_tool("get_weather", {"city": "Paris", "days": 17})
     check(field(fenced, "is_error", "isError") is True, f"{transport}: days=17 accepted")

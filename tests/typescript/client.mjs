@@ -5,10 +5,11 @@
 //     npm ci --prefix tests/typescript
 //     node tests/typescript/client.mjs [path/to/mcp_server]
 //
-// Checked: listing, a valid call, each bad-argument case, an unknown tool,
-// progress, cancellation, no validator warnings, over HTTP the token, and
-// approval: `cancel_alert` is refused to a client without elicitation, and
-// runs for one whose person ticks the box the server asks about.
+// Checked: listing, a valid call, an image (the chart, a PNG), each
+// bad-argument case, an unknown tool, progress, cancellation, no validator
+// warnings, over HTTP the token, and approval: `cancel_alert` is refused
+// to a client without elicitation, and runs for one whose person ticks the
+// box the server asks about.
 //
 // Without a path it builds the example with cargo first. Exits non-zero on
 // the first check that fails. Over HTTP it also times sequential calls on
@@ -63,7 +64,10 @@ const textOf = (result) => result.content.filter((b) => b.type === "text").map((
 async function exercise(client, transport) {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
-  check(JSON.stringify(names) === '["get_weather","count_slowly","cancel_alert"]', `${transport}: tool names ${names}`);
+  check(
+    JSON.stringify(names) === '["get_weather","count_slowly","cancel_alert","weather_chart"]',
+    `${transport}: tool names ${names}`,
+  );
   const schema = tools[0].inputSchema;
   check(schema.type === "object" && JSON.stringify(schema.required) === '["city"]', `${transport}: schema`);
   check(schema.properties.days.maximum === 16, `${transport}: days range ${JSON.stringify(schema)}`);
@@ -72,6 +76,13 @@ async function exercise(client, transport) {
   const ok = await client.callTool({ name: "get_weather", arguments: { city: "Paris", days: 3 } });
   check(!ok.isError, `${transport}: valid call failed: ${textOf(ok)}`);
   check(ok.structuredContent.days === 3 && ok.structuredContent.celsius.length === 3, `${transport}: structured`);
+
+  const chart = await client.callTool({ name: "weather_chart", arguments: { city: "Paris", days: 5 } });
+  check(!chart.isError, `${transport}: chart failed: ${textOf(chart)}`);
+  const images = chart.content.filter((b) => b.type === "image");
+  check(images.length === 1 && images[0].mimeType === "image/png", `${transport}: chart ${JSON.stringify(chart.content)}`);
+  const png = Buffer.from(images[0].data, "base64");
+  check(png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])), `${transport}: not a PNG`);
 
   const fenced = await client.callTool({ name: "get_weather", arguments: { city: "Paris", days: 17 } });
   check(fenced.isError === true, `${transport}: days=17 accepted`);

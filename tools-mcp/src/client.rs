@@ -4,15 +4,17 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ErrorCode};
+use rmcp::model::{CallToolRequestParams, ErrorCode};
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 
 use super::McpError;
+use super::blocks::{error_text, output_of};
 use tools_core::{
-    Annotations, JsonObject, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, Toolset,
+    Annotations, JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolFuture,
+    ToolSpec, Toolset,
 };
 
 type Connection = Arc<RunningService<RoleClient, ()>>;
@@ -210,6 +212,16 @@ impl std::fmt::Debug for McpClient {
 /// invalid-params error is [`ToolError::InvalidArguments`], and a broken
 /// connection is a failure. Cancelling the context cancels the remote
 /// request.
+///
+/// Its result keeps every block ([`Tool::call_output`]): a first text block
+/// is the output's text and later ones text parts; images are
+/// [`Part::Image`](tools_core::Part::Image) with their bytes decoded from
+/// base64; audio is a [`Part::File`](tools_core::Part::File) of its media
+/// type; an embedded resource, blob or text, is a file named by its URI's
+/// last segment; a resource link is a file at its URL (an image, for an
+/// `image/*` link); `structuredContent` is a
+/// [`Part::Json`](tools_core::Part::Json) unless a text block says the same.
+/// [`Tool::call`] gives the same as text alone.
 #[derive(Clone)]
 pub struct RemoteTool {
     connection: Connection,
@@ -239,11 +251,11 @@ impl RemoteTool {
         Self { connection, spec: Arc::new(spec) }
     }
 
-    async fn call_remote(&self, input: &str) -> Result<String, ToolError> {
+    async fn call_remote(&self, input: &str) -> Result<Output, ToolError> {
         let arguments = self.spec.parse_object(input)?;
         let request = CallToolRequestParams::new(self.spec.name().to_owned()).with_arguments(arguments);
         match self.connection.peer().call_tool(request).await {
-            Ok(result) => remote_content(result),
+            Ok(result) => remote_output(result),
             Err(ServiceError::McpError(error)) if error.code == ErrorCode::INVALID_PARAMS => {
                 Err(ToolError::invalid_arguments(error.message.into_owned()))
             }
@@ -255,21 +267,13 @@ impl RemoteTool {
     }
 }
 
-/// The content string of a remote result: its text blocks, else its
-/// structured content, else its blocks as JSON.
-fn remote_content(result: CallToolResult) -> Result<String, ToolError> {
-    let texts: Vec<&str> =
-        result.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
-    let content = if !texts.is_empty() {
-        texts.join("\n")
-    } else if let Some(structured) = &result.structured_content {
-        structured.to_string()
-    } else if result.content.is_empty() {
-        String::new()
-    } else {
-        serde_json::to_string(&result.content).unwrap_or_default()
-    };
-    if result.is_error == Some(true) { Err(ToolError::failed(content)) } else { Ok(content) }
+/// A remote result as an output: a result flagged `isError` is a failure
+/// with its text; any other keeps every block.
+fn remote_output(result: rmcp::model::CallToolResult) -> Result<Output, ToolError> {
+    if result.is_error == Some(true) {
+        return Err(ToolError::failed(error_text(&result)));
+    }
+    Ok(output_of(result.content, result.structured_content))
 }
 
 impl Tool for RemoteTool {
@@ -283,6 +287,10 @@ impl Tool for RemoteTool {
         self.spec.parameters()
     }
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
+        let output = self.call_output(ctx, input);
+        Box::pin(async move { output.await.map(Output::into_text) })
+    }
+    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
         Box::pin(async move {
             // Dropping the request future sends notifications/cancelled.
             tokio::select! {

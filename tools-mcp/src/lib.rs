@@ -4,10 +4,19 @@
 //!   ([`McpServer::serve_stdio`]) or streamable HTTP ([`HttpOptions`]);
 //!   `tools/call` goes through the same contract as a model turn, so a bad
 //!   argument, an error or a panic is an `isError` result;
-//! - [`McpResult`], [`McpTool`], [`Rich`]: rich results (images, resources,
-//!   structured content) for the tools that want them;
 //! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools;
-//!   [`Registration`]: which of them join a toolset, under what prefix.
+//!   [`Registration`]: which of them join a toolset, under what prefix;
+//! - [`McpResult`], [`McpTool`], [`Rich`]: results written as MCP content
+//!   blocks, for tools that speak MCP's types (others return an
+//!   [`Output`](tools_core::Output)).
+//!
+//! A tool's [`Output`](tools_core::Output) travels as MCP content blocks
+//! both ways: the server sends text and JSON parts as text (a JSON object
+//! that fits the tool's output schema also as `structuredContent`), images
+//! as `ImageContent`, `audio/*` as `AudioContent`, files as embedded
+//! resources (`tool://<tool>/<name>`), URLs as resource links; a remote
+//! tool's blocks come back as the same parts, bytes decoded. The artifact
+//! is the application's: the server does not send it.
 //!
 //! Progress a tool reports with
 //! [`ToolContext::report_progress`](tools_core::ToolContext::report_progress)
@@ -17,17 +26,18 @@
 //! elicitation, and runs only on their yes.
 
 mod approval;
+mod blocks;
 mod client;
-mod content;
 mod http;
 mod listen;
+mod rich;
 mod server;
 mod stdio;
 mod wire;
 
 pub use client::{McpClient, Registration, RemoteTool};
-pub use content::{McpResult, McpTool, Rich};
 pub use http::{HttpOptions, HttpServer};
+pub use rich::{McpResult, McpTool, Rich};
 pub use server::McpServer;
 
 /// The rmcp crate this bridge is built on, for its model types.

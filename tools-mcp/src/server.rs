@@ -1,6 +1,7 @@
 //! A toolset as an rmcp server: `tools/list`, `tools/call` through the
 //! toolset's contract, `notifications/tools/list_changed` on updates.
 
+use std::collections::HashMap;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -20,7 +21,7 @@ use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
 use super::approval::{Verdict, ask};
-use super::content::{ResultSlot, call_result};
+use super::blocks::call_result;
 use tools_core::{Tool, ToolCall, ToolContext, Toolset};
 
 /// A [`Toolset`] served over MCP, on any rmcp transport.
@@ -29,6 +30,18 @@ use tools_core::{Tool, ToolCall, ToolContext, Toolset};
 /// on one is seen by every session, and each connected client is sent
 /// `notifications/tools/list_changed`: on its session (protocol versions up
 /// to 2025-11-25), or on its `subscriptions/listen` stream (2026-07-28).
+///
+/// A call's [`Output`](tools_core::Output) is sent part by part: its text
+/// and text parts as `TextContent`; a JSON part as text, and the first
+/// JSON object that fits the tool's output schema (any object when it has
+/// none) as `structuredContent` too, where a text that is such an object
+/// serves when there is no JSON part (a tool returning `Json<T>`); when
+/// the output has text of its own, that JSON is not repeated as text.
+/// Images are `ImageContent`, `audio/*` media `AudioContent`, other files
+/// embedded resources (a text resource for UTF-8 text types, else a blob,
+/// under the URI `tool://<tool>/<file name>`), and content at a URL a
+/// resource link. The artifact is the application's and is not sent, not
+/// even in `_meta`.
 ///
 /// ```no_run
 /// use tools_core::Toolset;
@@ -75,16 +88,41 @@ struct Shared {
     changes: watch::Sender<u64>,
 }
 
-/// One version of the toolset, with its `tools/list` answer built once.
+/// One version of the toolset, with its `tools/list` answer and its
+/// output schemas' validators built once.
 struct State {
     toolset: Toolset,
     listed: Vec<rmcp::model::Tool>,
+    /// Each tool with an output schema, by name: the validator its
+    /// structured content must pass, or `None` for a schema that does not
+    /// compile (then any JSON object is sent, as for a tool without one).
+    outputs: HashMap<String, Option<jsonschema::Validator>>,
 }
 
 impl State {
     fn new(toolset: Toolset) -> Arc<Self> {
         let listed = toolset.iter().map(|tool| mcp_tool(tool.as_ref())).collect();
-        Arc::new(Self { toolset, listed })
+        let outputs = toolset
+            .iter()
+            .filter_map(|tool| {
+                let schema = serde_json::Value::Object(tool.output_schema()?.clone());
+                let validator = jsonschema::options().should_validate_formats(false).build(&schema);
+                if let Err(error) = &validator {
+                    tracing::warn!(tool = tool.name(), %error, "the output schema does not compile");
+                }
+                Some((tool.name().to_owned(), validator.ok()))
+            })
+            .collect();
+        Arc::new(Self { toolset, listed, outputs })
+    }
+
+    /// Whether `value` may be the structured content of `tool`'s result:
+    /// it fits the tool's output schema, when it has one.
+    fn fits(&self, tool: &str, value: &serde_json::Value) -> bool {
+        match self.outputs.get(tool) {
+            Some(Some(validator)) => validator.is_valid(value),
+            Some(None) | None => true,
+        }
     }
 }
 
@@ -295,23 +333,22 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let state = self.state();
-        if state.toolset.get(&request.name).is_none() {
+        let Some(tool) = state.toolset.get(&request.name).map(|tool| tool.name().to_owned()) else {
             let names: Vec<&str> = state.toolset.names().collect();
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{}`", request.name),
                 Some(json!({ "tools": names })),
             ));
-        }
+        };
         let arguments = match &request.arguments {
             Some(arguments) => serde_json::Value::Object(arguments.clone()).to_string(),
             None => String::from("{}"),
         };
         let call = ToolCall::new(context.id.to_string(), request.name.as_ref(), arguments);
-        let slot = ResultSlot::default();
         // A child of the server's token: cancelling the server cancels every
         // call; the request's own cancellation is relayed to it below.
         let cancel = self.context.cancellation().child_token();
-        let mut ctx = self.context.clone().with_cancellation(cancel.clone()).with_extension(slot.clone());
+        let mut ctx = self.context.clone().with_cancellation(cancel.clone());
         let token = context
             .meta
             .get_progress_token()
@@ -376,7 +413,7 @@ impl ServerHandler for McpServer {
             drop(sender);
             let _ = task.await;
         }
-        Ok(call_result(result, slot.take()).into())
+        Ok(call_result(result, &tool, &|value| state.fits(&tool, value)).into())
     }
 }
 

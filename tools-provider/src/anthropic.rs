@@ -12,7 +12,9 @@
 //! - The model's calls are `tool_use` content blocks with an object `input`;
 //!   the results go back in *one* user message of `tool_result` blocks
 //!   (`tool_use_id`, `content`, `is_error`), before any other content:
-//!   <https://docs.anthropic.com/en/api/messages>.
+//!   <https://docs.anthropic.com/en/api/messages>. A result's images and
+//!   files are `image` and `document` blocks in its `content`
+//!   ([`format_results`] has the rules and their sources).
 //! - Strict tool use (`"strict": true`) supports a subset of JSON Schema:
 //!   types, `enum`, `const`, `anyOf`, `allOf`, local `$ref`/`$defs`, string
 //!   formats date-time, time, date, duration, email, hostname, uri, ipv4,
@@ -33,11 +35,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::budget::ProviderLimits;
+use super::parts;
 use super::payload::{list, read};
 use super::transform::{self, Keyword, Refuse};
 use super::{Dialect, DialectError, MessageError};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
-use tools_core::{JsonObject, Tool, ToolCall, ToolResult};
+use tools_core::{JsonObject, Part, Tool, ToolCall, ToolResult};
 
 /// Anthropic tools outside strict mode.
 pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 64, ..ProviderLimits::NONE };
@@ -213,6 +216,11 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls)
 }
 
+/// The image types Anthropic reads: JPEG, PNG, GIF, WebP (the
+/// `media_type` of a base64 image source):
+/// <https://docs.anthropic.com/en/docs/build-with-claude/vision>.
+pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
 /// The turn's results as the one user message Anthropic expects, in call
 /// order: `[{"role": "user", "content": [{"type": "tool_result",
 /// "tool_use_id", "content"[, "is_error": true]}...]}]`, a list of one
@@ -220,26 +228,120 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// for a turn without results (Anthropic refuses a message with no content).
 /// `is_error` is set for every outcome but success.
 ///
+/// A result of text alone has its content as the `content` string. A result
+/// with [parts](ToolResult::parts) has a `content` array of blocks, which a
+/// `tool_result` takes ("a string or list of nested content blocks": text,
+/// image, document):
+/// <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>,
+/// <https://docs.anthropic.com/en/api/messages>. In order:
+///
+/// - the content, then each text part: `{"type": "text", "text"}` (empty
+///   texts are left out: the API refuses empty text blocks); a JSON part is
+///   its JSON text there, Anthropic has no JSON block;
+/// - an image: `{"type": "image", "source": {"type": "base64",
+///   "media_type", "data"}}` for bytes, `{"type": "image", "source":
+///   {"type": "url", "url"}}` for a URL; JPEG, PNG, GIF or WebP
+///   ([`IMAGE_TYPES`]): <https://docs.anthropic.com/en/docs/build-with-claude/vision>;
+/// - a PDF file: `{"type": "document", "source": {"type": "base64",
+///   "media_type": "application/pdf", "data"}}`, or `{"type": "url", "url"}`
+///   as its source for a URL:
+///   <https://docs.anthropic.com/en/docs/build-with-claude/pdf-support>;
+/// - a text file (any `text/*` type, UTF-8): `{"type": "document",
+///   "source": {"type": "text", "media_type": "text/plain", "data"}}`, the
+///   plain text document source:
+///   <https://docs.anthropic.com/en/docs/build-with-claude/citations>;
+/// - a document has the file's name as its `title`.
+///
+/// Fails with a [`MessageError`] naming the dialect, the tool and the part
+/// for an image of another type, a file that is neither a PDF nor text, a
+/// text file at a URL or not in UTF-8, or a part of an unknown kind.
+///
 /// ```
-/// use tools_core::{Outcome, ToolResult};
+/// use tools_core::{Media, Outcome, Part, ToolResult};
 /// let result = ToolResult::new("toolu_01", "get_weather", "21°C", Outcome::Success);
-/// let messages = tools_provider::anthropic::format_results(&[result]);
+/// let messages = tools_provider::anthropic::format_results(&[result]).unwrap();
 /// assert_eq!(messages[0]["content"][0]["tool_use_id"], "toolu_01");
-/// assert!(tools_provider::anthropic::format_results(&[]).is_empty());
+/// assert!(tools_provider::anthropic::format_results(&[]).unwrap().is_empty());
+///
+/// let mut chart = ToolResult::new("toolu_02", "chart", "The chart:", Outcome::Success);
+/// chart.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
+/// let messages = tools_provider::anthropic::format_results(&[chart]).unwrap();
+/// assert_eq!(messages[0]["content"][0]["content"][1], serde_json::json!(
+///     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AQID"}}));
 /// ```
-pub fn format_results(results: &[ToolResult]) -> Vec<Value> {
+pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     if results.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    let blocks: Vec<Value> = results
+    let blocks = results
         .iter()
         .map(|r| {
-            let mut block = json!({"type": "tool_result", "tool_use_id": r.id, "content": r.content});
+            let content = if r.parts.is_empty() { Value::String(r.content.clone()) } else { content(r)? };
+            let mut block = json!({"type": "tool_result", "tool_use_id": r.id, "content": content});
             if !r.outcome.is_success() {
                 block["is_error"] = Value::Bool(true);
             }
-            block
+            Ok(block)
         })
-        .collect();
-    vec![json!({"role": "user", "content": blocks})]
+        .collect::<Result<Vec<Value>, MessageError>>()?;
+    Ok(vec![json!({"role": "user", "content": blocks})])
+}
+
+/// The `content` blocks of a result with parts.
+fn content(result: &ToolResult) -> Result<Value, MessageError> {
+    let text = |text: &str| json!({"type": "text", "text": text});
+    let mut blocks = Vec::with_capacity(result.parts.len() + 1);
+    if !result.content.is_empty() {
+        blocks.push(text(&result.content));
+    }
+    for (index, part) in result.parts.iter().enumerate() {
+        let refuse = |problem: &str| parts::refuse(Dialect::Anthropic, result, index, problem);
+        match part {
+            Part::Text { text: t } if t.is_empty() => {}
+            Part::Text { text: t } => blocks.push(text(t)),
+            Part::Json { value } => blocks.push(text(&value.to_string())),
+            Part::Image(media) => {
+                if !parts::is_one_of(media, &IMAGE_TYPES) {
+                    return Err(refuse("Anthropic reads JPEG, PNG, GIF and WebP images"));
+                }
+                let source = match (media.base64(), media.url_text()) {
+                    (Some(data), _) => {
+                        json!({"type": "base64", "media_type": parts::media_type(media), "data": data})
+                    }
+                    (None, url) => json!({"type": "url", "url": url}),
+                };
+                blocks.push(json!({"type": "image", "source": source}));
+            }
+            Part::File(media) => {
+                let media_type = parts::media_type(media);
+                let source = if media_type == "application/pdf" {
+                    match (media.base64(), media.url_text()) {
+                        (Some(data), _) => json!({"type": "base64", "media_type": media_type, "data": data}),
+                        (None, url) => json!({"type": "url", "url": url}),
+                    }
+                } else if media_type.starts_with("text/") {
+                    let Some(bytes) = media.data() else {
+                        return Err(refuse(
+                            "Anthropic takes a text document's text, not a URL (URL documents are PDFs)",
+                        ));
+                    };
+                    let Ok(data) = std::str::from_utf8(bytes) else {
+                        return Err(refuse("a text document must be UTF-8"));
+                    };
+                    json!({"type": "text", "media_type": "text/plain", "data": data})
+                } else {
+                    return Err(refuse(
+                        "Anthropic documents are PDFs or plain text (send other formats' text as a text part)",
+                    ));
+                };
+                let mut document = json!({"type": "document", "source": source});
+                if let Some(name) = &media.name {
+                    document["title"] = Value::String(name.clone());
+                }
+                blocks.push(document);
+            }
+            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
+        }
+    }
+    Ok(Value::Array(blocks))
 }

@@ -25,6 +25,10 @@ use tools_core::{Tool, ToolCall, ToolResult};
 /// | `Gemini` | the `functionCall` parts of `candidates[0].content` | one user content of `functionResponse` parts |
 /// | `Mcp` | nothing: an error | nothing: an error |
 ///
+/// A result's images and files go where each provider takes them (see
+/// [`Self::format_results`]); a part a provider cannot take is an error
+/// naming it, never dropped.
+///
 /// MCP has definitions only: there is no model response to read, since an
 /// MCP client sends each call as a `tools/call` request and reads the result
 /// from the answer, which the MCP bridge (`tools-mcp`) handles.
@@ -293,8 +297,24 @@ impl Dialect {
     /// per result for OpenAI, one message holding every result for Anthropic
     /// and Gemini, and nothing for a turn without results.
     ///
-    /// Fails only for [`Mcp`](Self::Mcp), which has no model messages; the
-    /// provider modules' own `format_results` cannot fail.
+    /// A result's [parts](ToolResult::parts) (text, JSON, images, files)
+    /// are sent as the provider documents them, and its artifact never is:
+    ///
+    /// | dialect | images and files |
+    /// |---|---|
+    /// | `OpenAiChat`, `OpenAiChatStrict` | a tool message is text: it names them, and one user message after the turn's tool messages carries them (`image_url`, `file` parts) |
+    /// | `OpenAiResponses`, `OpenAiResponsesStrict` | the `output` array: `input_text`, `input_image`, `input_file` |
+    /// | `Anthropic`, `AnthropicStrict` | the `tool_result`'s `content` blocks: `text`, `image`, `document` |
+    /// | `Gemini` | the `functionResponse`'s `parts` (`inlineData`), referenced from its `response` |
+    ///
+    /// The provider modules' `format_results` have the details and cite the
+    /// providers' pages. A result without parts gives what it always gave.
+    ///
+    /// Fails for [`Mcp`](Self::Mcp), which has no model messages, and for a
+    /// part the provider cannot take (an image type it does not read, a URL
+    /// where it takes only bytes, a file type it has no way for): the
+    /// [`MessageError`] names this dialect, the tool and the part
+    /// ([`MessageError::refused`]), as nothing is dropped silently.
     ///
     /// ```
     /// use tools_core::{Outcome, ToolResult};
@@ -304,15 +324,16 @@ impl Dialect {
     /// assert_eq!(messages, [serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "21°C"})]);
     /// ```
     pub fn format_results(self, results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
-        match self {
-            Self::OpenAiChat | Self::OpenAiChatStrict => Ok(openai::chat::format_results(results)),
-            Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
-                Ok(openai::responses::format_results(results))
-            }
-            Self::Anthropic | Self::AnthropicStrict => Ok(anthropic::format_results(results)),
-            Self::Gemini => Ok(gemini::format_results(results)),
-            Self::Mcp => Err(no_messages("write results to")),
-        }
+        let formatted = match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::format_results(results),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::responses::format_results(results),
+            Self::Anthropic | Self::AnthropicStrict => anthropic::format_results(results),
+            Self::Gemini => gemini::format_results(results),
+            Self::Mcp => return Err(no_messages("write results to")),
+        };
+        // The provider modules name the non-strict dialect: the messages
+        // are the same in both.
+        formatted.map_err(|error| error.in_dialect(self))
     }
 }
 

@@ -51,28 +51,77 @@ impl DialectError {
     }
 }
 
-/// A provider response that is not shaped as the provider documents it, or
-/// a message asked of [`Dialect::Mcp`], which has none.
+/// A provider response that is not shaped as the provider documents it, a
+/// part of a tool's result that a dialect cannot send ([`Self::refused`]),
+/// or a message asked of [`Dialect::Mcp`], which has none.
 ///
 /// ```
 /// use tools_provider::Dialect;
 /// let err = Dialect::OpenAiChat.parse_calls(&serde_json::json!({"choices": 3})).unwrap_err();
 /// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
 /// ```
+///
+/// A refused part names the dialect, the tool and the part:
+///
+/// ```
+/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use tools_provider::Dialect;
+/// let mut result = ToolResult::new("toolu_01", "scan", "The scan:", Outcome::Success);
+/// result.parts.push(Part::Image(Media::bytes(vec![0x49, 0x49], "image/tiff")));
+/// let err = Dialect::AnthropicStrict.format_results(&[result]).unwrap_err();
+/// let refused = err.refused.as_ref().unwrap();
+/// assert_eq!((refused.dialect, refused.tool.as_str(), refused.index), (Dialect::AnthropicStrict, "scan", 0));
+/// assert!(err.to_string().starts_with(
+///     "anthropic-strict: the result of tool `scan` (call `toolu_01`) cannot be sent: parts[0], an image (image/tiff, bytes):"
+/// ), "{err}");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{what}: {problem}")]
 pub struct MessageError {
-    /// Which message was being read ("openai chat response"...), or `mcp`.
+    /// Which message was being read ("openai chat response"...), the
+    /// dialect whose results could not be written, or `mcp`.
     pub what: &'static str,
     /// What did not fit, with the JSON path where there is one.
     pub problem: String,
+    /// The part of a tool's result that the dialect cannot send, when that
+    /// is what went wrong (boxed: the error stays small for the `Ok` path).
+    pub refused: Option<Box<RefusedPart>>,
 }
 
 impl MessageError {
     /// A message error with this context.
     pub fn new(what: &'static str, problem: impl Into<String>) -> Self {
-        Self { what, problem: problem.into() }
+        Self { what, problem: problem.into(), refused: None }
     }
+
+    /// The same error, said of `dialect`: a provider module names its
+    /// non-strict dialect, [`Dialect::format_results`] the one asked for.
+    pub(crate) fn in_dialect(mut self, dialect: Dialect) -> Self {
+        if let Some(refused) = &mut self.refused {
+            refused.dialect = dialect;
+            self.what = dialect.name();
+        }
+        self
+    }
+}
+
+/// Which part of which tool's result a dialect cannot send: the detail of
+/// a [`MessageError`] from [`Dialect::format_results`]. A part is never
+/// dropped silently: an image type the provider does not read, a URL where
+/// it takes only bytes, a file where it takes none is refused, naming it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefusedPart {
+    /// The dialect that cannot send it.
+    pub dialect: Dialect,
+    /// The tool whose result holds it.
+    pub tool: String,
+    /// The id of the call the result answers.
+    pub call_id: String,
+    /// Its position in the result's [`parts`](tools_core::ToolResult::parts).
+    pub index: usize,
+    /// What it is, in words: "an image (image/tiff, bytes)", "a file
+    /// `notes.docx` (application/vnd...., at a URL)".
+    pub part: String,
 }
 
 /// A name that is no [`Dialect`]'s [name](Dialect::name): the error of

@@ -19,8 +19,11 @@
 //!   model messages, its calls go through the MCP bridge.
 //!
 //! Each provider module has the same `parse_calls(&Value) -> Result<Vec<ToolCall>, MessageError>`
-//! and `format_results(&[ToolResult]) -> Vec<Value>` (under `openai::chat` and
-//! `openai::responses` for OpenAI's two APIs).
+//! and `format_results(&[ToolResult]) -> Result<Vec<Value>, MessageError>` (under `openai::chat`
+//! and `openai::responses` for OpenAI's two APIs). `format_results` sends a
+//! result's parts (text, JSON, images, files) as the provider documents
+//! them, refuses a part the provider cannot take, naming it ([`RefusedPart`]),
+//! and never sends the result's artifact.
 //!
 //! The reserved `tool_search` entry is in [`search`]: Anthropic's own tool
 //! search over the deferred tools, or the local function elsewhere. A tool's
@@ -54,10 +57,11 @@ pub mod export;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
+mod parts;
 mod payload;
 pub mod search;
 mod transform;
 
 pub use choice::ToolChoice;
 pub use dialect::{Definition, Dialect};
-pub use error::{DialectError, MessageError, ToolChoiceError, UnknownDialect};
+pub use error::{DialectError, MessageError, RefusedPart, ToolChoiceError, UnknownDialect};

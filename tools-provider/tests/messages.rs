@@ -103,7 +103,7 @@ fn openai_chat_round_trip() {
     );
     // The message alone parses the same.
     assert_eq!(openai::chat::parse_calls(&response["choices"][0]["message"]).unwrap(), calls);
-    let messages = openai::chat::format_results(&results(&calls));
+    let messages = openai::chat::format_results(&results(&calls)).unwrap();
     assert_eq!(
         messages,
         [
@@ -124,7 +124,7 @@ fn openai_responses_round_trip() {
     assert_eq!(calls[0], ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#));
     assert_eq!(calls[1].name, "send_email");
     assert_eq!(openai::responses::parse_calls(&response["output"]).unwrap(), calls);
-    let items = openai::responses::format_results(&results(&calls));
+    let items = openai::responses::format_results(&results(&calls)).unwrap();
     assert_eq!(
         items[0],
         json!({"type": "function_call_output", "call_id": "call_12345xyz", "output": "{\"celsius\":21}"})
@@ -147,7 +147,7 @@ fn anthropic_round_trip() {
             ToolCall::new("toolu_01B", "get_time", "{}"),
         ]
     );
-    let messages = anthropic::format_results(&results(&calls));
+    let messages = anthropic::format_results(&results(&calls)).unwrap();
     assert_eq!(
         messages,
         [json!({"role": "user", "content": [
@@ -175,7 +175,7 @@ fn gemini_round_trip_with_synthesized_ids() {
         result(&calls[2], "fix your arguments: `brightness` must be at most 1", Outcome::InvalidArguments),
     ];
     assert_eq!(
-        gemini::format_results(&turn),
+        gemini::format_results(&turn).unwrap(),
         [json!({"role": "user", "parts": [
             {"functionResponse": {"name": "power_disco_ball", "response": {"status": "on"}}},
             {"functionResponse": {"name": "start_music", "response": {"content": "Playing loud music."}}},
@@ -190,7 +190,7 @@ fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
     let parts = json!([{"text": "ok"}, {"functionCall": {"id": "fc-7", "name": "count", "args": null}}]);
     let calls = gemini::parse_calls(&parts).unwrap();
     assert_eq!(calls, [ToolCall::new("fc-7", "count", "{}")]);
-    let formatted = gemini::format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]);
+    let formatted = gemini::format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]).unwrap();
     assert_eq!(
         formatted[0]["parts"][0]["functionResponse"],
         json!({"name": "count", "response": {"content": [1, 2, 3]}, "id": "fc-7"})
@@ -203,7 +203,7 @@ type Messages = (
     Dialect,
     Value,
     fn(&Value) -> Result<Vec<ToolCall>, tools_provider::MessageError>,
-    fn(&[ToolResult]) -> Vec<Value>,
+    fn(&[ToolResult]) -> Result<Vec<Value>, tools_provider::MessageError>,
 );
 
 fn every_dialect_with_messages() -> Vec<Messages> {
@@ -240,7 +240,7 @@ fn every_dialect_reads_calls_and_answers_through_dialect() {
         assert_eq!(calls, parse(&response).unwrap(), "{dialect}");
         let turn = results(&calls);
         let formatted = dialect.format_results(&turn).unwrap();
-        assert_eq!(formatted, format(&turn), "{dialect}");
+        assert_eq!(formatted, format(&turn).unwrap(), "{dialect}");
         // One shape for every dialect: values to append, each answering the calls in order.
         let text = serde_json::to_string(&formatted).unwrap();
         let first = text.find(&*calls[0].id).or_else(|| text.find(&*calls[0].name));

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use tools_provider::Dialect;
 
 use super::openai_common::{
-    Connection, Decode, config, error_text, event_json, malformed, model_stream, stream_ended, usage,
+    Connection, Decode, error_text, event_json, malformed, model_stream, stream_ended, usage,
 };
 use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, ModelStream, Usage};
 use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
@@ -128,7 +128,10 @@ impl OpenAiChat {
                     messages.push(assistant);
                 }
                 Message::Tool { results } => {
-                    messages.extend(dialect.format_results(results).map_err(config)?)
+                    // A part the dialect cannot send is refused, naming the
+                    // dialect, the tool and the part.
+                    let formatted = dialect.format_results(results);
+                    messages.extend(formatted.map_err(|error| ModelError::Config(error.to_string()))?)
                 }
             }
         }

@@ -113,11 +113,6 @@ pub(crate) fn stream_ended(message: impl Into<String>) -> ModelError {
     ModelError::StreamEnded { provider: PROVIDER.into(), message: message.into() }
 }
 
-/// A toolset the dialect cannot express: nothing was sent.
-pub(crate) fn config(error: impl std::fmt::Display) -> ModelError {
-    ModelError::Config(format!("the tools cannot be sent to {PROVIDER}: {error}"))
-}
-
 /// The `{"code", "message"}` of an error object, as one line.
 pub(crate) fn error_text(error: Option<&Value>) -> String {
     let field = |name: &str| error.and_then(|error| error.get(name)).and_then(Value::as_str);

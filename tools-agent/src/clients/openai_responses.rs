@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use tools_provider::Dialect;
 
 use super::openai_common::{
-    Connection, Decode, config, error_text, event_json, malformed, model_stream, stream_ended, usage,
+    Connection, Decode, error_text, event_json, malformed, model_stream, stream_ended, usage,
 };
 use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream};
 use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
@@ -120,7 +120,11 @@ impl OpenAiResponses {
                                "arguments": call.arguments})
                     }));
                 }
-                Message::Tool { results } => input.extend(dialect.format_results(results).map_err(config)?),
+                // A part the dialect cannot send is refused, naming the
+                // dialect, the tool and the part.
+                Message::Tool { results } => input.extend(
+                    dialect.format_results(results).map_err(|error| ModelError::Config(error.to_string()))?,
+                ),
             }
         }
         let mut body = json!({"model": self.connection.model, "input": input, "store": false});

@@ -234,7 +234,7 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
-    /// No default timeout, no bound on concurrency.
+    /// No default timeout, no bound on concurrency, the default [`OutputCap`].
     pub fn new() -> Self {
         Self::default()
     }

@@ -1,13 +1,14 @@
 //! The `functionCall` parts of a response read as the turn's calls, and the
-//! results written back as `functionResponse` parts:
+//! results written back as `functionResponse` parts (with their images and
+//! files as the function response's own parts: [`format_results`]):
 //! <https://ai.google.dev/gemini-api/docs/function-calling>.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::MessageError;
 use crate::payload::{list, read};
-use tools_core::{Outcome, ToolCall, ToolResult};
+use crate::{Dialect, MessageError, parts};
+use tools_core::{Outcome, Part, ToolCall, ToolResult};
 
 /// The prefix of the call ids [`parse_calls`] makes up for calls that came
 /// without one; [`format_results`] leaves such ids out.
@@ -73,6 +74,11 @@ fn parts_of(response: &Value) -> Result<&[Value], MessageError> {
     list(RESPONSE, content, "parts", "expected a response, a content object or a parts array")
 }
 
+/// The media types a function response's parts take: PNG, JPEG and WebP
+/// images, PDF and plain text documents ("Multimodal function responses"):
+/// <https://ai.google.dev/gemini-api/docs/function-calling#multimodal>.
+pub const MEDIA_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"];
+
 /// The turn's results as one content of `functionResponse` parts, in call
 /// order: `[{"role": "user", "parts": [{"functionResponse": {"name",
 /// "response"[, "id"]}}...]}]`, a list of one content so that every
@@ -83,26 +89,119 @@ fn parts_of(response: &Value) -> Result<&[Value], MessageError> {
 /// it is (the error contract's `{"error": "..."}` among them); anything else
 /// is wrapped, as `{"content": ...}` on success and `{"error": ...}`
 /// otherwise (JSON values as values, other text as a string).
-pub fn format_results(results: &[ToolResult]) -> Vec<Value> {
+///
+/// A result with [parts](ToolResult::parts) is a multimodal function
+/// response (Gemini 3 models; earlier ones refuse it), as "Multimodal
+/// function responses" documents it:
+/// <https://ai.google.dev/gemini-api/docs/function-calling#multimodal>,
+/// <https://ai.google.dev/api/caching#FunctionResponse>.
+///
+/// - its `response` is `{"content": [...]}` (`"error"` for an outcome other
+///   than success): the content (a JSON value as a value, other text as a
+///   string; left out when empty), then each part in order: a text part as
+///   a string, a JSON part as its value, an image or a file as `{"$ref":
+///   "<displayName>"}`, the reference the documentation gives;
+/// - each image or file is a part of the function response,
+///   `{"inlineData": {"mimeType", "data", "displayName"}}`, with the bytes
+///   in base64; its display name is the file's name, or `image_<index>` /
+///   `file_<index>` (the part's index), made unique within the result;
+/// - the types are PNG, JPEG and WebP images, PDF and plain text
+///   ([`MEDIA_TYPES`]); others are refused, and so is a URL: the URI-based
+///   `fileData` of a function response part is "not supported in Gemini
+///   API" (Vertex AI only).
+///
+/// Fails with a [`MessageError`] naming the dialect, the tool and the part
+/// for a type outside [`MEDIA_TYPES`], a URL, or a part of an unknown kind.
+///
+/// ```
+/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use serde_json::json;
+/// let mut result = ToolResult::new("fc-1", "chart", "The chart:", Outcome::Success);
+/// result.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png").named("chart.png")));
+/// let contents = tools_provider::gemini::format_results(&[result]).unwrap();
+/// assert_eq!(contents[0]["parts"][0]["functionResponse"], json!({
+///     "name": "chart", "id": "fc-1",
+///     "response": {"content": ["The chart:", {"$ref": "chart.png"}]},
+///     "parts": [{"inlineData": {"mimeType": "image/png", "data": "AQID", "displayName": "chart.png"}}]}));
+/// ```
+pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     if results.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    let parts: Vec<Value> = results
+    let parts = results
         .iter()
         .map(|result| {
-            let mut response =
-                json!({"name": result.name, "response": response_object(&result.content, result.outcome)});
+            let mut response = if result.parts.is_empty() {
+                json!({"name": result.name, "response": response_object(&result.content, result.outcome)})
+            } else {
+                multimodal(result)?
+            };
             if !result.id.starts_with(SYNTHETIC_ID_PREFIX) {
                 response["id"] = Value::String(result.id.clone());
             }
-            json!({"functionResponse": response})
+            Ok(json!({"functionResponse": response}))
         })
-        .collect();
-    vec![json!({"role": "user", "parts": parts})]
+        .collect::<Result<Vec<Value>, MessageError>>()?;
+    Ok(vec![json!({"role": "user", "parts": parts})])
+}
+
+/// The `functionResponse` of a result with parts: `name`, `response` and
+/// the media `parts`.
+fn multimodal(result: &ToolResult) -> Result<Value, MessageError> {
+    let mut content = Vec::with_capacity(result.parts.len() + 1);
+    if !result.content.is_empty() {
+        content.push(json_or_text(&result.content));
+    }
+    let mut media_parts = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for (index, part) in result.parts.iter().enumerate() {
+        let refuse = |problem: &str| parts::refuse(Dialect::Gemini, result, index, problem);
+        let (kind, media) = match part {
+            Part::Text { text } => {
+                content.push(Value::String(text.clone()));
+                continue;
+            }
+            Part::Json { value } => {
+                content.push(value.clone());
+                continue;
+            }
+            Part::Image(media) => ("image", media),
+            Part::File(media) => ("file", media),
+            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
+        };
+        if !parts::is_one_of(media, &MEDIA_TYPES) {
+            return Err(refuse(
+                "a Gemini function response takes PNG, JPEG and WebP images, PDF and plain text files",
+            ));
+        }
+        let Some(data) = media.base64() else {
+            return Err(refuse("a Gemini API function response takes the bytes (`inlineData`), not a URL"));
+        };
+        let mut name = media.name.clone().unwrap_or_else(|| format!("{kind}_{index}"));
+        if names.contains(&name) {
+            name = format!("{name}_{index}");
+        }
+        content.push(json!({"$ref": name}));
+        media_parts.push(
+            json!({"inlineData": {"mimeType": parts::media_type(media), "data": data, "displayName": name}}),
+        );
+        names.push(name);
+    }
+    let key = if result.outcome.is_success() { "content" } else { "error" };
+    let mut response = json!({"name": result.name, "response": {key: content}});
+    if !media_parts.is_empty() {
+        response["parts"] = Value::Array(media_parts);
+    }
+    Ok(response)
+}
+
+/// The text as JSON when it is JSON, else as a string.
+fn json_or_text(text: &str) -> Value {
+    serde_json::from_str::<Value>(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
 fn response_object(content: &str, outcome: Outcome) -> Value {
-    let value = serde_json::from_str::<Value>(content).unwrap_or_else(|_| Value::String(content.to_owned()));
+    let value = json_or_text(content);
     if value.is_object() {
         return value;
     }

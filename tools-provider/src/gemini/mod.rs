@@ -29,7 +29,9 @@
 //! - The model's calls are `functionCall` parts (`name`, `args`), several
 //!   in one message, with no call id on most models; the results go back as
 //!   `functionResponse` parts (`name`, `response` as an object) in one
-//!   message, in the order of the calls.
+//!   message, in the order of the calls. A result's images and files go in
+//!   the function response's own `parts` as `inlineData` (Gemini 3 models):
+//!   <https://ai.google.dev/gemini-api/docs/function-calling#multimodal>.
 //!
 //! # The transform ([`parameters`])
 //!
@@ -56,7 +58,7 @@ use super::{Definition, Dialect, DialectError};
 use tools_core::Tool;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
-pub use messages::{SYNTHETIC_ID_PREFIX, format_results, parse_calls};
+pub use messages::{MEDIA_TYPES, SYNTHETIC_ID_PREFIX, format_results, parse_calls};
 pub use schema::parameters;
 
 /// At most 128 declarations, names of at most 64 characters.

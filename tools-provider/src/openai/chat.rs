@@ -1,15 +1,17 @@
 //! Chat Completions: function tools under `tools[].function`, the calls of
 //! `choices[0].message.tool_calls` (string `arguments`), and one
-//! `role: "tool"` message per result:
+//! `role: "tool"` message per result (then a user message for the images and
+//! files of the results, which a tool message cannot carry: [`format_results`]):
 //! <https://platform.openai.com/docs/api-reference/chat/create>.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::parameters;
+use crate::parts;
 use crate::payload::read;
 use crate::{Dialect, DialectError, MessageError};
-use tools_core::{Tool, ToolCall, ToolResult};
+use tools_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
 /// `{"type": "function", "function": {"name", "description", "parameters"[, "strict": true]}}`.
@@ -98,8 +100,106 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(out)
 }
 
+/// What a tool message says of an image or file it cannot carry.
+const MOVED: &str = "follows in a user message";
+
 /// The turn's results as Chat Completions messages, one
-/// `{"role": "tool", "tool_call_id", "content"}` per result, in order.
-pub fn format_results(results: &[ToolResult]) -> Vec<Value> {
-    results.iter().map(|r| json!({"role": "tool", "tool_call_id": r.id, "content": r.content})).collect()
+/// `{"role": "tool", "tool_call_id", "content"}` per result, in order, then
+/// one user message for the images and files of the turn, if any.
+///
+/// A tool message's content is text only ("string or array of text content
+/// parts"), and images and files are content parts of *user* messages
+/// (`image_url`, `file`): <https://platform.openai.com/docs/api-reference/chat/create>
+/// (`messages` > tool message, user message). So, for a result with
+/// [parts](ToolResult::parts):
+///
+/// - its tool message carries [`ToolResult::text`] (the content, then each
+///   text part and each JSON part as JSON text, a line each), then one line
+///   per image or file naming it, ``[an image `chart.png` (image/png,
+///   bytes) follows in a user message]``;
+/// - after the turn's tool messages (which must directly follow the
+///   assistant message that made the calls), one `{"role": "user",
+///   "content": [...]}` message holds every result's images and files, each
+///   result's introduced by a text part naming the tool and the call:
+///   - an image: `{"type": "image_url", "image_url": {"url"}}`, a data URL
+///     (`data:image/png;base64,...`) for bytes or the URL itself; PNG,
+///     JPEG, WebP or GIF ([`IMAGE_TYPES`](super::IMAGE_TYPES)):
+///     <https://platform.openai.com/docs/guides/images-vision>;
+///   - a file: `{"type": "file", "file": {"filename", "file_data"}}` with a
+///     data URL. Chat Completions takes PDF files, as bytes or an uploaded
+///     file's id, not a URL: <https://platform.openai.com/docs/guides/pdf-files?api-mode=chat>.
+///
+/// A turn whose results have no images or files gives the tool messages
+/// alone. Fails with a [`MessageError`] naming the dialect, the tool and the
+/// part for an image of another type, a file that is not a PDF or is at a
+/// URL, or a part of an unknown kind.
+///
+/// ```
+/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use serde_json::json;
+/// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
+/// result.parts.push(Part::Image(Media::url("https://example.com/chart.png", "image/png")));
+/// let messages = tools_provider::openai::chat::format_results(&[result]).unwrap();
+/// assert_eq!(messages[0]["content"], "The chart:\n[an image (image/png, at a URL) follows in a user message]");
+/// assert_eq!(messages[1]["role"], "user");
+/// assert_eq!(messages[1]["content"][1], json!({"type": "image_url", "image_url": {"url": "https://example.com/chart.png"}}));
+/// ```
+pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+    let mut messages = Vec::with_capacity(results.len() + 1);
+    let mut attached = Vec::new();
+    for result in results {
+        let mut content = result.text().into_owned();
+        for note in parts::media_notes(result, MOVED) {
+            if !content.is_empty() {
+                content.push('\n');
+            }
+            content.push_str(&note);
+        }
+        messages.push(json!({"role": "tool", "tool_call_id": result.id, "content": content}));
+        attached.extend(media_parts(result)?);
+    }
+    if !attached.is_empty() {
+        messages.push(json!({"role": "user", "content": attached}));
+    }
+    Ok(messages)
+}
+
+/// The user message's content parts for one result's images and files,
+/// after a text part saying whose they are; nothing when it has none.
+fn media_parts(result: &ToolResult) -> Result<Vec<Value>, MessageError> {
+    let mut items = Vec::new();
+    for (index, part) in result.parts.iter().enumerate() {
+        let refuse = |problem: &str| parts::refuse(Dialect::OpenAiChat, result, index, problem);
+        match part {
+            Part::Text { .. } | Part::Json { .. } => {}
+            Part::Image(media) => {
+                if !parts::is_one_of(media, &super::IMAGE_TYPES) {
+                    return Err(refuse("OpenAI reads PNG, JPEG, WebP and non-animated GIF images"));
+                }
+                let url = parts::data_url(media).or_else(|| media.url_text().map(str::to_owned));
+                items.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
+            Part::File(media) => {
+                if !parts::is_one_of(media, &["application/pdf"]) {
+                    return Err(refuse(
+                        "Chat Completions reads PDF files only (the Responses API reads more types)",
+                    ));
+                }
+                let Some(data) = parts::data_url(media) else {
+                    return Err(refuse(
+                        "Chat Completions takes a file's bytes or an uploaded file's id, not a URL \
+                         (the Responses API takes `file_url`)",
+                    ));
+                };
+                items.push(json!({"type": "file", "file": {"filename": parts::file_name(media, index), "file_data": data}}));
+            }
+            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
+        }
+    }
+    if !items.is_empty() {
+        let intro =
+            format!("The images and files of the result of tool `{}` (call `{}`):", result.name, result.id);
+        items.insert(0, json!({"type": "text", "text": intro}));
+    }
+    Ok(items)
 }

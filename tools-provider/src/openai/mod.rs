@@ -28,6 +28,12 @@
 //!   `if`/`then`/`else`, `dependentRequired`, `dependentSchemas` are not
 //!   supported. Limits: 5000 properties, 10 levels of nesting, 1000 enum
 //!   values, 120,000 characters of names, enum values and consts.
+//! - A tool's result can carry images and files besides its text (the
+//!   [`tools_core::Part`]s of a result): Responses takes them in the
+//!   `function_call_output`'s `output` array, Chat Completions only in a
+//!   user message (a tool message is text); [`responses::format_results`]
+//!   and [`chat::format_results`] have the details and their sources.
+//!   Images are PNG, JPEG, WebP or non-animated GIF ([`IMAGE_TYPES`]).
 //! - Web search is a Responses tool, `{"type": "web_search"}` with
 //!   `filters.allowed_domains` (at most 100):
 //!   <https://platform.openai.com/docs/guides/tools-web-search>.
@@ -87,6 +93,11 @@ pub const STRICT_LIMITS: ProviderLimits = ProviderLimits {
     max_schema_chars: Some(120_000),
     ..LIMITS
 };
+
+/// The image types OpenAI models read, in both APIs ("Image input
+/// requirements": PNG, JPEG, WEBP, non-animated GIF):
+/// <https://platform.openai.com/docs/guides/images-vision#image-input-requirements>.
+pub const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
 /// A function's `parameters`: the strict form in strict mode, else the
 /// canonical schema as it is.

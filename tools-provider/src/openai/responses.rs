@@ -1,7 +1,8 @@
 //! Responses: flat function tools (`strict` defaults to true there, so a
 //! non-strict one says `"strict": false`), the native `web_search` tool, the
 //! `function_call` output items, and one `function_call_output` input item
-//! per result, keyed by `call_id`:
+//! per result, keyed by `call_id` (its `output` an array of text, images and
+//! files when the result has parts: [`format_results`]):
 //! <https://platform.openai.com/docs/api-reference/responses/create>,
 //! <https://platform.openai.com/docs/guides/tools-web-search>.
 
@@ -9,10 +10,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::parameters;
+use crate::parts;
 use crate::payload::{list, read};
 use crate::{Dialect, DialectError, MessageError};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
-use tools_core::{Tool, ToolCall, ToolResult};
+use tools_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Responses function tool:
 /// `{"type": "function", "name", "description", "parameters", "strict"}`.
@@ -78,9 +80,92 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 
 /// The turn's results as Responses input items, one
 /// `{"type": "function_call_output", "call_id", "output"}` per result.
-pub fn format_results(results: &[ToolResult]) -> Vec<Value> {
+///
+/// A result of text alone has its content as the `output` string. A result
+/// with [parts](ToolResult::parts) has an `output` array, which the API
+/// documents as "text, image, or file output of the function tool call"
+/// (`input_text`, `input_image`, `input_file` items):
+/// <https://platform.openai.com/docs/api-reference/responses/create>
+/// (`input` > function tool call output > `output`), and
+/// <https://platform.openai.com/docs/guides/function-calling> ("files and
+/// images as tool call outputs"). In order:
+///
+/// - the content, then each text part: `{"type": "input_text", "text"}`
+///   (empty texts are left out); a JSON part is its JSON text there;
+/// - an image: `{"type": "input_image", "image_url"}`, a data URL
+///   (`data:image/png;base64,...`) for bytes or the URL itself, as "a fully
+///   qualified URL or base64 encoded image in a data URL"; PNG, JPEG, WebP
+///   or GIF ([`IMAGE_TYPES`](super::IMAGE_TYPES)), other types are refused:
+///   <https://platform.openai.com/docs/guides/images-vision>;
+/// - a file: `{"type": "input_file", "filename", "file_data"}` with a data
+///   URL for bytes, or `{"type": "input_file", "file_url"}` (and its
+///   `filename` if it has one) for a URL: the file inputs guide,
+///   <https://platform.openai.com/docs/guides/pdf-files>, which lists the
+///   types the API reads (PDF, text and code, documents, presentations,
+///   spreadsheets) and checks them itself. A file without a name is named
+///   `file-<index>` with its type's extension, which the API reads the
+///   type from.
+///
+/// Fails with a [`MessageError`] naming the dialect, the tool and the part
+/// for an image of another type or a part of an unknown kind.
+///
+/// ```
+/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
+/// result.parts.push(Part::Image(Media::url("https://example.com/chart.png", "image/png")));
+/// let items = tools_provider::openai::responses::format_results(&[result]).unwrap();
+/// assert_eq!(items[0]["output"], serde_json::json!([
+///     {"type": "input_text", "text": "The chart:"},
+///     {"type": "input_image", "image_url": "https://example.com/chart.png"}]));
+/// ```
+pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     results
         .iter()
-        .map(|r| json!({"type": "function_call_output", "call_id": r.id, "output": r.content}))
+        .map(|r| {
+            let output = if r.parts.is_empty() { Value::String(r.content.clone()) } else { output(r)? };
+            Ok(json!({"type": "function_call_output", "call_id": r.id, "output": output}))
+        })
         .collect()
+}
+
+/// The `output` array of a result with parts.
+fn output(result: &ToolResult) -> Result<Value, MessageError> {
+    let text = |text: &str| json!({"type": "input_text", "text": text});
+    let mut items = Vec::with_capacity(result.parts.len() + 1);
+    if !result.content.is_empty() {
+        items.push(text(&result.content));
+    }
+    for (index, part) in result.parts.iter().enumerate() {
+        let refuse = |problem: &str| parts::refuse(Dialect::OpenAiResponses, result, index, problem);
+        match part {
+            Part::Text { text: t } if t.is_empty() => {}
+            Part::Text { text: t } => items.push(text(t)),
+            Part::Json { value } => items.push(text(&value.to_string())),
+            Part::Image(media) => {
+                if !parts::is_one_of(media, &super::IMAGE_TYPES) {
+                    return Err(refuse("OpenAI reads PNG, JPEG, WebP and non-animated GIF images"));
+                }
+                let url = parts::data_url(media).or_else(|| media.url_text().map(str::to_owned));
+                items.push(json!({"type": "input_image", "image_url": url}));
+            }
+            Part::File(media) => {
+                let mut item = json!({"type": "input_file"});
+                match (parts::data_url(media), media.url_text()) {
+                    (Some(data), _) => {
+                        item["filename"] = Value::String(parts::file_name(media, index));
+                        item["file_data"] = Value::String(data);
+                    }
+                    (None, url) => {
+                        if let Some(name) = &media.name {
+                            item["filename"] = Value::String(name.clone());
+                        }
+                        item["file_url"] = json!(url);
+                    }
+                }
+                items.push(item);
+            }
+            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
+        }
+    }
+    Ok(Value::Array(items))
 }

@@ -1,16 +1,22 @@
-//! Rich MCP results: content blocks and structured content, with the
-//! default every tool gets from its content string.
+//! Rich MCP results written as MCP content blocks: [`McpResult`],
+//! [`McpTool`] and [`Rich`], for tools that speak MCP's own types. They
+//! are a way to build an [`Output`]: a [`Rich`] tool's blocks become parts
+//! (the same mapping as a remote tool's), and reach an MCP client, or a
+//! model, as any tool's parts do.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-use tools_core::{JsonObject, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, TypedTool};
+use crate::blocks::{blocks_of, output_of};
+use tools_core::{
+    JsonObject, Output, OutputFuture, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, TypedTool,
+};
 
-/// What a tool returns to an MCP client: content blocks (text, image, audio,
-/// resource link, embedded resource) and, optionally, structured content.
+/// A result written as MCP content blocks (text, image, audio, resource
+/// link, embedded resource) and, optionally, structured content: what a
+/// [`McpTool`] returns. It becomes an [`Output`] ([`McpResult::into_output`]).
 ///
 /// ```
 /// use tools_mcp::McpResult;
@@ -60,15 +66,20 @@ impl McpResult {
         self
     }
 
-    /// What a model reads of this result: its text blocks, one per line; the
-    /// structured content as JSON when there is no text.
+    /// What a model reads of this result: [`McpResult::into_output`] as
+    /// text alone (its text blocks, then the structured content when no
+    /// text says the same, one per line).
     pub fn model_content(&self) -> String {
-        let texts: Vec<&str> =
-            self.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
-        if let (true, Some(value)) = (texts.is_empty(), &self.structured) {
-            return value.to_string();
-        }
-        texts.join("\n")
+        self.clone().into_output().into_text()
+    }
+
+    /// This result as an [`Output`], read as a remote tool's result is:
+    /// the first text block is the text; later text, images, audio and
+    /// resources are parts; the structured content is a JSON part unless a
+    /// text block says the same. Bytes that are not base64 become a text
+    /// part saying so.
+    pub fn into_output(self) -> Output {
+        output_of(self.content, self.structured)
     }
 
     /// The MCP result, flagged as an error or not.
@@ -83,21 +94,25 @@ impl McpResult {
     }
 }
 
-/// The typed hook for rich results: a typed tool that can answer an MCP
-/// client with more than its content string (images, resources, structured
-/// content), while a model outside MCP still reads one string.
+/// The typed hook for results written as MCP content blocks: a typed tool
+/// that answers with an [`McpResult`] (images, resources, structured
+/// content) rather than its `Output`.
 ///
-/// The default `run_mcp` is `run` and [`McpResult::from_content`], so an
-/// empty `impl McpTool for MyTool {}` changes nothing; override it to return
-/// images, resources or structured content. Register the tool wrapped in
-/// [`Rich`] so the bridge finds the hook; a model (outside MCP) reads
-/// [`McpResult::model_content`].
+/// New tools need none of this: a typed tool whose output is an
+/// [`Output`] (text, JSON, images, files) is sent to an MCP client block by
+/// block as it is. This remains for tools written against MCP's types.
+///
+/// The default `run_mcp` is `run`, its output as blocks, so an empty
+/// `impl McpTool for MyTool {}` changes nothing; override it to return
+/// blocks of your own. Register the tool wrapped in [`Rich`]: its result
+/// becomes an [`Output`] ([`McpResult::into_output`]), which a model reads
+/// and the MCP server sends like any other.
 ///
 /// ```
 /// use std::sync::LazyLock;
 /// use tools_mcp::{McpResult, McpTool, Rich};
 /// use tools_mcp::rmcp::model::ContentBlock;
-/// use tools_core::{Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+/// use tools_core::{Part, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Request { city: String }
@@ -123,8 +138,10 @@ impl McpResult {
 /// }
 ///
 /// let tool = Rich(Map);
-/// let out = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
-/// assert_eq!(out, "a map of Oslo");
+/// let ctx = ToolContext::new();
+/// let out = futures::executor::block_on(tool.call_output(&ctx, r#"{"city":"Oslo"}"#)).unwrap();
+/// assert_eq!(out.text, "a map of Oslo");
+/// assert!(matches!(&out.parts[0], Part::Image(image) if image.data() == Some(&b"\x89PNG\r\n\x1a\n"[..])));
 /// ```
 pub trait McpTool: TypedTool {
     /// Run the tool for an MCP client.
@@ -134,14 +151,15 @@ pub trait McpTool: TypedTool {
         req: Self::Request,
     ) -> impl Future<Output = Result<McpResult, ToolError>> + Send {
         async move {
-            let output = self.run(ctx, req).await.map_err(Into::into)?;
-            Ok(McpResult::from_content(output.into_content()?))
+            let output = self.run(ctx, req).await.map_err(Into::into)?.into_output()?;
+            let (content, structured) = blocks_of(output, self.spec().name(), &|_| true);
+            Ok(McpResult { content, structured })
         }
     }
 }
 
-/// A [`McpTool`] as a [`Tool`]: the same adapter as any typed tool, with the
-/// rich result handed to the MCP bridge when one serves the call.
+/// A [`McpTool`] as a [`Tool`]: the same adapter as any typed tool, whose
+/// output is the [`McpResult`] as an [`Output`].
 pub struct Rich<T>(pub T);
 
 impl<T: McpTool> Tool for Rich<T> {
@@ -155,14 +173,13 @@ impl<T: McpTool> Tool for Rich<T> {
         self.0.spec().parameters()
     }
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
+        let output = self.call_output(ctx, input);
+        Box::pin(async move { output.await.map(Output::into_text) })
+    }
+    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
         Box::pin(async move {
             let req = <T::Request as tools_core::Arguments>::parse(self.0.spec(), input)?;
-            let result = self.0.run_mcp(ctx, req).await?;
-            let content = result.model_content();
-            if let Some(slot) = ctx.get::<ResultSlot>() {
-                slot.put(result);
-            }
-            Ok(content)
+            Ok(self.0.run_mcp(ctx, req).await?.into_output())
         })
     }
     fn annotations(&self) -> &tools_core::Annotations {
@@ -179,35 +196,6 @@ impl<T: McpTool> Tool for Rich<T> {
     }
     fn examples(&self) -> &[serde_json::Value] {
         self.0.spec().examples()
-    }
-}
-
-/// Where a [`Rich`] tool leaves its result for the bridge that serves the
-/// call: a context extension, so the call itself still goes through
-/// [`Toolset::call`](tools_core::Toolset::call) and its contract.
-#[derive(Clone, Default)]
-pub(crate) struct ResultSlot(Arc<Mutex<Option<McpResult>>>);
-
-impl ResultSlot {
-    fn put(&self, result: McpResult) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(result);
-        }
-    }
-
-    pub(crate) fn take(&self) -> Option<McpResult> {
-        self.0.lock().ok().and_then(|mut slot| slot.take())
-    }
-}
-
-/// A reply to `tools/call` from a call's outcome: the rich result when the
-/// tool left one, the content string otherwise.
-pub(crate) fn call_result(result: tools_core::ToolResult, rich: Option<McpResult>) -> CallToolResult {
-    let is_error = !result.outcome.is_success();
-    match rich {
-        Some(rich) if !is_error => rich.into_call_result(false),
-        _ if is_error => CallToolResult::error(vec![ContentBlock::text(result.content)]),
-        _ => McpResult::from_content(result.content).into_call_result(false),
     }
 }
 

@@ -1,0 +1,100 @@
+//! What the provider modules share to send the parts of a tool's result
+//! (text, JSON, images, files): how a part is named, its media type as the
+//! providers compare it, a data URL, a file name, and the refusal of a part
+//! a provider cannot take. Each provider's encoding, and its sources, are in
+//! its own module's `format_results`.
+//!
+//! The artifact of a result ([`ToolResult::artifact`]) is for the
+//! application: no encoding reads it.
+
+use tools_core::{Media, Part, Source, ToolResult};
+
+use crate::{Dialect, MessageError, RefusedPart};
+
+/// What a part is, in words: "text", "JSON", "an image `chart.png`
+/// (image/png, bytes)", "a file (application/pdf, at a URL)".
+pub(crate) fn describe(part: &Part) -> String {
+    match part {
+        Part::Text { .. } => "text".to_owned(),
+        Part::Json { .. } => "JSON".to_owned(),
+        Part::Image(media) => format!("an image{}", describe_media(media)),
+        Part::File(media) => format!("a file{}", describe_media(media)),
+        _ => "a part of a kind this version cannot send".to_owned(),
+    }
+}
+
+fn describe_media(media: &Media) -> String {
+    let name = media.name.as_deref().map(|name| format!(" `{name}`")).unwrap_or_default();
+    let source = match media.source {
+        Source::Data(_) => "bytes",
+        Source::Url(_) => "at a URL",
+    };
+    format!("{name} ({}, {source})", media_type(media))
+}
+
+/// The media type as providers compare it: lower case, without parameters
+/// (`text/plain; charset=utf-8` is `text/plain`).
+pub(crate) fn media_type(media: &Media) -> String {
+    let essence = media.media_type.split(';').next().unwrap_or_default();
+    essence.trim().to_ascii_lowercase()
+}
+
+/// Whether the media type is one of these.
+pub(crate) fn is_one_of(media: &Media, types: &[&str]) -> bool {
+    types.contains(&media_type(media).as_str())
+}
+
+/// The bytes as a data URL, `data:<media type>;base64,<bytes>`, the form
+/// OpenAI takes for inline images and files; `None` for a URL.
+pub(crate) fn data_url(media: &Media) -> Option<String> {
+    media.base64().map(|base64| format!("data:{};base64,{base64}", media_type(media)))
+}
+
+/// The file's name, or one made from its position and media type
+/// (`file-2.pdf`) for providers that want one.
+pub(crate) fn file_name(media: &Media, index: usize) -> String {
+    if let Some(name) = &media.name {
+        return name.clone();
+    }
+    let extension = match media_type(media).as_str() {
+        "application/pdf" => ".pdf",
+        "text/plain" => ".txt",
+        "text/markdown" => ".md",
+        "text/csv" => ".csv",
+        "text/html" => ".html",
+        "application/json" => ".json",
+        _ => "",
+    };
+    format!("file-{index}{extension}")
+}
+
+/// The lines that name a result's images and files in a text that cannot
+/// carry them, each saying where they are instead.
+pub(crate) fn media_notes(result: &ToolResult, where_they_are: &str) -> Vec<String> {
+    result
+        .parts
+        .iter()
+        .filter(|part| matches!(part, Part::Image(_) | Part::File(_)))
+        .map(|part| format!("[{} {where_they_are}]", describe(part)))
+        .collect()
+}
+
+/// The error for part `index` of `result`, which `dialect` cannot send, and
+/// why (`problem`, with the provider's rule).
+pub(crate) fn refuse(dialect: Dialect, result: &ToolResult, index: usize, problem: &str) -> MessageError {
+    let part = result.parts.get(index).map(describe).unwrap_or_else(|| "a part".to_owned());
+    MessageError {
+        what: dialect.name(),
+        problem: format!(
+            "the result of tool `{}` (call `{}`) cannot be sent: parts[{index}], {part}: {problem}",
+            result.name, result.id
+        ),
+        refused: Some(Box::new(RefusedPart {
+            dialect,
+            tool: result.name.clone(),
+            call_id: result.id.clone(),
+            index,
+            part,
+        })),
+    }
+}
