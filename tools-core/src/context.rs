@@ -1,7 +1,7 @@
 //! What a tool knows about the call it is serving, and the shared state it
 //! may read.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use http::Extensions;
@@ -29,7 +29,13 @@ use tokio_util::sync::CancellationToken;
 pub struct ToolContext {
     call_id: Arc<str>,
     tool_name: Arc<str>,
+    /// The token cancellation comes down from: this context's own, or, in a
+    /// call's context, the one of the context it was made from.
     cancellation: CancellationToken,
+    /// A call's own token, a child of `cancellation`, made the first time
+    /// someone asks for it ([`ToolContext::cancellation`]): most calls never
+    /// do, and a child token costs an allocation and a lock on its parent.
+    own: Option<OnceLock<CancellationToken>>,
     deadline: Option<Instant>,
     extensions: Arc<Extensions>,
     progress: Option<ProgressHook>,
@@ -61,7 +67,8 @@ impl ToolContext {
         Self {
             call_id: call_id.into(),
             tool_name: tool_name.into(),
-            cancellation: self.cancellation.child_token(),
+            cancellation: self.cancellation().clone(),
+            own: Some(OnceLock::new()),
             deadline: self.deadline,
             extensions: Arc::clone(&self.extensions),
             progress: self.progress.clone(),
@@ -82,14 +89,26 @@ impl ToolContext {
         &self.tool_name
     }
 
-    /// The token that is cancelled when the call should stop.
+    /// The token that is cancelled when the call should stop. In a call's
+    /// context it is the call's own, a child of the turn's: cancelling it
+    /// stops nothing else.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        match &self.own {
+            Some(own) => own.get_or_init(|| self.cancellation.child_token()),
+            None => &self.cancellation,
+        }
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.cancellation.is_cancelled()
+            || self.own.as_ref().and_then(OnceLock::get).is_some_and(|own| own.is_cancelled())
+    }
+
+    /// Resolves when cancellation comes down from the context this one was
+    /// made from (the turn's), without making the call's own token.
+    pub(crate) fn cancelled_from_above(&self) -> tokio_util::sync::WaitForCancellationFuture<'_> {
+        self.cancellation.cancelled()
     }
 
     /// When the call must be done by, if anyone said.
@@ -118,6 +137,7 @@ impl ToolContext {
     /// This context with a cancellation token of the caller's.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = token;
+        self.own = None;
         self
     }
 

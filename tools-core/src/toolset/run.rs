@@ -175,6 +175,8 @@ impl Toolset {
             // The tool is polled first, so one that finishes without waiting
             // never registers with the cancellation token (a lock and a list
             // insert); a turn cancelled before the call starts never runs it.
+            // The race waits on the turn's token: the call's own is made only
+            // if the tool asks for it.
             let raced = async {
                 if held {
                     return Ended::Returned(Err(unapproved(tool.name())));
@@ -183,7 +185,7 @@ impl Toolset {
                     return Ended::Cancelled;
                 }
                 // `select` polls its first future first.
-                match futures::future::select(pin!(run), pin!(child.cancellation().cancelled())).await {
+                match futures::future::select(pin!(run), pin!(child.cancelled_from_above())).await {
                     Either::Left((ended, _)) => ended.map_or_else(Ended::Panicked, Ended::Returned),
                     Either::Right(((), _)) => Ended::Cancelled,
                 }
