@@ -16,7 +16,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock, JsonObject, NumberOrString};
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler, ServiceExt, tool_handler, tool_router};
-use tools::{Tool, ToolContext, clean_json, tool};
+use tools::{Tool, ToolContext, ToolOutput, TypedTool, clean_json, tool};
 
 mod support;
 
@@ -152,6 +152,16 @@ fn bench(c: &mut Criterion) -> Vec<String> {
         group.bench_function(format!("rmcp_router_{size_name}"), |b| {
             b.iter_custom(|n| support::timed(&rt, n, routed))
         });
+        // Through `dyn Tool`, as a toolset calls it; and with the type known.
+        let unboxed =
+            || async { Count.call_typed(&ctx, black_box(&json)).await.and_then(ToolOutput::into_content) };
+        group.bench_function(format!("tool_unboxed_clean_{size_name}"), |b| {
+            b.iter_custom(|n| support::timed(&rt, n, unboxed))
+        });
+        summary.push(format!(
+            "  {size_name:>4} clean   call_typed / serde_json:     {:.2}x",
+            support::paired_ratio(&rt, serde, unboxed)
+        ));
         for (shape, input) in shapes(&json) {
             let tool = || Count.call(&ctx, black_box(&input));
             group.bench_function(format!("tool_{shape}_{size_name}"), |b| {

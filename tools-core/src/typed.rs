@@ -99,6 +99,35 @@ pub trait TypedTool: Send + Sync {
         ctx: &ToolContext,
         req: Self::Request,
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+
+    /// One call from the model's raw arguments: the whole JSON adapter
+    /// (size, clean, depth, serde, constraints), then `run`. What
+    /// [`Tool::call`] runs, without the box a call through `dyn Tool` needs:
+    /// for callers that know the tool's type.
+    ///
+    /// ```
+    /// # use std::sync::LazyLock;
+    /// # use tools_core::{ToolContext, ToolError, ToolSpec, TypedTool};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Request { city: String }
+    /// # struct GetWeather;
+    /// # impl TypedTool for GetWeather {
+    /// #     type Request = Request; type Output = String; type Error = ToolError;
+    /// #     fn spec(&self) -> &ToolSpec { static S: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Request>("get_weather", "Weather.")); &S }
+    /// #     async fn run(&self, _: &ToolContext, req: Request) -> Result<String, ToolError> { Ok(req.city) }
+    /// # }
+    /// let out = futures::executor::block_on(GetWeather.call_typed(&ToolContext::new(), "```json\n{\"city\":\"Oslo\"}\n```"));
+    /// assert_eq!(out.unwrap(), "Oslo");
+    /// ```
+    fn call_typed<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        input: &'a str,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'a {
+        async move {
+            let req = <Self::Request as Arguments>::parse(self.spec(), input)?;
+            self.run(ctx, req).await.map_err(Into::into)
+        }
+    }
 }
 
 /// The JSON adapter: the argument pipeline (size, clean, depth, serde,
@@ -117,19 +146,11 @@ impl<T: TypedTool> Tool for T {
     }
 
     fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        Box::pin(async move {
-            let req = T::Request::parse(self.spec(), input)?;
-            let output = self.run(ctx, req).await.map_err(Into::into)?;
-            output.into_content()
-        })
+        Box::pin(async move { self.call_typed(ctx, input).await?.into_content() })
     }
 
     fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
-        Box::pin(async move {
-            let req = T::Request::parse(self.spec(), input)?;
-            let output = self.run(ctx, req).await.map_err(Into::into)?;
-            output.into_output()
-        })
+        Box::pin(async move { self.call_typed(ctx, input).await?.into_output() })
     }
 
     fn annotations(&self) -> &Annotations {
