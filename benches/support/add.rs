@@ -81,7 +81,12 @@ pub async fn serve_with_rmcp<S: ServerHandler + Clone + Send + Sync + 'static>(s
 /// Serve our bridge with our HTTP server (the path users take:
 /// `HttpOptions::bind`), and give its URL.
 pub async fn serve_with_tools() -> String {
-    let options = HttpOptions::new().stop_on_ctrl_c(false);
+    serve_with_options(HttpOptions::new().stop_on_ctrl_c(false)).await
+}
+
+/// Serve our bridge with our HTTP server, configured by `options`, on a
+/// loopback port, and give its URL.
+pub async fn serve_with_options(options: HttpOptions) -> String {
     let bound = options.bind(bridge(), "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
     let url = bound.url();
     tokio::spawn(bound.serve());
