@@ -169,7 +169,8 @@ impl HttpOptions {
         self
     }
 
-    /// Keep at most this many sessions (default 1,024; about 57 KB each).
+    /// Keep at most this many sessions (default 1,024; about 80 KiB each in
+    /// a release build, with the client's event stream open).
     /// A client that tries to open one more gets HTTP 503 with a JSON-RPC
     /// error saying so, until a session closes or expires.
     pub fn with_max_sessions(mut self, sessions: usize) -> Self {
@@ -245,7 +246,7 @@ impl HttpOptions {
     /// [`Self::allow_unauthenticated_network`]).
     pub async fn bind(self, server: McpServer, addr: SocketAddr) -> std::io::Result<HttpServer> {
         self.check_exposure(addr)?;
-        let listener = TcpListener::bind(addr).await?;
+        let listener = listen(addr)?;
         let local_addr = listener.local_addr()?;
         // The calls still running when the grace has passed are cancelled
         // with the sessions: rmcp would leave a stateless request's call
@@ -489,4 +490,22 @@ async fn require_bearer(State(token): State<Arc<str>>, request: Request, next: N
 /// not tell an attacker how much of a guess was right.
 fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Connections the kernel queues while the accept loop is busy. Tokio's
+/// `TcpListener::bind` asks for 128, and a burst of clients past that
+/// (200 connecting at once) loses connection attempts that clients retry
+/// only a second later; the kernel still caps this at `somaxconn`.
+const BACKLOG: u32 = 4096;
+
+/// A listener on `addr` with a [`BACKLOG`]-deep queue.
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket =
+        if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // As `TcpListener::bind` does: a restarted server can take its port back
+    // while old connections linger in TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
 }
