@@ -103,21 +103,19 @@ fn document(tool: &dyn Tool) -> String {
 /// description, input schema), at most `max` of them, the ones already
 /// offered left out.
 pub(crate) fn answer(index: &ToolIndex, offered: &Toolset, max: usize, call: &ToolCall) -> ToolResult {
-    let result =
-        |content: String, outcome| ToolResult::new(call.id.clone(), call.name.clone(), content, outcome);
     let query =
         match serde_json::from_str::<SearchArguments>(tools_core::clean_json(&call.arguments).as_ref()) {
             Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,
             Ok(_) => {
                 let error =
                     ToolError::invalid_arguments("`query` is empty: say what you want to do, in a few words");
-                return result(error.model_content(), error.outcome());
+                return ToolResult::error(call, &error);
             }
             Err(error) => {
                 let error = ToolError::invalid_arguments(format!(
                     "{error}: send {{\"query\": \"what you want to do\"}}"
                 ));
-                return result(error.model_content(), error.outcome());
+                return ToolResult::error(call, &error);
             }
         };
     let found: Vec<Value> = index
@@ -133,7 +131,7 @@ pub(crate) fn answer(index: &ToolIndex, offered: &Toolset, max: usize, call: &To
     } else {
         json!({"tools": found, "note": "you can call these tools from your next turn on"})
     };
-    result(content.to_string(), Outcome::Success)
+    ToolResult::new(call.id.clone(), call.name.clone(), content.to_string(), Outcome::Success)
 }
 
 #[derive(serde::Deserialize)]

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{Output, Part, ToolError};
+use crate::{Part, ToolError};
 
 /// One tool call the model made: its id, the tool's name and the raw
 /// argument string, exactly as the provider sent them.
@@ -130,10 +130,6 @@ impl ToolResult {
     /// The result as text alone: the content, then each text and JSON part
     /// on a line of its own. What a format that takes only text sends.
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        if self.parts.is_empty() {
-            return std::borrow::Cow::Borrowed(&self.content);
-        }
-        let output = Output { text: self.content.clone(), parts: self.parts.clone(), artifact: None };
-        std::borrow::Cow::Owned(output.into_text())
+        crate::output::joined(&self.content, &self.parts)
     }
 }

@@ -150,23 +150,29 @@ impl Output {
     /// The output as text alone ([`Output::into_text`]), borrowed when it is
     /// the text and nothing more.
     pub fn to_text(&self) -> Cow<'_, str> {
-        if !self.parts.iter().any(|part| matches!(part, Part::Text { .. } | Part::Json { .. })) {
-            return Cow::Borrowed(&self.text);
-        }
-        let mut text = self.text.clone();
-        for part in &self.parts {
-            let piece = match part {
-                Part::Text { text } => Cow::Borrowed(text.as_str()),
-                Part::Json { value } => Cow::Owned(value.to_string()),
-                _ => continue,
-            };
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&piece);
-        }
-        Cow::Owned(text)
+        joined(&self.text, &self.parts)
     }
+}
+
+/// `text`, then each text and JSON part of `parts` on a line of its own
+/// (images and files have no text): borrowed when there is nothing to add.
+pub(crate) fn joined<'a>(text: &'a str, parts: &[Part]) -> Cow<'a, str> {
+    if !parts.iter().any(|part| matches!(part, Part::Text { .. } | Part::Json { .. })) {
+        return Cow::Borrowed(text);
+    }
+    let mut joined = text.to_owned();
+    for part in parts {
+        let piece = match part {
+            Part::Text { text } => Cow::Borrowed(text.as_str()),
+            Part::Json { value } => Cow::Owned(value.to_string()),
+            _ => continue,
+        };
+        if !joined.is_empty() {
+            joined.push('\n');
+        }
+        joined.push_str(&piece);
+    }
+    Cow::Owned(joined)
 }
 
 #[cfg(test)]
