@@ -216,12 +216,7 @@ impl<'a> Run<'a> {
         let is_search =
             |call: &ToolCall| searches.is_some() && call.name.eq_ignore_ascii_case(RESERVED_TOOL_SEARCH);
         let results = if let (Some(max), true) = (searches, calls.iter().any(is_search)) {
-            let (positions, others): (Vec<usize>, Vec<ToolCall>) = calls
-                .iter()
-                .enumerate()
-                .filter(|(_, call)| !is_search(call))
-                .map(|(at, call)| (at, call.clone()))
-                .unzip();
+            let others: Vec<ToolCall> = calls.iter().filter(|call| !is_search(call)).cloned().collect();
             let mut ran = self.run_tools(&others, approved).await.into_iter();
             let index = self.agent.index.get_or_init(|| {
                 let toolset = &self.agent.toolset;
@@ -229,14 +224,13 @@ impl<'a> Run<'a> {
                     toolset.iter().filter(|tool| toolset.is_deferred(tool.name())).map(|tool| tool.as_ref()),
                 )
             });
-            let mut positions = positions.into_iter().peekable();
+            // The others' results come back in their order: each takes its place.
             let mut results = Vec::with_capacity(calls.len());
-            for (at, call) in calls.iter().enumerate() {
-                if positions.peek() == Some(&at) {
-                    positions.next();
-                    results.extend(ran.next());
-                } else {
+            for call in calls {
+                if is_search(call) {
                     results.push(crate::search::answer(index, &self.tools, max, call));
+                } else {
+                    results.extend(ran.next());
                 }
             }
             results
