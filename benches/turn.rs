@@ -217,14 +217,18 @@ fn main() {
         let turn = calls(n);
         let allocs_direct = allocations_per_call(&fixture.rt, n, || direct_all(&turn));
         let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.raw.run(&fixture.ctx, &turn));
-        if let (Some(direct), Some(run)) = (estimate(&format!("direct_{n}")), estimate(&format!("run_{n}"))) {
-            println!(
-                "  {n:>3} call(s): direct {direct:>9.0} ns, run {run:>9.0} ns: ratio {:.2}x, overhead {:.0} ns/call; \
-                 allocations per call {allocs_direct:.1} direct, {allocs_run:.1} run",
-                run / direct,
-                (run - direct) / n as f64,
-            );
-        }
+        // Paired, not criterion's estimates: those of the same code moved
+        // by 2x between runs here.
+        let paired =
+            support::paired(&fixture.rt, || direct_all(&turn), || fixture.raw.run(&fixture.ctx, &turn));
+        println!(
+            "  {n:>3} call(s), paired: direct {:>9.0} ns, run {:>9.0} ns: ratio {:.2}x, overhead {:.0} ns/call; \
+             allocations per call {allocs_direct:.1} direct, {allocs_run:.1} run",
+            paired.base_ns,
+            paired.subject_ns,
+            paired.ratio,
+            (paired.subject_ns - paired.base_ns) / n as f64,
+        );
     }
     if let Some(bare) = estimate(&format!("run_{LAYERED}")) {
         for (name, _) in &fixture.layered {

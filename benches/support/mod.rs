@@ -57,9 +57,27 @@ async fn rounds<F: Future>(iters: u64, mut round: impl FnMut() -> F) -> Duration
 /// ratios move by tens of percent from run to run; these move by a few.
 pub fn paired_ratio<A: Future, B: Future>(
     rt: &tokio::runtime::Runtime,
+    base: impl FnMut() -> A,
+    subject: impl FnMut() -> B,
+) -> f64 {
+    paired(rt, base, subject).ratio
+}
+
+/// What [`paired`] measured: the median ratio, and each side's median time
+/// of one round in nanoseconds.
+#[allow(dead_code)] // Not every bench reads the times.
+pub struct Paired {
+    pub ratio: f64,
+    pub base_ns: f64,
+    pub subject_ns: f64,
+}
+
+/// [`paired_ratio`], with each side's time per round beside the ratio.
+pub fn paired<A: Future, B: Future>(
+    rt: &tokio::runtime::Runtime,
     mut base: impl FnMut() -> A,
     mut subject: impl FnMut() -> B,
-) -> f64 {
+) -> Paired {
     const PAIRS: usize = 301;
     const BATCH: Duration = Duration::from_millis(2);
     rt.block_on(async {
@@ -67,7 +85,7 @@ pub fn paired_ratio<A: Future, B: Future>(
         while iters < 1 << 24 && rounds(iters, &mut base).await < BATCH {
             iters *= 2;
         }
-        let mut ratios = Vec::with_capacity(PAIRS);
+        let (mut ratios, mut bases, mut subjects) = (Vec::new(), Vec::new(), Vec::new());
         for pair in 0..PAIRS {
             // Alternate which side goes first, so neither always runs on
             // caches the other warmed.
@@ -79,8 +97,13 @@ pub fn paired_ratio<A: Future, B: Future>(
                 (rounds(iters, &mut base).await, s)
             };
             ratios.push(s.as_secs_f64() / b.as_secs_f64());
+            bases.push(b.as_secs_f64() * 1e9 / iters as f64);
+            subjects.push(s.as_secs_f64() * 1e9 / iters as f64);
         }
-        ratios.sort_by(f64::total_cmp);
-        ratios[PAIRS / 2]
+        let median = |mut values: Vec<f64>| {
+            values.sort_by(f64::total_cmp);
+            values[PAIRS / 2]
+        };
+        Paired { ratio: median(ratios), base_ns: median(bases), subject_ns: median(subjects) }
     })
 }

@@ -67,7 +67,7 @@ pub struct UnknownCall {
 /// ```
 /// # use tools_agent::RunState;
 /// fn review(state: &mut RunState) {
-///     let ids: Vec<String> = state.pending().iter().map(|p| p.call.id.clone()).collect();
+///     let ids: Vec<_> = state.pending().iter().map(|p| p.call.id.clone()).collect();
 ///     for id in ids {
 ///         state.deny(&id, "not today").unwrap();
 ///     }
@@ -125,7 +125,7 @@ impl RunState {
             }
             None => Err(UnknownCall {
                 id: id.to_owned(),
-                pending: self.pending.iter().map(|pending| pending.call.id.clone()).collect(),
+                pending: self.pending.iter().map(|pending| pending.call.id.to_string()).collect(),
             }),
         }
     }

@@ -163,14 +163,14 @@ impl RunBudget {
                     (self.not_found > self.limits.max_not_found).then(|| LimitExceeded::NotFound {
                         limit: self.limits.max_not_found,
                         count: self.not_found,
-                        name: result.name.clone(),
+                        name: result.name.to_string(),
                     })
                 }
                 Outcome::InvalidArguments | Outcome::Retry => {
                     let count = self.retries.entry(result.name.to_ascii_lowercase()).or_default();
                     *count += 1;
                     (*count > self.limits.max_retries_per_tool).then(|| LimitExceeded::Retries {
-                        tool: result.name.clone(),
+                        tool: result.name.to_string(),
                         limit: self.limits.max_retries_per_tool,
                         count: *count,
                     })

@@ -169,10 +169,10 @@ impl CallAssembler {
         };
         let call = &mut self.calls[position].1;
         if let Some(id) = id.filter(|id| !id.is_empty()) {
-            call.id = id.to_owned();
+            call.id = id.into();
         }
         if let Some(name) = name.filter(|name| !name.is_empty()) {
-            call.name = name.to_owned();
+            call.name = name.into();
         }
         call.arguments.push_str(arguments);
     }

@@ -261,8 +261,8 @@ impl<'a> Run<'a> {
             result.outcome.is_success()
                 && agent.end_tools.iter().any(|end| end.eq_ignore_ascii_case(&result.name))
         });
-        let ended =
-            ended.map(|result| (result.content.clone(), StopReason::EndTool { tool: result.name.clone() }));
+        let ended = ended
+            .map(|result| (result.content.clone(), StopReason::EndTool { tool: result.name.to_string() }));
         self.transcript.push(Message::Tool { results });
         if let Some(ended) = ended {
             return Some(ended);

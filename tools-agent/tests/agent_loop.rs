@@ -40,7 +40,7 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall::new(id, name, arguments)
 }
 
-fn results_of(message: &Message) -> Vec<(String, Outcome)> {
+fn results_of(message: &Message) -> Vec<(tools_core::SmolStr, Outcome)> {
     match message {
         Message::Tool { results } => results.iter().map(|r| (r.id.clone(), r.outcome)).collect(),
         other => panic!("expected tool results, got {other:?}"),

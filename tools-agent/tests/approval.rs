@@ -356,7 +356,7 @@ async fn streamed_a_declared_tool_pauses_and_resumes_with_its_events() {
     let ran: Vec<String> = events
         .iter()
         .filter_map(|event| match event {
-            AgentEvent::ToolCall(call) => Some(call.id.clone()),
+            AgentEvent::ToolCall(call) => Some(call.id.to_string()),
             _ => None,
         })
         .collect();
@@ -370,7 +370,7 @@ async fn streamed_a_declared_tool_pauses_and_resumes_with_its_events() {
     let results: Vec<(String, Outcome)> = events
         .iter()
         .filter_map(|event| match event {
-            AgentEvent::ToolResult(result) => Some((result.id.clone(), result.outcome)),
+            AgentEvent::ToolResult(result) => Some((result.id.to_string(), result.outcome)),
             _ => None,
         })
         .collect();

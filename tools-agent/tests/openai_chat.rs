@@ -160,7 +160,7 @@ fn s(role: &str, ids: &[&str]) -> (String, Vec<String>) {
 
 fn outcomes(message: &Message) -> Vec<(String, Outcome)> {
     match message {
-        Message::Tool { results } => results.iter().map(|r| (r.id.clone(), r.outcome)).collect(),
+        Message::Tool { results } => results.iter().map(|r| (r.id.to_string(), r.outcome)).collect(),
         other => panic!("expected tool results, got {other:?}"),
     }
 }

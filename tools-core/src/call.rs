@@ -3,24 +3,30 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use smol_str::SmolStr;
 
 use crate::{Part, ToolError};
 
 /// One tool call the model made: its id, the tool's name and the raw
 /// argument string, exactly as the provider sent them.
+///
+/// The id and name are [`SmolStr`]s (`"call_1".into()`; they compare with
+/// `&str` and deref to it): the call's context and its result hold them
+/// too, and a clone of one is a copy of a short string in place or a
+/// reference count, never an allocation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The provider's id for the call, echoed back in the result.
-    pub id: String,
+    pub id: SmolStr,
     /// The name the model called (looked up ignoring case).
-    pub name: String,
+    pub name: SmolStr,
     /// The raw arguments, before cleaning.
     pub arguments: String,
 }
 
 impl ToolCall {
     /// A call with these parts.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+    pub fn new(id: impl Into<SmolStr>, name: impl Into<SmolStr>, arguments: impl Into<String>) -> Self {
         Self { id: id.into(), name: name.into(), arguments: arguments.into() }
     }
 }
@@ -87,9 +93,9 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// The id of the call this answers.
-    pub id: String,
+    pub id: SmolStr,
     /// The name the model called.
-    pub name: String,
+    pub name: SmolStr,
     /// The content string for the model: the output's text, or what went
     /// wrong.
     pub content: String,
@@ -107,8 +113,8 @@ pub struct ToolResult {
 impl ToolResult {
     /// A result of text alone.
     pub fn new(
-        id: impl Into<String>,
-        name: impl Into<String>,
+        id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
         content: impl Into<String>,
         outcome: Outcome,
     ) -> Self {

@@ -5,10 +5,11 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use http::Extensions;
+use smol_str::SmolStr;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// The context of one tool call: cheap to clone (a few reference counts).
+/// The context of one tool call: cheap to clone (a reference count or two).
 ///
 /// It carries the call id and the tool's name, a cancellation token, an
 /// optional deadline, and typed extensions: shared state such as an HTTP
@@ -27,17 +28,26 @@ use tokio_util::sync::CancellationToken;
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct ToolContext {
-    call_id: Arc<str>,
-    tool_name: Arc<str>,
-    /// The token cancellation comes down from: this context's own, or, in a
-    /// call's context, the one of the context it was made from.
-    cancellation: CancellationToken,
-    /// A call's own token, a child of `cancellation`, made the first time
+    call_id: SmolStr,
+    tool_name: SmolStr,
+    /// What every call of a turn shares, behind one reference count: making
+    /// a call's context copies a pointer, not a token whose every clone and
+    /// drop takes a lock.
+    shared: Arc<Shared>,
+    /// A call's own token, a child of the shared one, made the first time
     /// someone asks for it ([`ToolContext::cancellation`]): most calls never
     /// do, and a child token costs an allocation and a lock on its parent.
     own: Option<OnceLock<CancellationToken>>,
     deadline: Option<Instant>,
-    extensions: Arc<Extensions>,
+}
+
+/// The part of a context that a turn's calls share.
+#[derive(Clone, Debug, Default)]
+struct Shared {
+    /// The token cancellation comes down from: this context's own, or, in a
+    /// call's context, the one of the context it was made from.
+    cancellation: CancellationToken,
+    extensions: Extensions,
     progress: Option<ProgressHook>,
 }
 
@@ -63,15 +73,21 @@ impl ToolContext {
     /// A context for one call of `tool_name`, sharing this one's extensions
     /// and deadline; its cancellation token is a child of this one's, so
     /// cancelling the turn cancels the call but not the other way round.
-    pub fn for_call(&self, call_id: impl Into<Arc<str>>, tool_name: impl Into<Arc<str>>) -> Self {
+    pub fn for_call(&self, call_id: impl Into<SmolStr>, tool_name: impl Into<SmolStr>) -> Self {
+        let shared = match self.own {
+            // A call's context: cancellation must come down from its own
+            // token, made now if nobody asked for it yet.
+            Some(_) => {
+                Arc::new(Shared { cancellation: self.cancellation().clone(), ..(*self.shared).clone() })
+            }
+            None => Arc::clone(&self.shared),
+        };
         Self {
             call_id: call_id.into(),
             tool_name: tool_name.into(),
-            cancellation: self.cancellation().clone(),
+            shared,
             own: Some(OnceLock::new()),
             deadline: self.deadline,
-            extensions: Arc::clone(&self.extensions),
-            progress: self.progress.clone(),
         }
     }
 
@@ -94,21 +110,21 @@ impl ToolContext {
     /// stops nothing else.
     pub fn cancellation(&self) -> &CancellationToken {
         match &self.own {
-            Some(own) => own.get_or_init(|| self.cancellation.child_token()),
-            None => &self.cancellation,
+            Some(own) => own.get_or_init(|| self.shared.cancellation.child_token()),
+            None => &self.shared.cancellation,
         }
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.shared.cancellation.is_cancelled()
             || self.own.as_ref().and_then(OnceLock::get).is_some_and(|own| own.is_cancelled())
     }
 
     /// Resolves when cancellation comes down from the context this one was
     /// made from (the turn's), without making the call's own token.
     pub(crate) fn cancelled_from_above(&self) -> tokio_util::sync::WaitForCancellationFuture<'_> {
-        self.cancellation.cancelled()
+        self.shared.cancellation.cancelled()
     }
 
     /// When the call must be done by, if anyone said.
@@ -123,20 +139,25 @@ impl ToolContext {
 
     /// The shared value of type `T`, if one was added.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.extensions.get::<T>()
+        self.shared.extensions.get::<T>()
     }
 
     /// This context with `value` added (replacing any earlier value of its type).
     /// Values are cloned only when the context's extensions are shared, so add
     /// them before handing the context out; wrap large state in an `Arc`.
     pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
-        Arc::make_mut(&mut self.extensions).insert(value);
+        self.shared_mut().extensions.insert(value);
         self
+    }
+
+    /// The shared part, to change for this context alone.
+    fn shared_mut(&mut self) -> &mut Shared {
+        Arc::make_mut(&mut self.shared)
     }
 
     /// This context with a cancellation token of the caller's.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = token;
+        self.shared_mut().cancellation = token;
         self.own = None;
         self
     }
@@ -154,7 +175,7 @@ impl ToolContext {
         mut self,
         hook: impl Fn(f64, Option<f64>, Option<&str>) + Send + Sync + 'static,
     ) -> Self {
-        self.progress = Some(ProgressHook(Arc::new(hook)));
+        self.shared_mut().progress = Some(ProgressHook(Arc::new(hook)));
         self
     }
 
@@ -174,14 +195,14 @@ impl ToolContext {
     /// ToolContext::new().report_progress(1.0, None, None); // nobody listens: a no-op
     /// ```
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        if let Some(hook) = &self.progress {
+        if let Some(hook) = &self.shared.progress {
             (hook.0)(progress, total, message);
         }
     }
 
     /// Whether anyone receives [`report_progress`](Self::report_progress).
     pub fn reports_progress(&self) -> bool {
-        self.progress.is_some()
+        self.shared.progress.is_some()
     }
 
     /// This context with a deadline `timeout` from now.
@@ -203,6 +224,16 @@ mod tests {
         assert!(!turn.is_cancelled() && !b.is_cancelled());
         turn.cancellation().cancel();
         assert!(b.is_cancelled());
+    }
+
+    #[test]
+    fn a_context_made_from_a_calls_comes_down_from_that_call() {
+        let turn = ToolContext::new();
+        let call = turn.for_call("a", "t");
+        let nested = call.for_call("a.1", "u");
+        let sibling = turn.for_call("b", "t");
+        call.cancellation().cancel();
+        assert!(nested.is_cancelled() && !sibling.is_cancelled() && !turn.is_cancelled());
     }
 
     #[test]

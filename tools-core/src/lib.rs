@@ -9,8 +9,9 @@
 //!   than text (JSON, images, files) and an artifact for the application;
 //! - [`ToolSpec`]: what a typed tool declares (name, description, schema...);
 //! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
-//!   [`ToolResult`]: one turn's calls as data; [`Renamed`]: any tool under
-//!   another name;
+//!   [`ToolResult`]: one turn's calls as data (ids and names as [`SmolStr`],
+//!   which a call's context and result share without copying); [`Renamed`]:
+//!   any tool under another name;
 //! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the steps of the adapter;
 //! - [`toolset::Layer`]: code around every call; [`layers`]: ready ones.
 //!
@@ -50,4 +51,5 @@ pub use tool::{OutputFuture, Tool, ToolFuture};
 pub use toolset::Toolset;
 pub use typed::{Arguments, TypedTool};
 
+pub use smol_str::SmolStr;
 pub use tokio_util::sync::CancellationToken;

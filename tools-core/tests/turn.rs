@@ -155,6 +155,78 @@ async fn a_panic_while_building_the_future_is_caught_too() {
     assert_eq!(tools.call(&ToolContext::new(), &call("1", "eager", "{}")).await.outcome, Outcome::Panicked);
 }
 
+#[tokio::test]
+async fn a_panic_after_the_tool_first_waited_is_caught_too() {
+    let tools = Toolset::builder()
+        .add(FnTool::new("late", |_, _| async {
+            tokio::task::yield_now().await;
+            panic!("after a wait")
+        }))
+        .add(echo("echo"))
+        .build()
+        .unwrap();
+    let calls = [call("1", "late", "{}"), call("2", "echo", "hi"), call("3", "late", "{}")];
+    let outcomes: Vec<_> = tools.run(&ToolContext::new(), &calls).await.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Panicked, Outcome::Success, Outcome::Panicked]);
+    let single = tools.call(&ToolContext::new(), &calls[0]).await;
+    assert_eq!(single.outcome, Outcome::Panicked);
+}
+
+#[test]
+fn calls_that_end_at_once_need_no_timer() {
+    // A timeout on every call, and no Tokio runtime: a call that ends the
+    // first time it is polled never reaches its deadline's timer.
+    let tools = Toolset::builder()
+        .options(RunOptions::new().with_default_timeout(Duration::from_secs(1)))
+        .add(echo("echo"))
+        .build()
+        .unwrap();
+    let calls = [call("1", "echo", "a"), call("2", "echo", "b")];
+    let results = futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
+    let contents: Vec<_> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
+    assert_eq!(contents, [(Outcome::Success, "a"), (Outcome::Success, "b")]);
+}
+
+#[tokio::test]
+async fn a_call_that_cancels_the_turn_stops_the_calls_after_it() {
+    let token = CancellationToken::new();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let (turn, ran_in_tool) = (token.clone(), Arc::clone(&ran));
+    let tools = Toolset::builder()
+        .add(FnTool::new("stop", move |_, _| {
+            turn.cancel();
+            async { Ok("stopped".to_owned()) }
+        }))
+        .add(FnTool::new("count", move |_, _| {
+            ran_in_tool.fetch_add(1, Ordering::SeqCst);
+            async { Ok(String::new()) }
+        }))
+        .build()
+        .unwrap();
+    let calls = [call("1", "stop", "{}"), call("2", "count", "{}"), call("3", "count", "{}")];
+    let results = tools.run(&ToolContext::new().with_cancellation(token), &calls).await;
+    let outcomes: Vec<_> = results.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Success, Outcome::Cancelled, Outcome::Cancelled]);
+    assert_eq!(ran.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_queued_calls_timeout_counts_from_when_it_starts() {
+    // One at a time, 100 ms each, 150 ms allowed each: the third starts
+    // 200 ms into the turn and still has its whole 150 ms.
+    let tools = Toolset::builder()
+        .options(RunOptions::new().with_max_concurrency(1).with_default_timeout(Duration::from_millis(150)))
+        .add(sleeper("sleep"))
+        .build()
+        .unwrap();
+    let calls: Vec<_> = (0..3).map(|i| call(&i.to_string(), "sleep", "100")).collect();
+    let results = tools.run(&ToolContext::new(), &calls).await;
+    assert!(results.iter().all(|r| r.outcome == Outcome::Success), "{results:?}");
+    let slow = [call("3", "sleep", "100"), call("4", "sleep", "200")];
+    let outcomes: Vec<_> = tools.run(&ToolContext::new(), &slow).await.iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Success, Outcome::TimedOut]);
+}
+
 #[tokio::test(start_paused = true)]
 async fn the_tools_own_timeout_applies() {
     let tools = Toolset::builder().add(sleeper("slow").with_timeout(Duration::from_secs(1))).build().unwrap();
@@ -314,18 +386,18 @@ async fn results_keep_call_order_when_later_calls_finish_first() {
 }
 
 #[tokio::test]
-async fn order_holds_past_the_small_batch_size_too() {
-    // join_all switches strategy above 30 futures; order must not change.
+async fn results_keep_the_order_of_the_calls_not_of_their_endings() {
+    // The calls end in reverse order; the results keep the calls' order.
     let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     let calls: Vec<_> = (0..40).map(|i| call(&i.to_string(), "sleep", &((40 - i) * 2).to_string())).collect();
     let results = tools.run(&ToolContext::new(), &calls).await;
-    let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+    let ids: Vec<String> = results.iter().map(|r| r.id.to_string()).collect();
     assert_eq!(ids, (0..40).map(|i| i.to_string()).collect::<Vec<_>>());
 }
 
 #[tokio::test]
 async fn large_turns_keep_order_and_run_at_once() {
-    // 64 runs in groups, 400 through one task node per call: both in order.
+    // Every call waits, so each is driven as its own future: in order, at once.
     let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     for n in [64, 400] {
         let calls: Vec<_> =
@@ -333,7 +405,7 @@ async fn large_turns_keep_order_and_run_at_once() {
         let started = Instant::now();
         let results = tools.run(&ToolContext::new(), &calls).await;
         assert!(started.elapsed() < Duration::from_secs(2), "{n} calls took {:?}", started.elapsed());
-        let ids: Vec<String> = results.iter().map(|r| r.id.clone()).collect();
+        let ids: Vec<String> = results.iter().map(|r| r.id.to_string()).collect();
         assert_eq!(ids, (0..n).map(|i| i.to_string()).collect::<Vec<_>>());
         assert!(results.iter().all(|r| r.outcome == Outcome::Success));
     }

@@ -49,7 +49,7 @@ use tools_core::{Tool, ToolCall, ToolResult};
 /// let calls = dialect.parse_calls(&response).unwrap();
 /// // What `tools.run(&ctx, &calls).await` returns: one result per call, in order.
 /// let results: Vec<ToolResult> =
-///     calls.iter().map(|call| ToolResult::new(&call.id, &call.name, "12:00", Outcome::Success)).collect();
+///     calls.iter().map(|call| ToolResult::new(call.id.clone(), call.name.clone(), "12:00", Outcome::Success)).collect();
 /// conversation.push(response);
 /// conversation.extend(dialect.format_results(&results).unwrap());
 /// assert_eq!(conversation[2]["content"][0], json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": "12:00"}));

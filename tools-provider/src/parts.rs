@@ -91,8 +91,8 @@ pub(crate) fn refuse(dialect: Dialect, result: &ToolResult, index: usize, proble
         ),
         refused: Some(Box::new(RefusedPart {
             dialect,
-            tool: result.name.clone(),
-            call_id: result.id.clone(),
+            tool: result.name.to_string(),
+            call_id: result.id.to_string(),
             index,
             part,
         })),

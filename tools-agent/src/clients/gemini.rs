@@ -177,7 +177,7 @@ impl Gemini {
                         // A synthetic id is the dialect's own, made up for a
                         // call Gemini sent without one: it is not sent back.
                         if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                            function_call["id"] = Value::String(call.id.clone());
+                            function_call["id"] = Value::from(call.id.as_str());
                         }
                         let mut part = json!({"functionCall": function_call});
                         if let Some(signature) = signatures.get(&signature_key(call)) {
@@ -380,7 +380,7 @@ fn number_calls(calls: Vec<ToolCall>, first: usize) -> Vec<ToolCall> {
         .enumerate()
         .map(|(offset, mut call)| {
             if call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                call.id = format!("{SYNTHETIC_ID_PREFIX}{}-{}", first + offset, call.name);
+                call.id = format!("{SYNTHETIC_ID_PREFIX}{}-{}", first + offset, call.name).into();
             }
             call
         })
@@ -490,8 +490,8 @@ impl Decoder {
         for (offset, call) in calls.into_iter().enumerate() {
             self.pending.push_back(Ok(ModelEvent::CallDelta {
                 index: first + offset,
-                id: Some(call.id.clone()),
-                name: Some(call.name.clone()),
+                id: Some(call.id.to_string()),
+                name: Some(call.name.to_string()),
                 arguments: call.arguments.clone(),
             }));
             self.calls.push(call);

@@ -241,7 +241,7 @@ impl Decode for ChatDecoder {
             // so that its result can answer it.
             for (index, call) in calls.iter_mut().enumerate() {
                 if call.id.is_empty() {
-                    call.id = format!("call_{index}");
+                    call.id = format!("call_{index}").into();
                 }
             }
             return Ok(Some(ModelResponse {

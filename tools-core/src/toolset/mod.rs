@@ -204,7 +204,7 @@ struct Entry {
     name: Arc<str>,
     /// `own`'s name, shared with every call's context instead of copied
     /// into it: a prefix or a rename stays out of the tool's logic.
-    own_name: Arc<str>,
+    own_name: smol_str::SmolStr,
     options: ToolOptions,
     counters: Arc<ToolCounters>,
     /// The label of the toolset it was registered in.

@@ -143,7 +143,7 @@ impl Toolset {
         let entry = Entry {
             own: Arc::clone(&tool),
             tool,
-            own_name: Arc::clone(&name),
+            own_name: smol_str::SmolStr::from(Arc::clone(&name)),
             name,
             options,
             counters: Arc::default(),

@@ -1,22 +1,33 @@
 //! One model turn: every call at once, each ending in a result for the
 //! model, whatever the tool does.
+//!
+//! Most calls finish the first time they are polled (a computation, a
+//! lookup, a cache hit), so a call starts by being polled once, in place,
+//! inside its span and panic guard; only a call that is still waiting
+//! becomes a future of its own, raced against its deadline and the turn's
+//! cancellation. A future per call holding all of that, moved into a join
+//! and polled there, was most of what the executor cost a call.
 
 use std::any::Any;
-use std::panic::AssertUnwindSafe;
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use futures::future::Either;
+use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
 use super::approval::unapproved;
 use super::{Entry, LayerCall, Next, Toolset, panic_message};
 use crate::error::error_object;
-use crate::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
+use crate::{Outcome, Output, OutputFuture, ToolCall, ToolContext, ToolError, ToolResult};
 
 /// How the race between the tool, the clock and the cancellation ended.
 enum Ended {
-    Returned(Result<crate::Output, ToolError>),
+    Returned(Result<Output, ToolError>),
     Panicked(Box<dyn Any + Send>),
     TimedOut,
     Cancelled,
@@ -66,18 +77,47 @@ impl Toolset {
     }
 
     async fn run_turn(&self, ctx: &ToolContext, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
-        match (calls, self.options.max_concurrency) {
-            ([], _) => Vec::new(),
-            // One call needs no combinator.
-            ([call], _) => vec![self.call_gated(ctx, call, approved).await],
-            (_, None) => self.run_unbounded(ctx, calls, approved).await,
-            (_, Some(limit)) => {
-                // The futures are made first: a stream holding the
-                // closure that makes them would not be provably `Send`.
-                let pending: Vec<_> = calls.iter().map(|call| self.call_gated(ctx, call, approved)).collect();
-                futures::stream::iter(pending).buffered(limit).collect().await
-            }
+        if let [call] = calls {
+            return vec![self.call_gated(ctx, call, approved).await];
         }
+        let limit = self.options.max_concurrency.unwrap_or(usize::MAX);
+        // Each call's context lives here, beside the futures that borrow it.
+        let mut contexts: Vec<Option<ToolContext>> = calls.iter().map(|_| None).collect();
+        let mut unstarted = calls.iter().zip(contexts.iter_mut());
+        // Calls start in order, so a result is pushed as its call starts:
+        // the ended one's own, a waiting one's stand-in until it ends.
+        let mut results = Vec::with_capacity(calls.len());
+        // Only the woken calls are polled again: a turn's cost stays linear
+        // in its calls however many wait at once.
+        let mut waiting = FuturesUnordered::new();
+        poll_fn(|cx| {
+            loop {
+                while waiting.len() < limit {
+                    let Some((call, slot)) = unstarted.next() else { break };
+                    match self.start(ctx, call, approved, slot, cx) {
+                        Started::Ended(result) => results.push(result),
+                        Started::Waiting(rest) => {
+                            let index = results.len();
+                            results.push(ToolResult::new(
+                                call.id.clone(),
+                                call.name.clone(),
+                                "",
+                                Outcome::Cancelled,
+                            ));
+                            waiting.push(rest.map(move |result| (index, result)));
+                        }
+                    }
+                }
+                // Empty only once every call has started and ended.
+                match waiting.poll_next_unpin(cx) {
+                    Poll::Ready(Some((index, result))) => results[index] = result,
+                    Poll::Ready(None) => return Poll::Ready(()),
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+        })
+        .await;
+        results
     }
 
     /// Run one call and turn however it ends into its result.
@@ -96,8 +136,9 @@ impl Toolset {
     /// A call that needs approval ([`Toolset::needs_approval`]) does not
     /// run: its result is [`Outcome::Denied`], saying so.
     ///
-    /// A call with a timeout or a deadline must run inside a Tokio runtime
-    /// with its time driver enabled; without one, calls run on any executor.
+    /// A call that waits, with a timeout or a deadline, must run inside a
+    /// Tokio runtime with its time driver enabled; without one, calls run on
+    /// any executor.
     pub async fn call(&self, ctx: &ToolContext, call: &ToolCall) -> ToolResult {
         self.call_gated(ctx, call, false).await
     }
@@ -108,34 +149,31 @@ impl Toolset {
     }
 
     async fn call_gated(&self, ctx: &ToolContext, call: &ToolCall, approved: bool) -> ToolResult {
-        match self.entry(&call.name) {
-            Some(entry) => {
-                let held = !approved && self.entry_needs_approval(ctx, entry, call);
-                self.call_entry(ctx, entry, call, held).await
-            }
-            None => self.not_found(call),
+        let mut slot = None;
+        let waker = poll_fn(|cx| Poll::Ready(cx.waker().clone())).await;
+        let started = self.start(ctx, call, approved, &mut slot, &mut Context::from_waker(&waker));
+        match started {
+            Started::Ended(result) => result,
+            Started::Waiting(rest) => rest.await,
         }
     }
 
-    /// Every call at once. `join_all` polls up to 30 futures in one
-    /// allocation, and past that gives each its own task node; a turn of up
-    /// to a few hundred calls is cheaper as groups of at most 30, at the
-    /// price of polling a group's pending calls whenever one of them wakes.
-    async fn run_unbounded(&self, ctx: &ToolContext, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
-        const GROUP: usize = 30;
-        const GROUPED_MAX: usize = 300;
-        let each = |call| self.call_gated(ctx, call, approved);
-        if calls.len() <= GROUP || calls.len() > GROUPED_MAX {
-            return futures::future::join_all(calls.iter().map(each)).await;
-        }
-        let size = calls.len().div_ceil(calls.len().div_ceil(GROUP));
-        let groups = calls.chunks(size).map(|group| futures::future::join_all(group.iter().map(each)));
-        futures::future::join_all(groups).await.into_iter().flatten().collect()
-    }
-
-    /// Run a registered tool's call; a `held` one (it needs approval and has
-    /// none) ends denied without running, seen like any other ending.
-    async fn call_entry(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall, held: bool) -> ToolResult {
+    /// Start one call: look its tool up, make its context in `slot`, and
+    /// poll it once. A call that ended (or never ran: not found, held for
+    /// approval, cancelled before it started) has its result; one still
+    /// waiting, the future of the rest of it.
+    fn start<'a>(
+        &'a self,
+        turn: &ToolContext,
+        call: &'a ToolCall,
+        approved: bool,
+        slot: &'a mut Option<ToolContext>,
+        cx: &mut Context<'_>,
+    ) -> Started<impl Future<Output = ToolResult> + Send + use<'a>> {
+        let Some(entry) = self.entry(&call.name) else {
+            return Started::Ended(self.not_found(call));
+        };
+        let held = !approved && self.entry_needs_approval(turn, entry, call);
         let tool = &*entry.tool;
         let span = tracing::info_span!(
             "tool_call",
@@ -147,58 +185,115 @@ impl Toolset {
         // Reading the clock costs as much as a trivial tool: only when
         // someone will see the duration.
         let observed = !self.observers.is_empty() || !entry.options.observers.is_empty();
-        let started = (!span.is_disabled() || observed).then(std::time::Instant::now);
+        let started = (!span.is_disabled() || observed).then(Instant::now);
         self.notify_start(entry, call);
 
         let timeout = entry.options.timeout.or_else(|| tool.timeout()).or(self.options.default_timeout);
         // The tool's own name: a prefix or rename stays out of its logic.
-        let mut child = ctx.for_call(call.id.as_str(), std::sync::Arc::clone(&entry.own_name));
+        let mut child = turn.for_call(call.id.clone(), entry.own_name.clone());
         // Whether the call's own timeout, rather than the turn's deadline, is
         // the one that binds: it decides what a timed-out call reports.
         let mut own_timeout = None;
         if let Some(timeout) = timeout {
             let deadline = tokio::time::Instant::now() + timeout;
-            if ctx.deadline().is_none_or(|outer| deadline <= outer) {
+            if turn.deadline().is_none_or(|outer| deadline <= outer) {
                 child = child.with_deadline(deadline);
                 own_timeout = Some(timeout);
             }
         }
-
-        let ended = async {
-            // The tool's own `call` runs inside the guarded future, so a panic
-            // while building its future is caught as well.
-            // With no layers, `run` is the tool's own call.
-            let layered = LayerCall { tool, ctx: &child, id: &call.id, arguments: &call.arguments };
-            let run =
-                AssertUnwindSafe(async { Next::new(&self.layers, &entry.options.layers).run(layered).await })
-                    .catch_unwind();
-            // The tool is polled first, so one that finishes without waiting
-            // never registers with the cancellation token (a lock and a list
-            // insert); a turn cancelled before the call starts never runs it.
-            // The race waits on the turn's token: the call's own is made only
-            // if the tool asks for it.
-            let raced = async {
-                if held {
-                    return Ended::Returned(Err(unapproved(tool.name())));
-                }
-                if child.is_cancelled() {
-                    return Ended::Cancelled;
-                }
-                // `select` polls its first future first.
-                match futures::future::select(pin!(run), pin!(child.cancelled_from_above())).await {
-                    Either::Left((ended, _)) => ended.map_or_else(Ended::Panicked, Ended::Returned),
-                    Either::Right(((), _)) => Ended::Cancelled,
-                }
-            };
-            match child.deadline() {
-                Some(deadline) => tokio::time::timeout_at(deadline, raced).await.unwrap_or(Ended::TimedOut),
-                None => raced.await,
-            }
+        let ctx = &*slot.insert(child);
+        let running = Running { toolset: self, entry, call, ctx, span, started, own_timeout };
+        if held {
+            return Started::Ended(running.end(Ended::Returned(Err(unapproved(tool.name())))));
         }
-        .instrument(span.clone())
-        .await;
+        // A turn cancelled before the call starts never runs it.
+        if ctx.is_cancelled() {
+            return Started::Ended(running.end(Ended::Cancelled));
+        }
+        // The tool's own `call` runs inside the guard, so a panic while
+        // building its future is caught as well. With no layers, the chain
+        // is the tool's own call.
+        let first = running.span.in_scope(|| {
+            catch_unwind(AssertUnwindSafe(|| {
+                let layered = LayerCall { tool, ctx, id: &call.id, arguments: &call.arguments };
+                let mut future = Next::new(&self.layers, &entry.options.layers).run(layered);
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(output) => Err(output),
+                    Poll::Pending => Ok(future),
+                }
+            }))
+        });
+        match first {
+            Ok(Ok(future)) => Started::Waiting(running.wait(future)),
+            Ok(Err(output)) => Started::Ended(running.end(Ended::Returned(output))),
+            Err(payload) => Started::Ended(running.end(Ended::Panicked(payload))),
+        }
+    }
 
-        let cap = entry.options.output_cap.unwrap_or(self.options.output_cap);
+    fn not_found(&self, call: &ToolCall) -> ToolResult {
+        self.not_found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::warn!(tool = call.name.as_str(), call_id = call.id.as_str(), "tool not found");
+        self.notify_not_found(call);
+        let message = if self.is_empty() {
+            format!("there is no tool named `{}`, and no tools are available", call.name)
+        } else {
+            let names: Vec<&str> = self.names().collect();
+            format!("there is no tool named `{}`; the available tools are: {}", call.name, names.join(", "))
+        };
+        ToolResult::new(call.id.clone(), call.name.clone(), error_object(&message), Outcome::NotFound)
+    }
+}
+
+/// How starting a call went.
+enum Started<W> {
+    /// The call ended (or never ran) and this is its result.
+    Ended(ToolResult),
+    /// The call waits; this future ends it.
+    Waiting(W),
+}
+
+/// A call that started, with what its ending is reported with.
+struct Running<'a> {
+    toolset: &'a Toolset,
+    entry: &'a Entry,
+    call: &'a ToolCall,
+    ctx: &'a ToolContext,
+    span: Span,
+    started: Option<Instant>,
+    own_timeout: Option<Duration>,
+}
+
+impl<'a> Running<'a> {
+    /// The rest of a call whose first poll found it waiting: its future
+    /// raced against its deadline and the turn's cancellation. The race
+    /// waits on the turn's token: the call's own is made only if the tool
+    /// asks for it.
+    async fn wait(self, future: OutputFuture<'a>) -> ToolResult {
+        let ctx = self.ctx;
+        let raced = async {
+            // `select` polls its first future first.
+            let guarded = AssertUnwindSafe(future).catch_unwind();
+            match futures::future::select(guarded, pin!(ctx.cancelled_from_above())).await {
+                Either::Left((ended, _)) => ended.map_or_else(Ended::Panicked, Ended::Returned),
+                Either::Right(((), _)) => Ended::Cancelled,
+            }
+        };
+        let ended = match ctx.deadline() {
+            Some(deadline) => tokio::time::timeout_at(deadline, raced)
+                .instrument(self.span.clone())
+                .await
+                .unwrap_or(Ended::TimedOut),
+            None => raced.instrument(self.span.clone()).await,
+        };
+        self.end(ended)
+    }
+
+    /// The call's result, however it ended: counted, traced and told to the
+    /// observers.
+    fn end(self, ended: Ended) -> ToolResult {
+        let Self { toolset, entry, call, span, started, own_timeout, .. } = self;
+        let tool = &*entry.tool;
+        let cap = entry.options.output_cap.unwrap_or(toolset.options.output_cap);
         let ended = match ended {
             Ended::Returned(Ok(output)) => Ended::Returned(cap.apply(output, tool.name())),
             other => other,
@@ -236,20 +331,7 @@ impl Toolset {
         entry.counters.record(outcome);
         let result =
             ToolResult { id: call.id.clone(), name: call.name.clone(), content, outcome, parts, artifact };
-        self.notify_end(entry, call, &result, elapsed);
+        toolset.notify_end(entry, call, &result, elapsed);
         result
-    }
-
-    fn not_found(&self, call: &ToolCall) -> ToolResult {
-        self.not_found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tracing::warn!(tool = call.name.as_str(), call_id = call.id.as_str(), "tool not found");
-        self.notify_not_found(call);
-        let message = if self.is_empty() {
-            format!("there is no tool named `{}`, and no tools are available", call.name)
-        } else {
-            let names: Vec<&str> = self.names().collect();
-            format!("there is no tool named `{}`; the available tools are: {}", call.name, names.join(", "))
-        };
-        ToolResult::new(call.id.clone(), call.name.clone(), error_object(&message), Outcome::NotFound)
     }
 }

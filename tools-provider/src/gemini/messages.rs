@@ -137,7 +137,7 @@ pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError
                 multimodal(result)?
             };
             if !result.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                response["id"] = Value::String(result.id.clone());
+                response["id"] = Value::from(result.id.as_str());
             }
             Ok(json!({"functionResponse": response}))
         })
