@@ -4,7 +4,10 @@
 //! official Python SDK's `MCPServer` (`benches/fastmcp/server.py`) and the
 //! official TypeScript SDK's `McpServer` (`benches/servers/weather.mjs`).
 //! For each: calls one after the other, then the same number with 50 in
-//! flight. Run by hand, not in CI; it builds and installs what it needs:
+//! flight, in ten rounds that take turns between the servers, so the drift
+//! of a shared machine hits all three alike; the rates and ratios are the
+//! rounds' medians. Run by hand, not in CI; it builds and installs what it
+//! needs:
 //!
 //! ```sh
 //! cargo bench --bench mcp_servers --features mcp -- 2000
@@ -85,13 +88,19 @@ async fn connect(mut command: Command) -> RunningService<RoleClient, ()> {
     ().serve(transport).await.expect("the client connects")
 }
 
-/// Calls per second: `calls` one after the other, and `calls` with
-/// [`IN_FLIGHT`] at once.
-async fn measure(client: &RunningService<RoleClient, ()>, calls: usize) -> (f64, f64) {
+/// Rounds the calls are split into, each server taking its turn in each.
+const ROUNDS: usize = 10;
+
+async fn warm_up(client: &RunningService<RoleClient, ()>) {
     for _ in 0..WARM_UP {
         let result = client.call_tool(request()).await.expect("the call is answered");
         assert_ne!(result.is_error, Some(true), "the call failed: {result:?}");
     }
+}
+
+/// Calls per second: `calls` one after the other, then `calls` with
+/// [`IN_FLIGHT`] at once.
+async fn measure(client: &RunningService<RoleClient, ()>, calls: usize) -> (f64, f64) {
     let started = Instant::now();
     for _ in 0..calls {
         client.call_tool(request()).await.expect("the call is answered");
@@ -106,6 +115,11 @@ async fn measure(client: &RunningService<RoleClient, ()>, calls: usize) -> (f64,
         .await;
     assert_eq!(answered, calls, "every concurrent call is answered");
     (sequential, calls as f64 / started.elapsed().as_secs_f64())
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 fn main() {
@@ -127,30 +141,56 @@ fn main() {
             command
         }),
     ];
-    let mut rates = Vec::new();
-    for (name, command) in servers {
-        let rate = runtime.block_on(async {
+    let (names, commands): (Vec<_>, Vec<_>) = servers.into_iter().unzip();
+    // rounds[round][server] = (sequential, concurrent) calls per second.
+    let rounds: Vec<Vec<(f64, f64)>> = runtime.block_on(async {
+        let mut clients = Vec::new();
+        for command in commands {
             let client = connect(command).await;
-            let rate = tokio::time::timeout(Duration::from_secs(600), measure(&client, calls)).await;
+            warm_up(&client).await;
+            clients.push(client);
+        }
+        let mut rounds = Vec::new();
+        for _ in 0..ROUNDS {
+            let mut round = Vec::new();
+            for client in &clients {
+                let rate =
+                    tokio::time::timeout(Duration::from_secs(600), measure(client, calls / ROUNDS)).await;
+                round.push(rate.expect("a round ends within 10 minutes"));
+            }
+            rounds.push(round);
+        }
+        for client in clients {
             let _ = client.cancel().await;
-            rate.expect("the measure ends within 10 minutes")
-        });
-        rates.push((name, rate));
-    }
+        }
+        rounds
+    });
+    let rate = |server: usize, pick: fn(&(f64, f64)) -> f64| {
+        median(rounds.iter().map(|r| pick(&r[server])).collect())
+    };
+    let ratio = |other: usize, pick: fn(&(f64, f64)) -> f64| {
+        median(rounds.iter().map(|r| pick(&r[0]) / pick(&r[other])).collect())
+    };
+    let (sequential, concurrent): (fn(&(f64, f64)) -> f64, fn(&(f64, f64)) -> f64) = (|r| r.0, |r| r.1);
+    let rates: Vec<(&str, (f64, f64))> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (*name, (rate(i, sequential), rate(i, concurrent))))
+        .collect();
     println!("{calls} tools/call of get_weather over stdio, rmcp's client:");
     println!("  {:<48} {:>12} {:>16}", "server", "sequential/s", "50 in flight/s");
     for (name, (sequential, concurrent)) in &rates {
         println!("  {name:<48} {sequential:>12.0} {concurrent:>16.0}");
     }
-    let (ours, python, typescript) = (rates[0].1, rates[1].1, rates[2].1);
+    println!("  medians of {ROUNDS} rounds of {} calls each way, the servers taking turns", calls / ROUNDS);
     println!(
         "  this SDK / Python:     {:.1}x sequential, {:.1}x with 50 in flight",
-        ours.0 / python.0,
-        ours.1 / python.1
+        ratio(1, sequential),
+        ratio(1, concurrent)
     );
     println!(
         "  this SDK / TypeScript: {:.1}x sequential, {:.1}x with 50 in flight",
-        ours.0 / typescript.0,
-        ours.1 / typescript.1
+        ratio(2, sequential),
+        ratio(2, concurrent)
     );
 }

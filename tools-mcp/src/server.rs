@@ -218,8 +218,14 @@ impl McpServer {
     }
 
     /// Serve one client on stdin/stdout until it disconnects.
+    ///
+    /// Where stdin and stdout are pipes (a client that spawned the server),
+    /// they are put in non-blocking mode and served by the runtime's
+    /// reactor: nothing else in the process may print to stdout, which is
+    /// the protocol's channel anyway (log to stderr).
     pub async fn serve_stdio(self) -> Result<(), super::McpError> {
-        let (stdio, writer) = crate::stdio::transport(tokio::io::stdin(), tokio::io::stdout());
+        let (input, output) = crate::stdio::std_streams();
+        let (stdio, writer) = crate::stdio::transport(input, output);
         let running = self.serve(stdio).await.map_err(super::McpError::from_display)?;
         running.waiting().await.map_err(super::McpError::from_display)?;
         // The last answers are still on their way to stdout.

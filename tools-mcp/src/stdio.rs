@@ -40,6 +40,35 @@ pub(crate) fn transport(
     ((replies, received), writer)
 }
 
+/// The process's stdin and stdout. Each that is a pipe (as an MCP client's
+/// spawned server's are) is read or written by the runtime's own reactor:
+/// tokio's `stdin()` and `stdout()` hand every read and every write to a
+/// blocking thread and back, which was a third of a sequential call's time
+/// (`benches/mcp_servers.rs`). Anything else (a terminal, a file, a socket)
+/// keeps tokio's handles.
+pub(crate) fn std_streams() -> (Box<dyn AsyncRead + Unpin + Send>, Box<dyn AsyncWrite + Unpin + Send>) {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use tokio::net::unix::pipe;
+        // `from_owned_fd` refuses what is not a pipe before it changes
+        // anything, so a refused stream is left as it was for tokio's handle.
+        let input: Box<dyn AsyncRead + Unpin + Send> =
+            match std::io::stdin().as_fd().try_clone_to_owned().and_then(pipe::Receiver::from_owned_fd) {
+                Ok(pipe) => Box::new(pipe),
+                Err(_) => Box::new(tokio::io::stdin()),
+            };
+        let output: Box<dyn AsyncWrite + Unpin + Send> =
+            match std::io::stdout().as_fd().try_clone_to_owned().and_then(pipe::Sender::from_owned_fd) {
+                Ok(pipe) => Box::new(pipe),
+                Err(_) => Box::new(tokio::io::stdout()),
+            };
+        (input, output)
+    }
+    #[cfg(not(unix))]
+    (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+}
+
 /// Read lines into messages until the input ends or the server has gone.
 async fn read(
     input: impl AsyncRead + Unpin,
