@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 /// assert_eq!(call.get::<Db>().map(|db| db.0), Some("postgres://localhost"));
 /// assert_eq!(call.call_id(), "call_1");
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct ToolContext {
     call_id: SmolStr,
     tool_name: SmolStr,
@@ -39,6 +39,20 @@ pub struct ToolContext {
     /// do, and a child token costs an allocation and a lock on its parent.
     own: Option<OnceLock<CancellationToken>>,
     deadline: Option<Instant>,
+}
+
+impl Clone for ToolContext {
+    /// A clone of a call's context shares the call's own token, made now if
+    /// nobody asked for it yet: cancelling either one's cancels both.
+    fn clone(&self) -> Self {
+        Self {
+            call_id: self.call_id.clone(),
+            tool_name: self.tool_name.clone(),
+            shared: Arc::clone(&self.shared),
+            own: self.own.as_ref().map(|_| OnceLock::from(self.cancellation().clone())),
+            deadline: self.deadline,
+        }
+    }
 }
 
 /// The part of a context that a turn's calls share.
@@ -234,6 +248,18 @@ mod tests {
         let sibling = turn.for_call("b", "t");
         call.cancellation().cancel();
         assert!(nested.is_cancelled() && !sibling.is_cancelled() && !turn.is_cancelled());
+    }
+
+    #[test]
+    fn a_clone_of_a_calls_context_shares_its_cancellation() {
+        let turn = ToolContext::new();
+        let call = turn.for_call("a", "t");
+        let clone = call.clone();
+        call.cancellation().cancel();
+        assert!(clone.is_cancelled() && !turn.is_cancelled());
+        let other = turn.for_call("b", "t");
+        other.clone().cancellation().cancel();
+        assert!(other.is_cancelled());
     }
 
     #[test]
