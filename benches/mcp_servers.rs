@@ -91,6 +91,13 @@ async fn connect(mut command: Command) -> RunningService<RoleClient, ()> {
 /// Rounds the calls are split into, each server taking its turn in each.
 const ROUNDS: usize = 10;
 
+/// Calls per second of one server in one round: one after the other, and
+/// with [`IN_FLIGHT`] at once.
+type Rates = (f64, f64);
+
+/// Which of the two rates a summary line reads.
+type Pick = fn(&Rates) -> f64;
+
 async fn warm_up(client: &RunningService<RoleClient, ()>) {
     for _ in 0..WARM_UP {
         let result = client.call_tool(request()).await.expect("the call is answered");
@@ -100,7 +107,7 @@ async fn warm_up(client: &RunningService<RoleClient, ()>) {
 
 /// Calls per second: `calls` one after the other, then `calls` with
 /// [`IN_FLIGHT`] at once.
-async fn measure(client: &RunningService<RoleClient, ()>, calls: usize) -> (f64, f64) {
+async fn measure(client: &RunningService<RoleClient, ()>, calls: usize) -> Rates {
     let started = Instant::now();
     for _ in 0..calls {
         client.call_tool(request()).await.expect("the call is answered");
@@ -143,7 +150,7 @@ fn main() {
     ];
     let (names, commands): (Vec<_>, Vec<_>) = servers.into_iter().unzip();
     // rounds[round][server] = (sequential, concurrent) calls per second.
-    let rounds: Vec<Vec<(f64, f64)>> = runtime.block_on(async {
+    let rounds: Vec<Vec<Rates>> = runtime.block_on(async {
         let mut clients = Vec::new();
         for command in commands {
             let client = connect(command).await;
@@ -165,14 +172,11 @@ fn main() {
         }
         rounds
     });
-    let rate = |server: usize, pick: fn(&(f64, f64)) -> f64| {
-        median(rounds.iter().map(|r| pick(&r[server])).collect())
-    };
-    let ratio = |other: usize, pick: fn(&(f64, f64)) -> f64| {
-        median(rounds.iter().map(|r| pick(&r[0]) / pick(&r[other])).collect())
-    };
-    let (sequential, concurrent): (fn(&(f64, f64)) -> f64, fn(&(f64, f64)) -> f64) = (|r| r.0, |r| r.1);
-    let rates: Vec<(&str, (f64, f64))> = names
+    let rate = |server: usize, pick: Pick| median(rounds.iter().map(|r| pick(&r[server])).collect());
+    let ratio =
+        |other: usize, pick: Pick| median(rounds.iter().map(|r| pick(&r[0]) / pick(&r[other])).collect());
+    let (sequential, concurrent): (Pick, Pick) = (|r| r.0, |r| r.1);
+    let rates: Vec<(&str, Rates)> = names
         .iter()
         .enumerate()
         .map(|(i, name)| (*name, (rate(i, sequential), rate(i, concurrent))))
