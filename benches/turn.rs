@@ -172,6 +172,18 @@ async fn direct_all(calls: &[ToolCall]) -> Vec<String> {
     calls.iter().map(|call| direct(black_box(&call.arguments))).collect()
 }
 
+/// The typed tool's calls by hand, one after the other: its whole adapter
+/// (clean, limits, parse) and no executor, the baseline of a `#[tool]`'s turn.
+async fn typed_all(ctx: &ToolContext, calls: &[ToolCall]) -> Vec<String> {
+    let mut out = Vec::with_capacity(calls.len());
+    for call in calls {
+        out.push(
+            TypedAdd.call_typed(ctx, black_box(&call.arguments)).await.unwrap_or_else(|e| e.to_string()),
+        );
+    }
+    out
+}
+
 fn bench(c: &mut Criterion, f: &Fixture) {
     let (rt, raw, typed, ctx) = (&f.rt, &f.raw, &f.typed, &f.ctx);
     let one = calls(1);
@@ -224,6 +236,24 @@ fn main() {
         println!(
             "  {n:>3} call(s), paired: direct {:>9.0} ns, run {:>9.0} ns: ratio {:.2}x, overhead {:.0} ns/call; \
              allocations per call {allocs_direct:.1} direct, {allocs_run:.1} run",
+            paired.base_ns,
+            paired.subject_ns,
+            paired.ratio,
+            (paired.subject_ns - paired.base_ns) / n as f64,
+        );
+    }
+    for n in [64, 512] {
+        let turn = calls(n);
+        let allocs_by_hand = allocations_per_call(&fixture.rt, n, || typed_all(&fixture.ctx, &turn));
+        let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.typed.run(&fixture.ctx, &turn));
+        let paired = support::paired(
+            &fixture.rt,
+            || typed_all(&fixture.ctx, &turn),
+            || fixture.typed.run(&fixture.ctx, &turn),
+        );
+        println!(
+            "  {n:>3} call(s) of a TypedTool (one box a call), paired: call_typed by hand {:>9.0} ns, run {:>9.0} ns: \
+             ratio {:.2}x, overhead {:.0} ns/call; allocations per call {allocs_by_hand:.1} by hand, {allocs_run:.1} run",
             paired.base_ns,
             paired.subject_ns,
             paired.ratio,
