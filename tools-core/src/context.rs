@@ -55,13 +55,15 @@ impl Clone for ToolContext {
     }
 }
 
-/// The part of a context that a turn's calls share.
+/// The part of a context that a turn's calls share. Cloning it (when one
+/// context changes its token, or a nested call's context is made) counts
+/// references and copies no extension.
 #[derive(Clone, Debug, Default)]
 struct Shared {
     /// The token cancellation comes down from: this context's own, or, in a
     /// call's context, the one of the context it was made from.
     cancellation: CancellationToken,
-    extensions: Extensions,
+    extensions: Arc<Extensions>,
     progress: Option<ProgressHook>,
 }
 
@@ -160,7 +162,7 @@ impl ToolContext {
     /// Values are cloned only when the context's extensions are shared, so add
     /// them before handing the context out; wrap large state in an `Arc`.
     pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.shared_mut().extensions.insert(value);
+        Arc::make_mut(&mut self.shared_mut().extensions).insert(value);
         self
     }
 
@@ -269,6 +271,23 @@ mod tests {
         let call = ctx.for_call("1", "t");
         assert!(Arc::ptr_eq(call.get::<Arc<String>>().unwrap(), &state));
         assert!(call.get::<u32>().is_none());
+    }
+
+    #[test]
+    fn a_new_token_or_a_nested_call_copies_no_extension() {
+        static CLONES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        struct Counted;
+        impl Clone for Counted {
+            fn clone(&self) -> Self {
+                CLONES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Counted
+            }
+        }
+        let server = ToolContext::new().with_extension(Counted);
+        let request = server.clone().with_cancellation(CancellationToken::new());
+        let nested = request.for_call("1", "t").for_call("1.1", "u");
+        assert!(nested.get::<Counted>().is_some());
+        assert_eq!(CLONES.load(std::sync::atomic::Ordering::Relaxed), 0);
     }
 
     #[tokio::test]
