@@ -278,13 +278,13 @@ impl<'a> Running<'a> {
                 Either::Right(((), _)) => Ended::Cancelled,
             }
         };
-        let ended = match ctx.deadline() {
-            Some(deadline) => tokio::time::timeout_at(deadline, raced)
-                .instrument(self.span.clone())
-                .await
-                .unwrap_or(Ended::TimedOut),
-            None => raced.instrument(self.span.clone()).await,
+        let timed = async {
+            match ctx.deadline() {
+                Some(deadline) => tokio::time::timeout_at(deadline, raced).await.unwrap_or(Ended::TimedOut),
+                None => raced.await,
+            }
         };
+        let ended = timed.instrument(self.span.clone()).await;
         self.end(ended)
     }
 
