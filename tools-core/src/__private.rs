@@ -18,7 +18,7 @@ pub use std::unreachable;
 /// that a request type that is not [`Arguments`](crate::Arguments) is
 /// reported once, at the `impl TypedTool`, not again here.
 pub fn spec_for<T: crate::TypedTool>(name: &'static str, description: &'static str) -> crate::ToolSpec {
-    crate::ToolSpec::with_parameters(name, description, <T::Request as crate::Arguments>::parameters())
+    crate::ToolSpec::from_parameters(name, description, <T::Request as crate::Arguments>::parameters())
 }
 
 /// An `example = "..."` of `#[tool]`, whose JSON the macro checked when the

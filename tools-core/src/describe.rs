@@ -8,15 +8,14 @@ use crate::Tool;
 /// first line of the description.
 ///
 /// ```
-/// use tools_core::{to_markdown, JsonObject, Tool, ToolContext, ToolFuture};
-/// # struct T(&'static str, &'static str, JsonObject);
-/// # impl Tool for T {
-/// #     fn name(&self) -> &str { self.0 }
-/// #     fn description(&self) -> &str { self.1 }
-/// #     fn parameters(&self) -> &JsonObject { &self.2 }
-/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// use tools_core::{to_markdown, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # struct Named(ToolSpec);
+/// # impl Tool for Named {
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
 /// # }
-/// let tools = [T("get_weather", "Current temperature.\nIn Celsius.", JsonObject::new()), T("search", "", JsonObject::new())];
+/// # fn tool(name: &'static str, description: &'static str) -> Named { Named(ToolSpec::from_parameters(name, description, Parameters::of::<()>())) }
+/// let tools = [tool("get_weather", "Current temperature.\nIn Celsius."), tool("search", "")];
 /// assert_eq!(
 ///     to_markdown(tools.iter().map(|t| t as &dyn Tool)),
 ///     "- **get_weather**: Current temperature.\n- **search**\n"
@@ -25,10 +24,10 @@ use crate::Tool;
 pub fn to_markdown<'a>(tools: impl IntoIterator<Item = &'a dyn Tool>) -> String {
     let mut out = String::new();
     for tool in tools {
-        let summary = tool.description().lines().map(str::trim).find(|line| !line.is_empty());
+        let summary = tool.spec().description().lines().map(str::trim).find(|line| !line.is_empty());
         let _ = match summary {
-            Some(line) => writeln!(out, "- **{}**: {line}", tool.name()),
-            None => writeln!(out, "- **{}**", tool.name()),
+            Some(line) => writeln!(out, "- **{}**: {line}", tool.spec().name()),
+            None => writeln!(out, "- **{}**", tool.spec().name()),
         };
     }
     out

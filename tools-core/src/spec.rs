@@ -36,9 +36,11 @@ impl Annotations {
     }
 }
 
-/// Everything a [`TypedTool`](crate::TypedTool) says about itself, built once
-/// per tool (in a `static` for a stateless tool, in a field for a tool with
-/// state).
+/// Everything a tool says about itself ([`Tool::spec`](crate::Tool::spec)),
+/// built once per tool (in a `static` for a stateless tool, in a field for a
+/// tool with state): its name, description, argument schema and limits,
+/// annotations, examples, approval, timeout and output schema. A wrapper
+/// that renames or re-describes a tool changes this value and nothing else.
 ///
 /// ```
 /// use std::sync::LazyLock;
@@ -51,7 +53,7 @@ impl Annotations {
 /// static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
 ///     ToolSpec::new::<Request>("get_weather", "Current temperature for a city.")
 ///         .with_title("Weather")
-///         .read_only(true)
+///         .with_read_only(true)
 ///         .with_timeout(Duration::from_secs(5))
 /// });
 /// assert_eq!(SPEC.name(), "get_weather");
@@ -76,11 +78,11 @@ impl ToolSpec {
         name: impl Into<Cow<'static, str>>,
         description: impl Into<Cow<'static, str>>,
     ) -> Self {
-        Self::with_parameters(name, description, Parameters::of::<R>())
+        Self::from_parameters(name, description, Parameters::of::<R>())
     }
 
     /// A spec with parameters built elsewhere.
-    pub fn with_parameters(
+    pub fn from_parameters(
         name: impl Into<Cow<'static, str>>,
         description: impl Into<Cow<'static, str>>,
         parameters: Parameters,
@@ -108,12 +110,12 @@ impl ToolSpec {
         &self.description
     }
 
-    /// The MCP hints.
+    /// Hints for MCP clients (title, read-only, destructive...).
     pub fn annotations(&self) -> &Annotations {
         &self.annotations
     }
 
-    /// The JSON Schema of the arguments, as [`Tool::parameters`](crate::Tool::parameters) gives it.
+    /// The JSON Schema of the arguments: what the model sees.
     pub fn parameters(&self) -> &JsonObject {
         self.parameters.schema()
     }
@@ -165,25 +167,25 @@ impl ToolSpec {
     }
 
     /// Hint that the tool does not change its environment.
-    pub fn read_only(mut self, yes: bool) -> Self {
+    pub fn with_read_only(mut self, yes: bool) -> Self {
         self.annotations.read_only = Some(yes);
         self
     }
 
     /// Hint that the tool may make destructive updates.
-    pub fn destructive(mut self, yes: bool) -> Self {
+    pub fn with_destructive(mut self, yes: bool) -> Self {
         self.annotations.destructive = Some(yes);
         self
     }
 
     /// Hint that repeated calls with the same arguments have no further effect.
-    pub fn idempotent(mut self, yes: bool) -> Self {
+    pub fn with_idempotent(mut self, yes: bool) -> Self {
         self.annotations.idempotent = Some(yes);
         self
     }
 
     /// Hint that the tool reaches an open world (the web, other people).
-    pub fn open_world(mut self, yes: bool) -> Self {
+    pub fn with_open_world(mut self, yes: bool) -> Self {
         self.annotations.open_world = Some(yes);
         self
     }
@@ -201,13 +203,15 @@ impl ToolSpec {
     /// Hold every call until a person approves it: a toolset never runs it
     /// unapproved ([`Toolset::run_approved`](crate::Toolset::run_approved)
     /// runs it once approved; the agent loop pauses for it).
-    pub fn needs_approval(mut self) -> Self {
+    pub fn with_approval_required(mut self) -> Self {
         self.needs_approval = true;
         self
     }
 
-    /// Whether every call waits for a person's approval.
-    pub fn is_approval_needed(&self) -> bool {
+    /// Whether every call waits for a person's approval
+    /// (`#[tool(needs_approval)]`); a toolset can require it of more calls
+    /// ([`Toolset::require_approval`](crate::Toolset::require_approval)).
+    pub fn needs_approval(&self) -> bool {
         self.needs_approval
     }
 
@@ -241,7 +245,8 @@ impl ToolSpec {
         self
     }
 
-    /// The schema of the output, if one was declared.
+    /// The JSON Schema of the content, when the content is a JSON object of
+    /// a known shape (MCP's `outputSchema`); `None` for free text.
     pub fn output_schema(&self) -> Option<&JsonObject> {
         self.output_schema.as_ref()
     }
@@ -269,7 +274,10 @@ impl ToolSpec {
         self
     }
 
-    /// The example arguments, in the order given.
+    /// Example arguments that show the model how to call the tool
+    /// (`#[tool(example = ...)]`), in the order given; each must fit the
+    /// schema, which the provider formats check when they build the
+    /// definitions.
     pub fn examples(&self) -> &[serde_json::Value] {
         &self.examples
     }

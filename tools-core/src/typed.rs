@@ -3,15 +3,11 @@
 //! ([`ToolSpec::parse`]), then `run`, then the output's content.
 
 use std::future::Future;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::{
-    Annotations, JsonObject, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolFuture, ToolOutput,
-    ToolSpec,
-};
+use crate::{OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
 /// A type a tool takes as its arguments: the model's JSON is read into it
 /// and its schema is what the model sees. Every `Deserialize + JsonSchema`
@@ -79,7 +75,7 @@ impl<R: DeserializeOwned + JsonSchema> Arguments for R {
 ///     }
 /// }
 ///
-/// let out = futures::executor::block_on(GetWeather.call(&ToolContext::new(), r#"{"city":"Paris"}"#));
+/// let out = futures::executor::block_on(GetWeather.call_text(&ToolContext::new(), r#"{"city":"Paris"}"#));
 /// assert_eq!(out.unwrap(), "21°C in Paris");
 /// ```
 pub trait TypedTool: Send + Sync {
@@ -121,55 +117,23 @@ pub trait TypedTool: Send + Sync {
     fn call_typed<'a>(
         &'a self,
         ctx: &'a ToolContext,
-        input: &'a str,
+        arguments: &'a str,
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send + 'a {
         async move {
-            let req = <Self::Request as Arguments>::parse(self.spec(), input)?;
+            let req = <Self::Request as Arguments>::parse(TypedTool::spec(self), arguments)?;
             self.run(ctx, req).await.map_err(Into::into)
         }
     }
 }
 
 /// The JSON adapter: the argument pipeline (size, clean, depth, serde,
-/// constraints), then `run`, then the output's content.
+/// constraints), then `run`, then the output.
 impl<T: TypedTool> Tool for T {
-    fn name(&self) -> &str {
-        self.spec().name()
+    fn spec(&self) -> &ToolSpec {
+        TypedTool::spec(self)
     }
 
-    fn description(&self) -> &str {
-        self.spec().description()
-    }
-
-    fn parameters(&self) -> &JsonObject {
-        self.spec().parameters()
-    }
-
-    fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        Box::pin(async move { self.call_typed(ctx, input).await?.into_content() })
-    }
-
-    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
-        Box::pin(async move { self.call_typed(ctx, input).await?.into_output() })
-    }
-
-    fn annotations(&self) -> &Annotations {
-        self.spec().annotations()
-    }
-
-    fn timeout(&self) -> Option<Duration> {
-        self.spec().timeout()
-    }
-
-    fn needs_approval(&self) -> bool {
-        self.spec().is_approval_needed()
-    }
-
-    fn output_schema(&self) -> Option<&JsonObject> {
-        self.spec().output_schema()
-    }
-
-    fn examples(&self) -> &[serde_json::Value] {
-        self.spec().examples()
+    fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        Box::pin(async move { self.call_typed(ctx, arguments).await?.into_output() })
     }
 }

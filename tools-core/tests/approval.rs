@@ -34,7 +34,7 @@ impl TypedTool for DeleteFile {
 
     fn spec(&self) -> &ToolSpec {
         static SPEC: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| {
-            ToolSpec::new::<PathRequest>("delete_file", "Delete a file.").destructive(true).needs_approval()
+            ToolSpec::new::<PathRequest>("delete_file", "Delete a file.").with_destructive(true).with_approval_required()
         });
         &SPEC
     }
@@ -79,7 +79,7 @@ async fn a_toolset_rule_holds_every_tool_it_picks_registered_before_or_after() {
     let runs = Arc::new(AtomicUsize::new(0));
     let mut tools = Toolset::new();
     tools.add(counted("drop_table", &runs)).unwrap();
-    tools.require_approval(|tool| tool.name().starts_with("drop_"));
+    tools.require_approval(|tool| tool.spec().name().starts_with("drop_"));
     tools.add(counted("drop_index", &runs)).unwrap();
     tools.add(counted("select", &runs)).unwrap();
     let ctx = ToolContext::new();

@@ -204,7 +204,7 @@ async fn approval_survives_every_composition() {
     let github = Toolset::builder()
         .add(counted("delete_repo"))
         .add(counted("get_issue"))
-        .require_approval(|tool| tool.name() == "delete_repo")
+        .require_approval(|tool| tool.spec().name() == "delete_repo")
         .source("github")
         .build()
         .unwrap();
@@ -227,7 +227,7 @@ async fn approval_survives_every_composition() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
 
     // The receiving toolset's rules judge merged tools by their new names too.
-    let mut strict = Toolset::new().with_approval_rule(|tool| tool.name().starts_with("github_"));
+    let mut strict = Toolset::new().with_approval_rule(|tool| tool.spec().name().starts_with("github_"));
     strict
         .merge(Toolset::builder().add(echo("get_issue")).build().unwrap().prefixed("github").unwrap())
         .unwrap();
@@ -244,7 +244,7 @@ async fn filters_keep_the_remaining_tools_with_their_options_and_counters() {
         .unwrap();
     run_one(&tools, "delete_repo", "").await;
 
-    let read_only = tools.clone().filtered(|tool| !tool.name().starts_with("delete_"));
+    let read_only = tools.clone().filtered(|tool| !tool.spec().name().starts_with("delete_"));
     assert_eq!(names(&read_only), ["get_issue", "list_repos"]);
     assert_eq!(run_one(&read_only, "delete_repo", "").await.outcome, Outcome::NotFound);
 
@@ -273,7 +273,7 @@ fn filters_and_the_native_web_search() {
     // With a fallback, the native entry follows it.
     let with_fallback =
         Toolset::builder().web_search(WebSearch::new().with_fallback(echo("search"))).build().unwrap();
-    assert!(with_fallback.clone().filtered(|tool| tool.name() != "web_search").web_search().is_none());
+    assert!(with_fallback.clone().filtered(|tool| tool.spec().name() != "web_search").web_search().is_none());
     assert!(with_fallback.filtered(|_| true).web_search().is_some());
 }
 
@@ -290,8 +290,8 @@ async fn a_prefix_renames_every_tool_and_stays_out_of_its_logic() {
     assert_eq!(run_one(&github, "search", "{}").await.outcome, Outcome::NotFound);
     // Schema and description are the tool's own.
     let prefixed = github.get("github_get_issue").unwrap();
-    assert_eq!(prefixed.description(), "A test tool.");
-    assert_eq!(prefixed.parameters()["type"], "object");
+    assert_eq!(prefixed.spec().description(), "A test tool.");
+    assert_eq!(prefixed.spec().parameters()["type"], "object");
 
     // Prefixes compose, a trailing separator is not doubled, an empty prefix changes nothing.
     assert_eq!(
@@ -343,12 +343,12 @@ async fn rename_and_redescribe_one_tool() {
     tools.rename("SEARCH", "Find_Docs").unwrap().redescribe("find_docs", "Find it in the docs.").unwrap();
     assert_eq!(names(&tools), ["find_docs", "fetch"]);
     let tool = tools.get("find_docs").unwrap();
-    assert_eq!((tool.name(), tool.description()), ("find_docs", "Find it in the docs."));
+    assert_eq!((tool.spec().name(), tool.spec().description()), ("find_docs", "Find it in the docs."));
     assert_eq!(run_one(&tools, "find_docs", "").await.content, "search");
     assert_eq!(tools.counts("find_docs").map(|counts| counts.calls), Some(2));
     // Renamed again, the description stays; back to its own name, it is the tool itself.
     tools.rename("find_docs", "search").unwrap();
-    assert_eq!(tools.get("search").unwrap().description(), "Find it in the docs.");
+    assert_eq!(tools.get("search").unwrap().spec().description(), "Find it in the docs.");
     tools.redescribe("search", "A test tool.").unwrap();
 
     let unknown = tools.rename("nope", "other").unwrap_err();
@@ -399,7 +399,7 @@ async fn the_prepare_step_decides_what_a_turn_shows() {
     let tools = Toolset::builder()
         .add(echo("search"))
         .add(echo("account_delete"))
-        .prepare(|ctx, tool| !tool.name().starts_with("account_") || ctx.get::<SignedIn>().is_some())
+        .prepare(|ctx, tool| !tool.spec().name().starts_with("account_") || ctx.get::<SignedIn>().is_some())
         .build()
         .unwrap();
     let guest = ToolContext::new();
@@ -437,7 +437,7 @@ fn prepare_steps_of_a_merged_toolset_hold_for_its_tools() {
     shown.store(true, Ordering::SeqCst);
     assert_eq!(names(&tools.prepared(&ctx)), ["search", "github_get_issue"]);
     // This toolset's own steps judge every tool, the merged ones too.
-    let tools = tools.with_prepare(|_, tool| tool.name() != "search");
+    let tools = tools.with_prepare(|_, tool| tool.spec().name() != "search");
     assert_eq!(names(&tools.prepared(&ctx)), ["github_get_issue"]);
 }
 

@@ -14,14 +14,14 @@ fn keys_are_lower_cased_and_display_names_kept() {
     let mut tools = Toolset::new();
     tools.add(echo("Get_Weather")).unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), ["Get_Weather"]);
-    assert_eq!(tools.get("get_weather").unwrap().name(), "Get_Weather");
+    assert_eq!(tools.get("get_weather").unwrap().spec().name(), "Get_Weather");
 }
 
 #[test]
 fn lookup_ignores_case() {
     let tools = Toolset::builder().add(echo("search_docs")).build().unwrap();
     for name in ["search_docs", "SEARCH_DOCS", "Search_Docs"] {
-        assert_eq!(tools.get(name).map(|tool| tool.name()), Some("search_docs"), "{name}");
+        assert_eq!(tools.get(name).map(|tool| tool.spec().name()), Some("search_docs"), "{name}");
     }
     assert!(tools.get("search").is_none());
 }
@@ -36,7 +36,7 @@ fn a_case_collision_names_both_tools() {
     assert!(message.contains("`Get_Weather`") && message.contains("`GET_WEATHER`"), "{message}");
     // The first registration is untouched.
     assert_eq!(tools.len(), 1);
-    assert_eq!(tools.get("get_weather").unwrap().name(), "Get_Weather");
+    assert_eq!(tools.get("get_weather").unwrap().spec().name(), "Get_Weather");
 }
 
 #[test]
@@ -65,7 +65,7 @@ fn tools_keep_registration_order() {
         tools.add(echo(name)).unwrap();
     }
     assert_eq!(tools.names().collect::<Vec<_>>(), ["zeta", "alpha", "Mid"]);
-    assert_eq!(tools.iter().map(|tool| tool.name()).collect::<Vec<_>>(), ["zeta", "alpha", "Mid"]);
+    assert_eq!(tools.iter().map(|tool| tool.spec().name()).collect::<Vec<_>>(), ["zeta", "alpha", "Mid"]);
     assert_eq!(tools.len(), 3);
 }
 
@@ -75,11 +75,11 @@ fn remove_takes_the_tool_out_and_keeps_the_order() {
     for name in ["a", "b", "c"] {
         tools.add(echo(name)).unwrap();
     }
-    assert_eq!(tools.remove("B").unwrap().name(), "b");
+    assert_eq!(tools.remove("B").unwrap().spec().name(), "b");
     assert!(tools.remove("b").is_none());
     assert_eq!(tools.names().collect::<Vec<_>>(), ["a", "c"]);
     // Lookup still finds the tool that moved down a slot.
-    assert_eq!(tools.get("c").unwrap().name(), "c");
+    assert_eq!(tools.get("c").unwrap().spec().name(), "c");
     // And the name is free again.
     tools.add(echo("B")).unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), ["a", "c", "B"]);
@@ -92,7 +92,7 @@ async fn replace_swaps_in_place_and_returns_the_old_tool() {
     tools.add(FnTool::new("Lookup", |_, _| async { Ok("old".to_owned()) })).unwrap();
     tools.add(echo("last")).unwrap();
     let old = tools.replace(FnTool::new("LOOKUP", |_, _| async { Ok("new".to_owned()) })).unwrap();
-    assert_eq!(old.unwrap().name(), "Lookup");
+    assert_eq!(old.unwrap().spec().name(), "Lookup");
     assert_eq!(tools.names().collect::<Vec<_>>(), ["first", "LOOKUP", "last"]);
     let result = tools.call(&ToolContext::new(), &ToolCall::new("1", "lookup", "{}")).await;
     assert_eq!(result.content, "new");
@@ -113,23 +113,18 @@ fn an_arc_dyn_tool_is_registered_as_it_is() {
 
 #[test]
 fn a_parameter_schema_must_be_an_object() {
-    struct NotObject(tools_core::JsonObject);
+    struct NotObject(tools_core::ToolSpec);
     impl Tool for NotObject {
-        fn name(&self) -> &str {
-            "weird"
-        }
-        fn description(&self) -> &str {
-            ""
-        }
-        fn parameters(&self) -> &tools_core::JsonObject {
+        fn spec(&self) -> &tools_core::ToolSpec {
             &self.0
         }
-        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> tools_core::ToolFuture<'a> {
-            Box::pin(async { Ok(String::new()) })
+        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> tools_core::OutputFuture<'a> {
+            Box::pin(async { Ok(tools_core::Output::text("")) })
         }
     }
     let schema = serde_json::json!({"type": "string"}).as_object().unwrap().clone();
-    let err = Toolset::new().add(NotObject(schema)).map(|_| ()).unwrap_err();
+    let spec = tools_core::ToolSpec::from_parameters("weird", "", tools_core::Parameters::from_schema(schema));
+    let err = Toolset::new().add(NotObject(spec)).map(|_| ()).unwrap_err();
     assert_eq!(err, ToolsetError::NotAnObject { name: "weird".into() });
 }
 
@@ -195,8 +190,8 @@ async fn the_fallback_is_callable_as_web_search() {
 #[tokio::test]
 async fn renamed_changes_name_and_description_only() {
     let renamed = Renamed::new(Weather).with_name("weather_now").with_description("The weather, now.");
-    assert_eq!((renamed.name(), renamed.description()), ("weather_now", "The weather, now."));
-    assert_eq!(renamed.parameters(), Weather.parameters());
+    assert_eq!((renamed.spec().name(), renamed.spec().description()), ("weather_now", "The weather, now."));
+    assert_eq!(renamed.spec().parameters(), Weather.spec().parameters());
     let tools = Toolset::builder().add(renamed).build().unwrap();
     assert!(tools.get("get_weather").is_none());
     let result =
@@ -204,8 +199,8 @@ async fn renamed_changes_name_and_description_only() {
     assert_eq!(result.content, "21°C in Oslo for 1 days");
     // Unrenamed, it is the inner tool.
     let plain = Renamed::new(Weather);
-    assert_eq!((plain.name(), plain.description()), (Weather.name(), Weather.description()));
-    assert_eq!(plain.into_inner().name(), "get_weather");
+    assert_eq!((plain.spec().name(), plain.spec().description()), (Weather.spec().name(), Weather.spec().description()));
+    assert_eq!(plain.into_inner().spec().name(), "get_weather");
     // A new name still has to follow the rules.
     assert!(Toolset::new().add(Renamed::new(Weather).with_name("get weather")).is_err());
 }
@@ -217,10 +212,10 @@ fn lookup_and_removal_hold_in_a_large_toolset() {
     for i in 0..20 {
         tools.add(echo(&format!("Tool_{i}"))).unwrap();
     }
-    assert_eq!(tools.get("TOOL_13").unwrap().name(), "Tool_13");
+    assert_eq!(tools.get("TOOL_13").unwrap().spec().name(), "Tool_13");
     assert!(tools.add(echo("tool_13")).is_err());
     tools.remove("tool_3").unwrap();
-    assert_eq!(tools.get("tool_19").unwrap().name(), "Tool_19");
+    assert_eq!(tools.get("tool_19").unwrap().spec().name(), "Tool_19");
     assert!(tools.get("tool_3").is_none());
     assert_eq!(tools.len(), 19);
 }

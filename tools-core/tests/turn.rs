@@ -135,23 +135,18 @@ async fn a_panic_is_that_calls_error_only() {
 
 #[tokio::test]
 async fn a_panic_while_building_the_future_is_caught_too() {
-    struct Eager(tools_core::JsonObject);
+    struct Eager(tools_core::ToolSpec);
     impl tools_core::Tool for Eager {
-        fn name(&self) -> &str {
-            "eager"
-        }
-        fn description(&self) -> &str {
-            ""
-        }
-        fn parameters(&self) -> &tools_core::JsonObject {
+        fn spec(&self) -> &tools_core::ToolSpec {
             &self.0
         }
-        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> tools_core::ToolFuture<'a> {
+        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> tools_core::OutputFuture<'a> {
             panic!("before any future exists")
         }
     }
     let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-    let tools = Toolset::builder().add(Eager(schema)).build().unwrap();
+    let spec = tools_core::ToolSpec::from_parameters("eager", "", tools_core::Parameters::from_schema(schema));
+    let tools = Toolset::builder().add(Eager(spec)).build().unwrap();
     assert_eq!(tools.call(&ToolContext::new(), &call("1", "eager", "{}")).await.outcome, Outcome::Panicked);
 }
 

@@ -231,7 +231,7 @@ fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
         ("open_world", tool.attr.open_world),
     ] {
         if let Some(value) = value {
-            let method = Ident::new(key, Span::call_site());
+            let method = format_ident!("with_{key}");
             chain.extend(quote!(.#method(#value)));
         }
     }
@@ -239,7 +239,7 @@ fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
         chain.extend(quote!(.deny_unknown_fields()));
     }
     if tool.attr.needs_approval {
-        chain.extend(quote!(.needs_approval()));
+        chain.extend(quote!(.with_approval_required()));
     }
     for example in &tool.attr.examples {
         chain.extend(quote!(.with_example(#private::example(#example))));
@@ -358,10 +358,8 @@ fn fallback(paths: &Paths, self_ty: &TokenStream) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl #krate::Tool for #self_ty {
-            fn name(&self) -> &str { #private::unreachable!() }
-            fn description(&self) -> &str { #private::unreachable!() }
-            fn parameters(&self) -> &#krate::JsonObject { #private::unreachable!() }
-            fn call<'a>(&'a self, _: &'a #krate::ToolContext, _: &'a str) -> #krate::ToolFuture<'a> {
+            fn spec(&self) -> &#krate::ToolSpec { #private::unreachable!() }
+            fn call<'a>(&'a self, _: &'a #krate::ToolContext, _: &'a str) -> #krate::OutputFuture<'a> {
                 #private::unreachable!()
             }
         }

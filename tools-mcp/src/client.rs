@@ -239,7 +239,7 @@ impl RemoteTool {
             idempotent: hints.idempotent_hint,
             open_world: hints.open_world_hint,
         };
-        let mut spec = ToolSpec::with_parameters(
+        let mut spec = ToolSpec::from_parameters(
             tool.name.into_owned(),
             tool.description.map(Cow::into_owned).unwrap_or_default(),
             Parameters::from_schema((*tool.input_schema).clone()),

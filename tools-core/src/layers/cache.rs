@@ -40,12 +40,12 @@ impl Cache {
 
 impl Layer for Cache {
     fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
-        let hints = call.tool.annotations();
+        let hints = call.tool.spec().annotations();
         let cacheable = hints.read_only == Some(true) && hints.idempotent == Some(true);
         let key = cacheable
             .then(|| canonical(call.arguments))
             .flatten()
-            .map(|args| (call.tool.name().to_owned(), args));
+            .map(|args| (call.tool.spec().name().to_owned(), args));
         Box::pin(async move {
             let Some(key) = key else {
                 return next.run(call).await;

@@ -43,7 +43,7 @@ impl ConcurrencyLimit {
 
 impl Layer for ConcurrencyLimit {
     fn around<'a>(&'a self, call: LayerCall<'a>, next: Next<'a>) -> OutputFuture<'a> {
-        let semaphore = self.semaphore(call.tool.name());
+        let semaphore = self.semaphore(call.tool.spec().name());
         Box::pin(async move {
             // Never closed, so acquiring only waits.
             let _permit = semaphore.acquire().await;

@@ -69,8 +69,8 @@ where
                 return OnError::Fail(error);
             }
             let repair = Repair {
-                tool: call.tool.name(),
-                schema: call.tool.parameters(),
+                tool: call.tool.spec().name(),
+                schema: call.tool.spec().parameters(),
                 arguments: call.arguments,
                 reason,
             };

@@ -46,7 +46,7 @@ impl Toolset {
     /// ```
     /// use tools_core::Toolset;
     /// let mut tools = Toolset::new();
-    /// tools.require_approval(|tool| tool.annotations().destructive == Some(true));
+    /// tools.require_approval(|tool| tool.spec().annotations().destructive == Some(true));
     /// ```
     pub fn require_approval(
         &mut self,
@@ -73,7 +73,7 @@ impl Toolset {
 
     pub(super) fn entry_needs_approval(&self, ctx: &ToolContext, entry: &Entry, call: &ToolCall) -> bool {
         let tool = &*entry.tool;
-        tool.needs_approval()
+        tool.spec().needs_approval()
             || entry.options.held
             || self.approval_rules.iter().any(|rule| rule(tool))
             || entry.options.approval.as_ref().is_some_and(|rule| {

@@ -18,16 +18,14 @@ impl Toolset {
     /// came with a label of its own (from a toolset merged into this one).
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
@@ -87,16 +85,14 @@ impl Toolset {
     /// is a collision on `web_search`.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
@@ -155,7 +151,7 @@ impl Toolset {
             options.layers.splice(0..0, layers.iter().cloned());
             options.observers.splice(0..0, observers.iter().cloned());
             options.prepare.splice(0..0, prepare.iter().cloned());
-            if options.timeout.is_none() && entry.tool.timeout().is_none() {
+            if options.timeout.is_none() && entry.tool.spec().timeout().is_none() {
                 options.timeout = run.default_timeout;
             }
             self.index.insert(entry.name.to_ascii_lowercase(), self.tools.len());
@@ -187,22 +183,20 @@ impl Toolset {
     /// and it stays ([`Toolset::without`] removes it).
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
     /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
     /// let tools = Toolset::builder().add(tool("get_issue")).add(tool("delete_repo")).build()?;
-    /// let safe = tools.filtered(|tool| !tool.name().starts_with("delete_"));
+    /// let safe = tools.filtered(|tool| !tool.spec().name().starts_with("delete_"));
     /// assert_eq!(safe.names().collect::<Vec<_>>(), ["get_issue"]);
     /// # Ok(()) }
     /// ```
@@ -216,16 +210,14 @@ impl Toolset {
     /// misspelt name would otherwise leave the model without its tool.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
@@ -258,16 +250,14 @@ impl Toolset {
     /// left out, and is not an error.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
@@ -301,16 +291,14 @@ impl Toolset {
     /// rule picked by its old name stays held.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
@@ -349,7 +337,7 @@ impl Toolset {
             .collect::<Result<Vec<_>, _>>()?;
         for (entry, name) in self.tools.iter_mut().zip(names) {
             hold_if_picked(&self.approval_rules, entry);
-            let description = entry.tool.description().to_owned();
+            let description = entry.tool.spec().description().to_owned();
             entry.present(&name, &description);
         }
         self.reindex();
@@ -363,16 +351,14 @@ impl Toolset {
     /// either side are errors, and nothing changes.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "Look it up." }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "Look it up.", Parameters::of::<()>()))
     /// # }
     /// use tools_core::Toolset;
     ///
@@ -380,7 +366,7 @@ impl Toolset {
     /// let mut tools = Toolset::builder().add(tool("search")).add(tool("fetch")).build()?;
     /// tools.rename("search", "Find_Docs")?.redescribe("find_docs", "Search the product docs.")?;
     /// assert_eq!(tools.names().collect::<Vec<_>>(), ["find_docs", "fetch"]);
-    /// assert_eq!(tools.get("find_docs").unwrap().description(), "Search the product docs.");
+    /// assert_eq!(tools.get("find_docs").unwrap().spec().description(), "Search the product docs.");
     /// assert!(tools.rename("fetch", "find_docs").is_err()); // taken
     /// # Ok(()) }
     /// ```
@@ -404,7 +390,7 @@ impl Toolset {
         }
         let entry = &mut self.tools[at];
         hold_if_picked(&self.approval_rules, entry);
-        let description = entry.tool.description().to_owned();
+        let description = entry.tool.spec().description().to_owned();
         entry.present(&new_name, &description);
         self.reindex();
         Ok(self)
@@ -454,8 +440,8 @@ impl Entry {
     /// a wrapper around a wrapper).
     fn present(&mut self, name: &str, description: &str) {
         let own = &self.own;
-        let renamed = name != own.name();
-        let redescribed = description != own.description();
+        let renamed = name != own.spec().name();
+        let redescribed = description != own.spec().description();
         self.tool = if renamed || redescribed {
             let mut shown = Renamed::new(Arc::clone(own));
             if renamed {

@@ -70,7 +70,7 @@ impl Toolset {
 
     /// Every tool's display name and counts, in registration order.
     pub fn all_counts(&self) -> impl ExactSizeIterator<Item = (&str, CallCounts)> {
-        self.tools.iter().map(|entry| (entry.tool.name(), entry.counters.snapshot()))
+        self.tools.iter().map(|entry| (entry.tool.spec().name(), entry.counters.snapshot()))
     }
 
     /// How many calls named a tool that is not registered.

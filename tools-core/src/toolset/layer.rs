@@ -38,7 +38,7 @@ impl<'a> LayerCall<'a> {
 impl std::fmt::Debug for LayerCall<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LayerCall")
-            .field("tool", &self.tool.name())
+            .field("tool", &self.tool.spec().name())
             .field("id", &self.id)
             .field("arguments", &self.arguments)
             .finish()
@@ -97,7 +97,7 @@ pub enum OnError {
 ///
 /// impl Layer for NoDeletes {
 ///     fn before<'a>(&'a self, call: LayerCall<'a>) -> BoxFuture<'a, Before> {
-///         let refused = call.tool.name().starts_with("delete_");
+///         let refused = call.tool.spec().name().starts_with("delete_");
 ///         Box::pin(async move {
 ///             if refused { Before::Answer(Err(tools_core::ToolError::failed("deleting is off"))) } else { Before::Run }
 ///         })
@@ -206,7 +206,7 @@ impl<'a> Next<'a> {
         match (self.outer.split_first(), self.inner.split_first()) {
             (Some((layer, outer)), _) => layer.around(call, Next { outer, ..self }),
             (None, Some((layer, inner))) => layer.around(call, Next { outer: &[], inner }),
-            (None, None) => call.tool.call_output(call.ctx, call.arguments),
+            (None, None) => call.tool.call(call.ctx, call.arguments),
         }
     }
 }

@@ -145,16 +145,14 @@ fn reserved(name: &str) -> String {
 ///
 /// ```
 /// use tools_core::toolset::Toolset;
-/// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-/// # struct Named(&'static str, JsonObject);
+/// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # struct Named(ToolSpec);
 /// # impl Tool for Named {
-/// #     fn name(&self) -> &str { self.0 }
-/// #     fn description(&self) -> &str { "" }
-/// #     fn parameters(&self) -> &JsonObject { &self.1 }
-/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
 /// # }
 /// # fn tool(name: &'static str) -> Named {
-/// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+/// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
 /// # }
 /// let mut tools = Toolset::new();
 /// tools.add(tool("Get_Weather")).unwrap();

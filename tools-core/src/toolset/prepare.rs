@@ -20,16 +20,14 @@ impl Toolset {
     /// keep it quick.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolSpec};
+    /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
     /// # fn tool(name: &'static str) -> Named {
-    /// #     Named(name, serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone())
+    /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
     /// use tools_core::{ToolContext, Toolset};
     ///
@@ -42,7 +40,7 @@ impl Toolset {
     ///     .add(tool("search"))
     ///     .add(tool("account_delete"))
     ///     .build()?
-    ///     .with_prepare(|ctx, tool| !tool.name().starts_with("account_") || ctx.get::<SignedIn>().is_some());
+    ///     .with_prepare(|ctx, tool| !tool.spec().name().starts_with("account_") || ctx.get::<SignedIn>().is_some());
     ///
     /// let guest = ToolContext::new();
     /// assert_eq!(tools.prepared(&guest).names().collect::<Vec<_>>(), ["search"]);

@@ -46,7 +46,7 @@ impl Toolset {
     pub fn add_web_search(&mut self, search: WebSearch) -> Result<&mut Self, ToolsetError> {
         self.remove(RESERVED_WEB_SEARCH);
         if let Some(fallback) = &search.fallback {
-            let named: Arc<dyn Tool> = if fallback.name() == RESERVED_WEB_SEARCH {
+            let named: Arc<dyn Tool> = if fallback.spec().name() == RESERVED_WEB_SEARCH {
                 Arc::clone(fallback)
             } else {
                 Arc::new(Renamed::new(Arc::clone(fallback)).with_name(RESERVED_WEB_SEARCH))
@@ -115,7 +115,7 @@ impl Toolset {
 
     /// The tools' display names in registration order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.tools.iter().map(|entry| entry.tool.name())
+        self.tools.iter().map(|entry| entry.tool.spec().name())
     }
 
     /// How many tools are registered.
@@ -134,12 +134,12 @@ impl Toolset {
         options: ToolOptions,
         replace: bool,
     ) -> Result<Option<Arc<dyn Tool>>, ToolsetError> {
-        validate_name(tool.name())?;
-        if tool.parameters().get("type").and_then(serde_json::Value::as_str) != Some("object") {
-            return Err(ToolsetError::NotAnObject { name: tool.name().to_owned() });
+        validate_name(tool.spec().name())?;
+        if tool.spec().parameters().get("type").and_then(serde_json::Value::as_str) != Some("object") {
+            return Err(ToolsetError::NotAnObject { name: tool.spec().name().to_owned() });
         }
-        let key = tool.name().to_ascii_lowercase();
-        let name: Arc<str> = Arc::from(tool.name());
+        let key = tool.spec().name().to_ascii_lowercase();
+        let name: Arc<str> = Arc::from(tool.spec().name());
         let entry = Entry {
             own: Arc::clone(&tool),
             tool,
@@ -152,8 +152,8 @@ impl Toolset {
         match self.index.get(&key) {
             Some(&index) if replace => Ok(Some(std::mem::replace(&mut self.tools[index], entry).tool)),
             Some(&index) => Err(ToolsetError::Duplicate {
-                existing: self.tools[index].tool.name().to_owned(),
-                new: entry.tool.name().to_owned(),
+                existing: self.tools[index].tool.spec().name().to_owned(),
+                new: entry.tool.spec().name().to_owned(),
             }),
             None => {
                 self.index.insert(key, self.tools.len());
@@ -173,8 +173,8 @@ impl Toolset {
 
 /// `web_search` is registered only through [`Toolset::add_web_search`].
 fn refuse_reserved(tool: &dyn Tool) -> Result<(), ToolsetError> {
-    if super::names::is_reserved(tool.name()) {
-        return Err(ToolsetError::Reserved { name: tool.name().to_owned() });
+    if super::names::is_reserved(tool.spec().name()) {
+        return Err(ToolsetError::Reserved { name: tool.spec().name().to_owned() });
     }
     Ok(())
 }

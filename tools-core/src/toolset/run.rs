@@ -45,17 +45,15 @@ impl Toolset {
     /// calls run at once; unbounded by default.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Echo(JsonObject);
+    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Echo(ToolSpec);
     /// # impl Tool for Echo {
-    /// #     fn name(&self) -> &str { "echo" }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.0 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-    /// #         Box::pin(async move { Ok(input.to_owned()) })
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+    /// #         Box::pin(async move { Ok(Output::text(arguments)) })
     /// #     }
     /// # }
-    /// # let echo = Echo(serde_json::json!({"type": "object"}).as_object().unwrap().clone());
+    /// # let echo = Echo(ToolSpec::from_parameters("echo", "", Parameters::of::<()>()));
     /// use tools_core::{Outcome, ToolCall, toolset::Toolset};
     ///
     /// let tools = Toolset::builder().add(echo).build().unwrap();
@@ -177,7 +175,7 @@ impl Toolset {
         let tool = &*entry.tool;
         let span = tracing::info_span!(
             "tool_call",
-            tool = tool.name(),
+            tool = tool.spec().name(),
             call_id = call.id.as_str(),
             outcome = tracing::field::Empty,
             duration_us = tracing::field::Empty,
@@ -188,7 +186,7 @@ impl Toolset {
         let started = (!span.is_disabled() || observed).then(Instant::now);
         self.notify_start(entry, call);
 
-        let timeout = entry.options.timeout.or_else(|| tool.timeout()).or(self.options.default_timeout);
+        let timeout = entry.options.timeout.or_else(|| tool.spec().timeout()).or(self.options.default_timeout);
         // The tool's own name: a prefix or rename stays out of its logic.
         let mut child = turn.for_call(call.id.clone(), entry.own_name.clone());
         // Whether the call's own timeout, rather than the turn's deadline, is
@@ -204,7 +202,7 @@ impl Toolset {
         let ctx = &*slot.insert(child);
         let running = Running { toolset: self, entry, call, ctx, span, started, own_timeout };
         if held {
-            return Started::Ended(running.end(Ended::Returned(Err(unapproved(tool.name())))));
+            return Started::Ended(running.end(Ended::Returned(Err(unapproved(tool.spec().name())))));
         }
         // A turn cancelled before the call starts never runs it.
         if ctx.is_cancelled() {
@@ -295,7 +293,7 @@ impl<'a> Running<'a> {
         let tool = &*entry.tool;
         let cap = entry.options.output_cap.unwrap_or(toolset.options.output_cap);
         let ended = match ended {
-            Ended::Returned(Ok(output)) => Ended::Returned(cap.apply(output, tool.name())),
+            Ended::Returned(Ok(output)) => Ended::Returned(cap.apply(output, tool.spec().name())),
             other => other,
         };
         let (mut parts, mut artifact) = (Vec::new(), None);
@@ -310,18 +308,18 @@ impl<'a> Running<'a> {
                 // the model has no use for.
                 let _enter = span.enter();
                 tracing::error!(panic = panic_message(&*payload), "tool panicked");
-                (Outcome::Panicked, error_object(&format!("tool `{}` panicked", tool.name())))
+                (Outcome::Panicked, error_object(&format!("tool `{}` panicked", tool.spec().name())))
             }
             Ended::TimedOut => {
                 let message = match own_timeout {
-                    Some(timeout) => format!("tool `{}` timed out after {timeout:?}", tool.name()),
-                    None => format!("tool `{}` did not finish before the turn's deadline", tool.name()),
+                    Some(timeout) => format!("tool `{}` timed out after {timeout:?}", tool.spec().name()),
+                    None => format!("tool `{}` did not finish before the turn's deadline", tool.spec().name()),
                 };
                 (Outcome::TimedOut, error_object(&message))
             }
             Ended::Cancelled => (
                 Outcome::Cancelled,
-                error_object(&format!("the call of tool `{}` was cancelled", tool.name())),
+                error_object(&format!("the call of tool `{}` was cancelled", tool.spec().name())),
             ),
         };
 

@@ -64,7 +64,7 @@ impl std::fmt::Debug for WebSearch {
             .field("allowed_domains", &self.allowed_domains)
             .field("blocked_domains", &self.blocked_domains)
             .field("max_uses", &self.max_uses)
-            .field("fallback", &self.fallback.as_ref().map(|tool| tool.name().to_owned()))
+            .field("fallback", &self.fallback.as_ref().map(|tool| tool.spec().name().to_owned()))
             .finish()
     }
 }

@@ -5,15 +5,13 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use tools_core::{JsonObject, Tool, ToolContext, ToolError, ToolFuture, ToolSpec, TypedTool};
+use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 
 type Body = Box<dyn Fn(ToolContext, String) -> BoxFuture<'static, Result<String, ToolError>> + Send + Sync>;
 
 /// A tool whose call is a closure over an owned context and the raw arguments.
 pub struct FnTool {
-    name: String,
-    parameters: JsonObject,
-    timeout: Option<Duration>,
+    spec: ToolSpec,
     body: Body,
 }
 
@@ -23,35 +21,26 @@ impl FnTool {
         F: Fn(ToolContext, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<String, ToolError>> + Send + 'static,
     {
+        let parameters = serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone();
         Self {
-            name: name.to_owned(),
-            parameters: serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone(),
-            timeout: None,
+            spec: ToolSpec::from_parameters(name.to_owned(), "A test tool.", Parameters::from_schema(parameters)),
             body: Box::new(move |ctx, input| Box::pin(body(ctx, input))),
         }
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.spec = self.spec.with_timeout(timeout);
         self
     }
 }
 
 impl Tool for FnTool {
-    fn name(&self) -> &str {
-        &self.name
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
-    fn description(&self) -> &str {
-        "A test tool."
-    }
-    fn parameters(&self) -> &JsonObject {
-        &self.parameters
-    }
-    fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        (self.body)(ctx.clone(), input.to_owned())
-    }
-    fn timeout(&self) -> Option<Duration> {
-        self.timeout
+    fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        let body = (self.body)(ctx.clone(), arguments.to_owned());
+        Box::pin(async move { body.await.map(Output::text) })
     }
 }
 
