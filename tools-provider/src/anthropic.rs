@@ -91,16 +91,16 @@ const STRICT_REFUSED: &[&str] = &[
 /// One tool: `{"name", "description", "input_schema"[, "strict": true]}`.
 pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let schema =
-        if strict { strict_schema(tool.name(), tool.parameters())? } else { tool.parameters().clone() };
+        if strict { strict_schema(tool.spec().name(), tool.spec().parameters())? } else { tool.spec().parameters().clone() };
     let mut definition =
-        json!({"name": tool.name(), "description": tool.description(), "input_schema": schema});
+        json!({"name": tool.spec().name(), "description": tool.spec().description(), "input_schema": schema});
     if strict {
         definition["strict"] = Value::Bool(true);
     }
-    if !tool.examples().is_empty() {
+    if !tool.spec().examples().is_empty() {
         // Anthropic's own field for them:
         // <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-use-examples>.
-        definition["input_examples"] = Value::Array(tool.examples().to_vec());
+        definition["input_examples"] = Value::Array(tool.spec().examples().to_vec());
     }
     Ok(definition)
 }

@@ -184,14 +184,14 @@ impl Dialect {
     /// Google Search) `Auto` sends nothing and another choice is an error.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
-    /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Spec(ToolSpec);
+    /// # impl Tool for Spec {
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
+    /// # #[allow(non_snake_case)]
+    /// # fn Named(name: &'static str, schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters(name, "", Parameters::from_schema(schema))) }
     /// use serde_json::json;
     /// use tools_core::Toolset;
     /// use tools_provider::{Dialect, ToolChoice};
@@ -231,7 +231,7 @@ impl Dialect {
         let offered: Vec<Offered<'_>> = entries(toolset, self)
             .into_iter()
             .filter_map(|entry| match entry {
-                Entry::Function(tool) | Entry::Deferred(tool) => Some(Offered::Function(tool.name())),
+                Entry::Function(tool) | Entry::Deferred(tool) => Some(Offered::Function(tool.spec().name())),
                 Entry::WebSearch(_) => Some(Offered::WebSearch),
                 // The provider's own search is no function to name.
                 Entry::ToolSearch(_) if self.has_native_tool_search() => None,

@@ -171,14 +171,14 @@ impl Dialect {
     /// refuse it there rather than at export.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-    /// # struct Named(&'static str, JsonObject);
-    /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+    /// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Spec(ToolSpec);
+    /// # impl Tool for Spec {
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
+    /// # #[allow(non_snake_case)]
+    /// # fn Named(name: &'static str, schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters(name, "", Parameters::from_schema(schema))) }
     /// use tools_provider::Dialect;
     /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
     /// let tool = Named("2fa_code", schema.as_object().unwrap().clone());
@@ -186,7 +186,7 @@ impl Dialect {
     /// assert_eq!(Dialect::Gemini.check(&tool).unwrap_err().keyword, "name");
     /// ```
     pub fn check(self, tool: &dyn Tool) -> Result<(), DialectError> {
-        let definition = Definition { name: tool.name().to_owned(), value: self.function(tool)? };
+        let definition = Definition { name: tool.spec().name().to_owned(), value: self.function(tool)? };
         budget::enforce(self, std::slice::from_ref(&definition))
     }
 
@@ -228,11 +228,11 @@ impl Dialect {
     pub(crate) fn build(self, toolset: &Toolset) -> impl Iterator<Item = Result<Definition, DialectError>> {
         entries(toolset, self).into_iter().filter_map(move |entry| match entry {
             Entry::Function(tool) => {
-                Some(self.function(tool).map(|value| Definition { name: tool.name().to_owned(), value }))
+                Some(self.function(tool).map(|value| Definition { name: tool.spec().name().to_owned(), value }))
             }
             Entry::Deferred(tool) => Some(self.function(tool).map(|mut value| {
                 value["defer_loading"] = Value::Bool(true);
-                Definition { name: tool.name().to_owned(), value }
+                Definition { name: tool.spec().name().to_owned(), value }
             })),
             Entry::ToolSearch(_) if self.has_native_tool_search() => Some(Ok(Definition {
                 name: RESERVED_TOOL_SEARCH.to_owned(),
@@ -389,11 +389,13 @@ pub(crate) fn entries(toolset: &Toolset, dialect: Dialect) -> Vec<Entry<'_>> {
     let mut placed = false;
     for tool in toolset.iter() {
         match search {
-            Some(search) if tool.name() == RESERVED_WEB_SEARCH => {
+            // The search entry above stands for the function answering it.
+            _ if tool.spec().name() == RESERVED_TOOL_SEARCH => {}
+            Some(search) if tool.spec().name() == RESERVED_WEB_SEARCH => {
                 out.push(Entry::WebSearch(search));
                 placed = true;
             }
-            _ if toolset.is_deferred(tool.name()) => {
+            _ if toolset.is_deferred(tool.spec().name()) => {
                 if native_tool_search {
                     out.push(Entry::Deferred(tool.as_ref()));
                 }

@@ -14,12 +14,12 @@ use tools_core::Tool;
 /// Refuse an example that the tool itself would refuse: one that does not
 /// fit its schema, or is not an object.
 pub(crate) fn check(dialect: Dialect, tool: &dyn Tool) -> Result<(), DialectError> {
-    let examples = tool.examples();
+    let examples = tool.spec().examples();
     if examples.is_empty() {
         return Ok(());
     }
-    let refuse = |problem: String| DialectError::tool(tool.name(), dialect, "examples", problem);
-    let schema = Value::Object(tool.parameters().clone());
+    let refuse = |problem: String| DialectError::tool(tool.spec().name(), dialect, "examples", problem);
+    let schema = Value::Object(tool.spec().parameters().clone());
     let validator = jsonschema::options()
         .should_validate_formats(false)
         .build(&schema)
@@ -41,11 +41,11 @@ pub(crate) fn check(dialect: Dialect, tool: &dyn Tool) -> Result<(), DialectErro
 /// The description, followed by the examples for a format with no field
 /// for them: one compact JSON object a line.
 pub(crate) fn in_description(tool: &dyn Tool) -> Cow<'_, str> {
-    let examples = tool.examples();
+    let examples = tool.spec().examples();
     if examples.is_empty() {
-        return Cow::Borrowed(tool.description());
+        return Cow::Borrowed(tool.spec().description());
     }
-    let mut text = tool.description().trim_end().to_owned();
+    let mut text = tool.spec().description().trim_end().to_owned();
     text.push_str(if text.is_empty() { "Example arguments:" } else { "\n\nExample arguments:" });
     for example in examples {
         text.push('\n');

@@ -65,27 +65,27 @@ pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 128, ..Provide
 /// One tool as `tools/list` lists it.
 ///
 /// ```
-/// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-/// # struct Echo(JsonObject);
-/// # impl Tool for Echo {
-/// #     fn name(&self) -> &str { "echo" }
-/// #     fn description(&self) -> &str { "Repeat." }
-/// #     fn parameters(&self) -> &JsonObject { &self.0 }
-/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # struct Spec(ToolSpec);
+/// # impl Tool for Spec {
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
 /// # }
+/// # #[allow(non_snake_case)]
+/// # fn Echo(schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters("echo", "Repeat.", Parameters::from_schema(schema))) }
 /// let schema = serde_json::json!({"type": "object", "properties": {}});
 /// let tool = Echo(schema.as_object().unwrap().clone());
 /// assert_eq!(tools_provider::mcp::tool(&tool)["inputSchema"], schema);
 /// ```
 pub fn tool(tool: &dyn Tool) -> Value {
-    let mut definition = json!({"name": tool.name()});
-    let annotations = tool.annotations();
+    let mut definition = json!({"name": tool.spec().name()});
+    let annotations = tool.spec().annotations();
     if let Some(title) = &annotations.title {
         definition["title"] = json!(title);
     }
     definition["description"] = json!(crate::examples::in_description(tool));
-    definition["inputSchema"] = Value::Object(standard_formats(tool.parameters()));
-    if let Some(output) = tool.output_schema() {
+    definition["inputSchema"] = Value::Object(standard_formats(tool.spec().parameters()));
+    if let Some(output) = tool.spec().output_schema() {
         definition["outputSchema"] = Value::Object(standard_formats(output));
     }
     let hints = [

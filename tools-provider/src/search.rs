@@ -2,14 +2,15 @@
 //! native tool search, where the deferred tools are sent with
 //! `defer_loading: true` and Anthropic searches them
 //! (<https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-search-tool>);
-//! elsewhere a local function, [`LocalSearch`], whose calls the agent loop
-//! answers, and the deferred tools are left out until a search found them.
+//! elsewhere a local function, [`LocalSearch`], whose calls the function the
+//! toolset registers for it answers (the agent loop's, BM25), and the
+//! deferred tools are left out until a search found them.
 
 use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 use tools_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
-use tools_core::{Annotations, JsonObject, Tool, ToolContext, ToolError, ToolFuture};
+use tools_core::{JsonObject, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec};
 
 /// Anthropic's server-side search over the deferred tools (BM25 over names,
 /// descriptions and argument names and descriptions).
@@ -17,10 +18,11 @@ pub fn anthropic_native() -> Value {
     json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
 }
 
-/// The local `tool_search` function: the model sends what it wants to do,
-/// and reads the definitions of the tools that fit, which it can call from
-/// the next turn on. Its calls are answered by the agent loop (which knows
-/// the toolset); run by itself it says so.
+/// The local `tool_search` function as the model sees it: the model sends
+/// what it wants to do, and reads the definitions of the tools that fit,
+/// which it can call from the next turn on. The agent loop registers the
+/// function that answers it ([`Toolset::with_search_function`](tools_core::Toolset::with_search_function)), which runs
+/// like any tool; run by itself, this one says it needs that function.
 #[derive(Debug)]
 pub struct LocalSearch {
     max_results: usize,
@@ -33,61 +35,46 @@ impl LocalSearch {
     }
 }
 
-static PARAMETERS: LazyLock<JsonObject> = LazyLock::new(|| {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "query": {
-                "type": "string",
-                "description": "What you want to do, in a few words: the product and the action, e.g. \"create a Jira issue\"."
-            }
-        },
-        "required": ["query"],
-        "additionalProperties": false
+/// The name, description, arguments and hints of the local search.
+pub fn local_spec() -> &'static ToolSpec {
+    static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What you want to do, in a few words: the product and the action, e.g. \"create a Jira issue\"."
+                }
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        });
+        let schema = match schema {
+            Value::Object(object) => object,
+            _ => JsonObject::new(),
+        };
+        let description = "Find tools you do not have yet. More tools exist than are offered to you: search \
+            them by what you want to do, and the tools found (their names, descriptions and arguments) can be \
+            called from your next turn on.";
+        ToolSpec::from_parameters(RESERVED_TOOL_SEARCH, description, Parameters::from_schema(schema))
+            .with_read_only(true)
+            .with_idempotent(true)
     });
-    match schema {
-        Value::Object(object) => object,
-        _ => JsonObject::new(),
-    }
-});
-
-static DESCRIPTION: LazyLock<String> = LazyLock::new(|| {
-    "Find tools you do not have yet. More tools exist than are offered to you: search them by what you \
-     want to do, and the tools found (their names, descriptions and arguments) can be called from your \
-     next turn on."
-        .to_owned()
-});
+    &SPEC
+}
 
 impl Tool for LocalSearch {
-    fn name(&self) -> &str {
-        RESERVED_TOOL_SEARCH
+    fn spec(&self) -> &ToolSpec {
+        local_spec()
     }
 
-    fn description(&self) -> &str {
-        &DESCRIPTION
-    }
-
-    fn parameters(&self) -> &JsonObject {
-        &PARAMETERS
-    }
-
-    fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> {
+    fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> {
         let max = self.max_results;
         Box::pin(async move {
             Err(ToolError::failed(format!(
-                "`{RESERVED_TOOL_SEARCH}` (up to {max} tools) is answered by the agent loop, which knows the toolset"
+                "`{RESERVED_TOOL_SEARCH}` (up to {max} tools) is answered by the function the toolset registers \
+                 for it (Toolset::with_search_function), which the agent loop does"
             )))
         })
-    }
-
-    fn annotations(&self) -> &Annotations {
-        static HINTS: Annotations = Annotations {
-            title: None,
-            read_only: Some(true),
-            destructive: None,
-            idempotent: Some(true),
-            open_world: None,
-        };
-        &HINTS
     }
 }

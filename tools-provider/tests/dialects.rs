@@ -15,7 +15,7 @@ fn dialect_output(dialect: Dialect) -> String {
             Ok(value) => value,
             Err(error) => json!({"refused": error.to_string()}),
         };
-        out.insert(tool.name.to_owned(), value);
+        out.insert(tool.spec.name().to_owned(), value);
     }
     serde_json::to_string_pretty(&Value::Object(out)).unwrap()
 }
@@ -177,7 +177,7 @@ mod behaviour {
         assert_eq!(error(Dialect::OpenAiResponsesStrict, &any).keyword, "true");
 
         let digit =
-            SchemaTool { name: "3d_render", description: "", schema: corpus::tools()[0].schema.clone() };
+            SchemaTool::new("3d_render", "", corpus::tools()[0].schema.clone());
         let err = error(Dialect::Gemini, &digit);
         assert_eq!(err.keyword, "name");
         assert!(Dialect::OpenAiChat.function(&digit).is_ok());
@@ -272,7 +272,7 @@ mod behaviour {
         let set = Toolset::builder().add(tool::<L1>("deep", "")).build().unwrap();
         assert!(Dialect::OpenAiChatStrict.tools(&set).is_ok(), "each $defs entry is one level");
         let inlined = gemini::parameters("deep", &tool::<L1>("deep", "").schema).unwrap().unwrap();
-        let deep = SchemaTool { name: "deep", description: "", schema: inlined };
+        let deep = SchemaTool::new("deep", "", inlined);
         let set = Toolset::builder().add(deep).build().unwrap();
         let err = Dialect::OpenAiChatStrict.tools(&set).unwrap_err();
         assert_eq!((err.tool.as_deref(), err.keyword.as_str()), (Some("deep"), "max_nesting = 10"));

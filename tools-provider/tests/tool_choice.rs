@@ -4,30 +4,25 @@
 
 use serde_json::{Value, json};
 use tools_core::toolset::WebSearch;
-use tools_core::{JsonObject, Tool, ToolContext, ToolFuture, Toolset};
+use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec, Toolset};
 use tools_provider::{Dialect, ToolChoice, ToolChoiceError};
 
 /// A tool that only has a name: all a choice reads.
-struct Named(&'static str, JsonObject);
+struct Named(ToolSpec);
 
 impl Tool for Named {
-    fn name(&self) -> &str {
-        self.0
+    fn spec(&self) -> &ToolSpec {
+        &self.0
     }
-    fn description(&self) -> &str {
-        "A tool."
-    }
-    fn parameters(&self) -> &JsonObject {
-        &self.1
-    }
-    fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> {
-        Box::pin(async { Ok(String::new()) })
+    fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> {
+        Box::pin(async { Ok(Output::text("")) })
     }
 }
 
 fn named(name: &'static str) -> Named {
     let schema = json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
-    Named(name, schema.as_object().cloned().unwrap_or_default())
+    let parameters = Parameters::from_schema(schema.as_object().cloned().unwrap_or_default());
+    Named(ToolSpec::from_parameters(name, "A tool.", parameters))
 }
 
 /// `get_weather` and `get_time`.

@@ -128,7 +128,7 @@ impl Toolset {
         self.tools.is_empty()
     }
 
-    fn insert(
+    pub(super) fn insert(
         &mut self,
         tool: Arc<dyn Tool>,
         options: ToolOptions,

@@ -7,8 +7,11 @@
 //! turn on.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
-use super::Toolset;
+use super::names::RESERVED_TOOL_SEARCH;
+use super::{ToolOptions, Toolset, ToolsetError};
+use crate::{Renamed, Tool};
 
 /// Tool search: which tools the model always sees, and how many one search
 /// finds. Every other tool of the toolset is deferred: not offered until a
@@ -81,6 +84,19 @@ impl Toolset {
     pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
         self.add_tool_search(search);
         self
+    }
+
+    /// Answer the model's `tool_search` calls with `search`, registered
+    /// under that reserved name (whatever its own) beside the other tools,
+    /// and run as they are: its timeout, the layers, observers and
+    /// counters. The provider formats send the search entry in its place
+    /// (the provider's own search where it has one). The agent loop
+    /// registers its BM25 search over the deferred tools here; replaces an
+    /// earlier one.
+    pub fn with_search_function(mut self, search: impl Tool + 'static) -> Result<Self, ToolsetError> {
+        let search = Renamed::new(search).with_name(RESERVED_TOOL_SEARCH);
+        self.insert(Arc::new(search), ToolOptions::default(), true)?;
+        Ok(self)
     }
 
     /// The tool search setting, when search is on.

@@ -67,7 +67,7 @@ pub const LIMITS: ProviderLimits =
 
 /// One function declaration: `{"name", "description"[, "parameters"]}`.
 pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
-    let name = tool.name();
+    let name = tool.spec().name();
     if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         return Err(DialectError::tool(
             name,
@@ -77,7 +77,7 @@ pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
         ));
     }
     let mut declaration = json!({"name": name, "description": crate::examples::in_description(tool)});
-    if let Some(parameters) = parameters(name, tool.parameters())? {
+    if let Some(parameters) = parameters(name, tool.spec().parameters())? {
         declaration["parameters"] = Value::Object(parameters);
     }
     Ok(declaration)

@@ -18,7 +18,7 @@ use tools_core::{Part, Tool, ToolCall, ToolResult};
 pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiChatStrict } else { Dialect::OpenAiChat };
     let mut function = json!({
-        "name": tool.name(),
+        "name": tool.spec().name(),
         "description": crate::examples::in_description(tool),
         "parameters": parameters(tool, strict, dialect)?,
     });

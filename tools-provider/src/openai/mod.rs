@@ -103,8 +103,8 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "im
 /// canonical schema as it is.
 fn parameters(tool: &dyn Tool, strict: bool, dialect: Dialect) -> Result<Value, DialectError> {
     if strict {
-        strict_schema(tool.name(), tool.parameters(), dialect).map(Value::Object)
+        strict_schema(tool.spec().name(), tool.spec().parameters(), dialect).map(Value::Object)
     } else {
-        Ok(Value::Object(tool.parameters().clone()))
+        Ok(Value::Object(tool.spec().parameters().clone()))
     }
 }

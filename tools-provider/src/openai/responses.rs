@@ -22,7 +22,7 @@ pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiResponsesStrict } else { Dialect::OpenAiResponses };
     Ok(json!({
         "type": "function",
-        "name": tool.name(),
+        "name": tool.spec().name(),
         "description": crate::examples::in_description(tool),
         "parameters": parameters(tool, strict, dialect)?,
         "strict": strict,

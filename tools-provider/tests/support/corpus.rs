@@ -8,32 +8,33 @@ use std::net::Ipv4Addr;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools_core::{JsonObject, Parameters, Tool, ToolContext, ToolFuture, Toolset};
+use tools_core::{JsonObject, Output, OutputFuture, Tool, ToolContext, ToolSpec, Toolset};
 
 /// A tool that only has a schema: what the dialects read.
 pub struct SchemaTool {
-    pub name: &'static str,
-    pub description: &'static str,
+    pub spec: ToolSpec,
     pub schema: JsonObject,
 }
 
 impl Tool for SchemaTool {
-    fn name(&self) -> &str {
-        self.name
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
-    fn description(&self) -> &str {
-        self.description
+    fn call<'a>(&'a self, _: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        Box::pin(async move { Ok(Output::text(arguments)) })
     }
-    fn parameters(&self) -> &JsonObject {
-        &self.schema
-    }
-    fn call<'a>(&'a self, _: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        Box::pin(async move { Ok(input.to_owned()) })
+}
+
+impl SchemaTool {
+    /// A tool with this schema as it is.
+    pub fn new(name: &'static str, description: &'static str, schema: JsonObject) -> Self {
+        let parameters = tools_core::Parameters::from_schema(schema.clone());
+        Self { spec: ToolSpec::from_parameters(name, description, parameters), schema }
     }
 }
 
 pub fn tool<R: JsonSchema>(name: &'static str, description: &'static str) -> SchemaTool {
-    SchemaTool { name, description, schema: Parameters::of::<R>().schema().clone() }
+    SchemaTool::new(name, description, tools_core::Parameters::of::<R>().schema().clone())
 }
 
 /// A request with no fields.
