@@ -103,9 +103,6 @@ pub struct Agent {
     pub(crate) settings: ModelSettings,
     pub(crate) end_tools: Vec<String>,
     pub(crate) context: ToolContext,
-    /// The local tool search's index over the deferred tools, built on the
-    /// first search.
-    pub(crate) index: Arc<std::sync::OnceLock<crate::ToolIndex>>,
 }
 
 impl Agent {
@@ -118,14 +115,13 @@ impl Agent {
     pub fn from_shared(model: Arc<dyn Model>, toolset: Toolset) -> Self {
         Self {
             model,
-            toolset,
+            toolset: crate::search::SearchFunction::register(toolset),
             instructions: None,
             max_turns: 10,
             limits: RunLimits::default(),
             settings: ModelSettings::default(),
             end_tools: Vec::new(),
             context: ToolContext::new(),
-            index: Arc::default(),
         }
     }
 

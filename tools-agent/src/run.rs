@@ -7,7 +7,6 @@ use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
 use tools_core::layers::RepairBudget;
-use tools_core::toolset::RESERVED_TOOL_SEARCH;
 use tools_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
@@ -210,45 +209,25 @@ impl<'a> Run<'a> {
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
-        // With tool search on, the loop answers the local search itself:
-        // it knows the toolset.
-        let searches = self.tools.tool_search().map(|search| search.max_results());
-        let is_search =
-            |call: &ToolCall| searches.is_some() && call.name.eq_ignore_ascii_case(RESERVED_TOOL_SEARCH);
-        let results = if let (Some(max), true) = (searches, calls.iter().any(is_search)) {
-            let others: Vec<ToolCall> = calls.iter().filter(|call| !is_search(call)).cloned().collect();
-            let mut ran = self.run_tools(&others, approved).await.into_iter();
-            let index = self.agent.index.get_or_init(|| {
-                let toolset = &self.agent.toolset;
-                crate::ToolIndex::new(
-                    toolset.iter().filter(|tool| toolset.is_deferred(tool.name())).map(|tool| tool.as_ref()),
-                )
-            });
-            // The others' results come back in their order: each takes its place.
-            let mut results = Vec::with_capacity(calls.len());
-            for call in calls {
-                if is_search(call) {
-                    results.push(crate::search::answer(index, &self.tools, max, call));
-                } else {
-                    results.extend(ran.next());
-                }
-            }
-            results
-        } else {
-            self.run_tools(calls, approved).await
-        };
+        let results = self.run_tools(calls, approved).await;
         for result in &results {
             self.emit(AgentEvent::ToolResult(result.clone()));
         }
         results
     }
 
-    /// Run calls through the turn's toolset.
+    /// Run calls through the turn's toolset. With tool search on, the
+    /// calls' context holds the turn's setting: the search function leaves
+    /// out what this turn already offers.
     async fn run_tools(&self, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
+        let context = match self.tools.tool_search() {
+            Some(search) => Cow::Owned(self.context.clone().with_extension(search.clone())),
+            None => Cow::Borrowed(&self.context),
+        };
         if approved {
-            self.tools.run_approved(&self.context, calls).await
+            self.tools.run_approved(&context, calls).await
         } else {
-            self.tools.run(&self.context, calls).await
+            self.tools.run(&context, calls).await
         }
     }
 

@@ -2,10 +2,12 @@
 //! crate: English stemming and stop words) over each tool's name, its
 //! description and the names and descriptions of its arguments.
 
+use std::sync::OnceLock;
+
 use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
 use serde_json::{Value, json};
-use tools_core::toolset::RESERVED_TOOL_SEARCH;
-use tools_core::{Outcome, Tool, ToolCall, ToolError, ToolResult, Toolset};
+use tools_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
+use tools_core::{Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec, Toolset};
 
 use crate::{Message, Transcript};
 
@@ -13,13 +15,15 @@ use crate::{Message, Transcript};
 /// names of the tools that best match a query, best first.
 ///
 /// ```
-/// # use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
-/// # struct Named(&'static str, &'static str, JsonObject);
-/// # impl Tool for Named {
-/// #     fn name(&self) -> &str { self.0 }
-/// #     fn description(&self) -> &str { self.1 }
-/// #     fn parameters(&self) -> &JsonObject { &self.2 }
-/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
+/// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # struct Spec(ToolSpec);
+/// # impl Tool for Spec {
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
+/// # }
+/// # #[allow(non_snake_case)]
+/// # fn Named(name: &'static str, description: &'static str, schema: JsonObject) -> Spec {
+/// #     Spec(ToolSpec::from_parameters(name, description, Parameters::from_schema(schema)))
 /// # }
 /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
 /// use tools_agent::ToolIndex;
@@ -41,7 +45,7 @@ impl ToolIndex {
         let mut names = Vec::new();
         let mut documents = Vec::new();
         for (id, tool) in (0u32..).zip(tools) {
-            names.push(tool.name().to_owned());
+            names.push(tool.spec().name().to_owned());
             documents.push(Document::new(id, document(tool)));
         }
         let engine = SearchEngineBuilder::<u32>::with_documents(Language::English, documents).build();
@@ -82,10 +86,10 @@ impl std::fmt::Debug for ToolIndex {
 /// The text a tool is found by: its name as words, its description, and
 /// each argument's name and description.
 fn document(tool: &dyn Tool) -> String {
-    let mut text = tool.name().replace(['_', '-'], " ");
+    let mut text = tool.spec().name().replace(['_', '-'], " ");
     text.push('\n');
-    text.push_str(tool.description());
-    if let Some(properties) = tool.parameters().get("properties").and_then(Value::as_object) {
+    text.push_str(tool.spec().description());
+    if let Some(properties) = tool.spec().parameters().get("properties").and_then(Value::as_object) {
         for (name, schema) in properties {
             text.push('\n');
             text.push_str(&name.replace(['_', '-'], " "));
@@ -98,40 +102,79 @@ fn document(tool: &dyn Tool) -> String {
     text
 }
 
-/// Answer a `tool_search` call: the deferred tools of `offered` that best
-/// match the query, as definitions the model can read (MCP's shape: name,
-/// description, input schema), at most `max` of them, the ones already
-/// offered left out.
-pub(crate) fn answer(index: &ToolIndex, offered: &Toolset, max: usize, call: &ToolCall) -> ToolResult {
-    let query =
-        match serde_json::from_str::<SearchArguments>(tools_core::clean_json(&call.arguments).as_ref()) {
+/// The function that answers `tool_search` calls, registered in the
+/// agent's toolset ([`Toolset::with_search_function`]) so that it runs as
+/// every tool does (timeout, layers, observers, counters): the deferred
+/// tools that best match the query, as definitions the model can read
+/// (MCP's shape: name, description, input schema), at most the setting's
+/// number of them, the ones already offered left out. What is offered is
+/// the turn's [`ToolSearch`] setting, which the loop puts in the calls'
+/// context; without one, the toolset's own.
+pub(crate) struct SearchFunction {
+    /// The toolset as the agent got it, without this function.
+    tools: Toolset,
+    /// Built on the first search.
+    index: OnceLock<ToolIndex>,
+}
+
+impl SearchFunction {
+    /// The toolset with its search function, when tool search is on.
+    pub(crate) fn register(toolset: Toolset) -> Toolset {
+        if toolset.tool_search().is_none() {
+            return toolset;
+        }
+        let function = Self { tools: toolset.clone(), index: OnceLock::new() };
+        // Refused only for a schema that is not an object, which the
+        // search's own is.
+        toolset.clone().with_search_function(function).unwrap_or(toolset)
+    }
+
+    fn answer(&self, ctx: &ToolContext, arguments: &str) -> Result<Output, ToolError> {
+        let query = match serde_json::from_str::<SearchArguments>(tools_core::clean_json(arguments).as_ref()) {
             Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,
             Ok(_) => {
-                let error =
-                    ToolError::invalid_arguments("`query` is empty: say what you want to do, in a few words");
-                return ToolResult::error(call, &error);
+                return Err(ToolError::invalid_arguments(
+                    "`query` is empty: say what you want to do, in a few words",
+                ));
             }
             Err(error) => {
-                let error = ToolError::invalid_arguments(format!(
+                return Err(ToolError::invalid_arguments(format!(
                     "{error}: send {{\"query\": \"what you want to do\"}}"
-                ));
-                return ToolResult::error(call, &error);
+                )));
             }
         };
-    let found: Vec<Value> = index
-        .search(&query, usize::MAX)
-        .into_iter()
-        .filter(|name| offered.is_deferred(name))
-        .filter_map(|name| offered.get(name))
-        .take(max)
-        .map(|tool| tools_provider::mcp::tool(tool.as_ref()))
-        .collect();
-    let content = if found.is_empty() {
-        json!({"tools": [], "note": format!("no tool matches `{query}`: try other words")})
-    } else {
-        json!({"tools": found, "note": "you can call these tools from your next turn on"})
-    };
-    ToolResult::new(call.id.clone(), call.name.clone(), content.to_string(), Outcome::Success)
+        let Some(setting) = ctx.get::<ToolSearch>().or(self.tools.tool_search()) else {
+            return Err(ToolError::failed("tool search is off"));
+        };
+        let index = self.index.get_or_init(|| {
+            let tools = &self.tools;
+            ToolIndex::new(tools.iter().map(|tool| tool.as_ref()).filter(|tool| tools.is_deferred(tool.spec().name())))
+        });
+        let found: Vec<Value> = index
+            .search(&query, usize::MAX)
+            .into_iter()
+            .filter(|name| !setting.is_loaded(name))
+            .filter_map(|name| self.tools.get(name))
+            .take(setting.max_results())
+            .map(|tool| tools_provider::mcp::tool(tool.as_ref()))
+            .collect();
+        let content = if found.is_empty() {
+            json!({"tools": [], "note": format!("no tool matches `{query}`: try other words")})
+        } else {
+            json!({"tools": found, "note": "you can call these tools from your next turn on"})
+        };
+        Ok(Output::text(content.to_string()))
+    }
+}
+
+impl Tool for SearchFunction {
+    fn spec(&self) -> &ToolSpec {
+        tools_provider::search::local_spec()
+    }
+
+    fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        Box::pin(async move { self.answer(ctx, arguments) })
+    }
 }
 
 #[derive(serde::Deserialize)]

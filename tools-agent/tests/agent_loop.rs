@@ -284,7 +284,7 @@ async fn the_prepare_step_decides_what_the_model_sees_each_turn() {
         .add(GetWeather)
         .add(Unlock)
         .add(OpenVault)
-        .prepare(|ctx, tool| match tool.name() {
+        .prepare(|ctx, tool| match tool.spec().name() {
             "unlock" => !Unlocked::of(ctx),
             "open_vault" => Unlocked::of(ctx),
             _ => true,

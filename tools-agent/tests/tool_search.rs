@@ -63,7 +63,7 @@ fn the_first_request_with_search_on_is_at_most_5_percent_of_all_the_definitions(
                 "{dialect}: the request carries {sent} bytes, {:.0}% of {whole}",
                 100.0 * sent as f64 / whole as f64
             );
-            let loaded = searched.iter().filter(|tool| !searched.is_deferred(tool.name()));
+            let loaded = searched.iter().filter(|tool| !searched.is_deferred(tool.spec().name()));
             let loaded: usize =
                 loaded.map(|tool| dialect.function(tool.as_ref()).unwrap().to_string().len()).sum();
             loaded + tools_provider::search::anthropic_native().to_string().len()
@@ -142,4 +142,41 @@ async fn a_search_finds_a_tool_and_the_next_request_offers_it() {
     let ran =
         requests[2]["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").nth(1).unwrap();
     assert!(ran["content"].as_str().unwrap().starts_with("jira_create_issue ran with"), "{ran}");
+}
+
+/// Records the names of the calls it sees start.
+#[derive(Default, Clone)]
+struct Started(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tools_core::toolset::Observer for Started {
+    fn on_start(&self, call: &tools_core::ToolCall) {
+        self.0.lock().unwrap().push(call.name.to_string());
+    }
+}
+
+#[tokio::test]
+async fn a_search_runs_through_the_executor_like_any_call() {
+    let server = mock(vec![
+        chat(&[("call_1", "tool_search", json!({"query": "create a new issue in Jira"}))]),
+        chat(&[("call_2", "tool_search", json!({"query": ""}))]),
+        chat(&[]),
+    ])
+    .await;
+    let model = OpenAiChat::from_values(
+        "gpt-4.1",
+        Some(ApiKey::new("sk-test")),
+        Some(&format!("{}/v1", server.uri())),
+    );
+    let started = Started::default();
+    let agent = Agent::new(model, searched(&[]).with_observer(started.clone()));
+    agent.run("Open a Jira issue: login fails").await.unwrap();
+    // The observers saw both searches, and the counters counted them: one
+    // answered, one with arguments to fix.
+    assert_eq!(*started.0.lock().unwrap(), ["tool_search", "tool_search"]);
+    let counts = agent.toolset().counts("tool_search").unwrap();
+    assert_eq!((counts.calls, counts.invalid_arguments, counts.failures), (2, 1, 0));
+    let requests = received(&server).await;
+    let second =
+        requests[2]["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").nth(1).unwrap();
+    assert!(second["content"].as_str().unwrap().contains("`query` is empty"), "{second}");
 }

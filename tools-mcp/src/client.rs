@@ -12,10 +12,7 @@ use rmcp::{RoleClient, ServiceExt};
 
 use super::McpError;
 use super::blocks::{error_text, output_of};
-use tools_core::{
-    Annotations, JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolFuture,
-    ToolSpec, Toolset,
-};
+use tools_core::{Annotations, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, Toolset};
 
 type Connection = Arc<RunningService<RoleClient, ()>>;
 
@@ -251,8 +248,8 @@ impl RemoteTool {
         Self { connection, spec: Arc::new(spec) }
     }
 
-    async fn call_remote(&self, input: &str) -> Result<Output, ToolError> {
-        let arguments = self.spec.parse_object(input)?;
+    async fn call_remote(&self, arguments: &str) -> Result<Output, ToolError> {
+        let arguments = self.spec.parse_object(arguments)?;
         let request = CallToolRequestParams::new(self.spec.name().to_owned()).with_arguments(arguments);
         match self.connection.peer().call_tool(request).await {
             Ok(result) => remote_output(result),
@@ -277,33 +274,17 @@ fn remote_output(result: rmcp::model::CallToolResult) -> Result<Output, ToolErro
 }
 
 impl Tool for RemoteTool {
-    fn name(&self) -> &str {
-        self.spec.name()
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
-    fn description(&self) -> &str {
-        self.spec.description()
-    }
-    fn parameters(&self) -> &JsonObject {
-        self.spec.parameters()
-    }
-    fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        let output = self.call_output(ctx, input);
-        Box::pin(async move { output.await.map(Output::into_text) })
-    }
-    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
+    fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
         Box::pin(async move {
             // Dropping the request future sends notifications/cancelled.
             tokio::select! {
                 () = ctx.cancellation().cancelled() => Err(ToolError::failed("the call was cancelled")),
-                result = self.call_remote(input) => result,
+                result = self.call_remote(arguments) => result,
             }
         })
-    }
-    fn annotations(&self) -> &Annotations {
-        self.spec.annotations()
-    }
-    fn output_schema(&self) -> Option<&JsonObject> {
-        self.spec.output_schema()
     }
 }
 

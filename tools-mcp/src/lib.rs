@@ -6,9 +6,8 @@
 //!   argument, an error or a panic is an `isError` result;
 //! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools;
 //!   [`Registration`]: which of them join a toolset, under what prefix;
-//! - [`McpResult`], [`McpTool`], [`Rich`]: results written as MCP content
-//!   blocks, for tools that speak MCP's types (others return an
-//!   [`Output`](tools_core::Output)).
+//! - [`McpResult`]: a result written as MCP content blocks, for typed tools
+//!   that speak MCP's types (others return an [`Output`](tools_core::Output)).
 //!
 //! A tool's [`Output`](tools_core::Output) travels as MCP content blocks
 //! both ways: the server sends text and JSON parts as text (a JSON object
@@ -30,14 +29,14 @@ mod blocks;
 mod client;
 mod http;
 mod listen;
-mod rich;
+mod result;
 mod server;
 mod stdio;
 mod wire;
 
 pub use client::{McpClient, Registration, RemoteTool};
 pub use http::{HttpOptions, HttpServer};
-pub use rich::{McpResult, McpTool, Rich};
+pub use result::McpResult;
 pub use server::McpServer;
 
 /// The rmcp crate this bridge is built on, for its model types.

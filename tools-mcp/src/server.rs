@@ -105,12 +105,12 @@ impl State {
         let outputs = toolset
             .iter()
             .filter_map(|tool| {
-                let schema = serde_json::Value::Object(tool.output_schema()?.clone());
+                let schema = serde_json::Value::Object(tool.spec().output_schema()?.clone());
                 let validator = jsonschema::options().should_validate_formats(false).build(&schema);
                 if let Err(error) = &validator {
-                    tracing::warn!(tool = tool.name(), %error, "the output schema does not compile");
+                    tracing::warn!(tool = tool.spec().name(), %error, "the output schema does not compile");
                 }
-                Some((tool.name().to_owned(), validator.ok()))
+                Some((tool.spec().name().to_owned(), validator.ok()))
             })
             .collect();
         Arc::new(Self { toolset, listed, outputs })
@@ -330,7 +330,7 @@ impl ServerHandler for McpServer {
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         let state = self.state();
         let tool = state.toolset.get(name)?;
-        state.listed.iter().find(|listed| listed.name == tool.name()).cloned()
+        state.listed.iter().find(|listed| listed.name == tool.spec().name()).cloned()
     }
 
     async fn call_tool(
@@ -339,7 +339,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let state = self.state();
-        let Some(tool) = state.toolset.get(&request.name).map(|tool| tool.name().to_owned()) else {
+        let Some(tool) = state.toolset.get(&request.name).map(|tool| tool.spec().name().to_owned()) else {
             let names: Vec<&str> = state.toolset.names().collect();
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{}`", request.name),

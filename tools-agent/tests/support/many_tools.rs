@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use serde_json::{Value, json};
-use tools_core::{JsonObject, Tool, ToolContext, ToolFuture};
+use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 
 /// A service: its name prefix, the product as people write it, and two
 /// kinds of thing it holds, each with the word a person might use instead.
@@ -70,22 +70,15 @@ const ACTIONS: [(&str, &str, &str); 5] = [
 /// One generated tool: a name, a description, a schema; its call echoes.
 pub struct Generated {
     pub name: String,
-    pub description: String,
-    pub schema: JsonObject,
+    pub spec: ToolSpec,
 }
 
 impl Tool for Generated {
-    fn name(&self) -> &str {
-        &self.name
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
     }
-    fn description(&self) -> &str {
-        &self.description
-    }
-    fn parameters(&self) -> &JsonObject {
-        &self.schema
-    }
-    fn call<'a>(&'a self, _: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        Box::pin(async move { Ok(format!("{} ran with {input}", self.name)) })
+    fn call<'a>(&'a self, _: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        Box::pin(async move { Ok(Output::text(format!("{} ran with {arguments}", self.name))) })
     }
 }
 
@@ -142,11 +135,11 @@ pub fn tools() -> Vec<Generated> {
     for (prefix, product, things) in SERVICES {
         for (thing, _) in things {
             for (verb, description, _) in ACTIONS {
-                out.push(Generated {
-                    name: format!("{prefix}_{verb}_{thing}"),
-                    description: fill(description, thing, thing, product),
-                    schema: schema(verb, thing, product),
-                });
+                let name = format!("{prefix}_{verb}_{thing}");
+                let description = fill(description, thing, thing, product);
+                let parameters = Parameters::from_schema(schema(verb, thing, product));
+                let spec = ToolSpec::from_parameters(name.clone(), description, parameters);
+                out.push(Generated { name, spec });
             }
         }
     }

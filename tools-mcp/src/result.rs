@@ -1,22 +1,17 @@
-//! Rich MCP results written as MCP content blocks: [`McpResult`],
-//! [`McpTool`] and [`Rich`], for tools that speak MCP's own types. They
-//! are a way to build an [`Output`]: a [`Rich`] tool's blocks become parts
-//! (the same mapping as a remote tool's), and reach an MCP client, or a
-//! model, as any tool's parts do.
-
-use std::future::Future;
+//! Results written as MCP content blocks: [`McpResult`], for tools that
+//! speak MCP's own types. It is a way to build an [`Output`]: its blocks
+//! become parts (the same mapping as a remote tool's), and reach an MCP
+//! client, or a model, as any tool's parts do.
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-use crate::blocks::{blocks_of, output_of};
-use tools_core::{
-    JsonObject, Output, OutputFuture, Tool, ToolContext, ToolError, ToolFuture, ToolOutput, TypedTool,
-};
+use crate::blocks::output_of;
+use tools_core::{Output, ToolError, ToolOutput};
 
 /// A result written as MCP content blocks (text, image, audio, resource
 /// link, embedded resource) and, optionally, structured content: what a
-/// [`McpTool`] returns. It becomes an [`Output`] ([`McpResult::into_output`]).
+/// typed tool may return. It becomes an [`Output`] ([`McpResult::into_output`]).
 ///
 /// ```
 /// use tools_mcp::McpResult;
@@ -94,23 +89,14 @@ impl McpResult {
     }
 }
 
-/// The typed hook for results written as MCP content blocks: a typed tool
-/// that answers with an [`McpResult`] (images, resources, structured
-/// content) rather than its `Output`.
-///
-/// New tools need none of this: a typed tool whose output is an
-/// [`Output`] (text, JSON, images, files) is sent to an MCP client block by
-/// block as it is. This remains for tools written against MCP's types.
-///
-/// The default `run_mcp` is `run`, its output as blocks, so an empty
-/// `impl McpTool for MyTool {}` changes nothing; override it to return
-/// blocks of your own. Register the tool wrapped in [`Rich`]: its result
-/// becomes an [`Output`] ([`McpResult::into_output`]), which a model reads
-/// and the MCP server sends like any other.
+/// A typed tool may return an [`McpResult`] (`type Output = McpResult`):
+/// the model reads its text ([`McpResult::model_content`]), and the whole
+/// result is an [`Output`] ([`McpResult::into_output`]), which the MCP server
+/// sends block by block like any tool's.
 ///
 /// ```
 /// use std::sync::LazyLock;
-/// use tools_mcp::{McpResult, McpTool, Rich};
+/// use tools_mcp::McpResult;
 /// use tools_mcp::rmcp::model::ContentBlock;
 /// use tools_core::{Part, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 ///
@@ -120,82 +106,28 @@ impl McpResult {
 /// struct Map;
 /// impl TypedTool for Map {
 ///     type Request = Request;
-///     type Output = String;
+///     type Output = McpResult;
 ///     type Error = ToolError;
 ///     fn spec(&self) -> &ToolSpec {
 ///         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Request>("map", "A map of a city."));
 ///         &SPEC
 ///     }
-///     async fn run(&self, _: &ToolContext, req: Request) -> Result<String, ToolError> {
-///         Ok(format!("a map of {}", req.city))
-///     }
-/// }
-/// impl McpTool for Map {
-///     async fn run_mcp(&self, ctx: &ToolContext, req: Request) -> Result<McpResult, ToolError> {
-///         let text = self.run(ctx, req).await?;
-///         Ok(McpResult::text(text).with(ContentBlock::image("iVBORw0KGgo=", "image/png")))
+///     async fn run(&self, _: &ToolContext, req: Request) -> Result<McpResult, ToolError> {
+///         Ok(McpResult::text(format!("a map of {}", req.city)).with(ContentBlock::image("iVBORw0KGgo=", "image/png")))
 ///     }
 /// }
 ///
-/// let tool = Rich(Map);
-/// let ctx = ToolContext::new();
-/// let out = futures::executor::block_on(tool.call_output(&ctx, r#"{"city":"Oslo"}"#)).unwrap();
+/// let out = futures::executor::block_on(Map.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
 /// assert_eq!(out.text, "a map of Oslo");
 /// assert!(matches!(&out.parts[0], Part::Image(image) if image.data() == Some(&b"\x89PNG\r\n\x1a\n"[..])));
 /// ```
-pub trait McpTool: TypedTool {
-    /// Run the tool for an MCP client.
-    fn run_mcp(
-        &self,
-        ctx: &ToolContext,
-        req: Self::Request,
-    ) -> impl Future<Output = Result<McpResult, ToolError>> + Send {
-        async move {
-            let output = self.run(ctx, req).await.map_err(Into::into)?.into_output()?;
-            let (content, structured) = blocks_of(output, self.spec().name(), &|_| true);
-            Ok(McpResult { content, structured })
-        }
+impl ToolOutput for McpResult {
+    fn into_content(self) -> Result<String, ToolError> {
+        Ok(self.model_content())
     }
-}
 
-/// A [`McpTool`] as a [`Tool`]: the same adapter as any typed tool, whose
-/// output is the [`McpResult`] as an [`Output`].
-pub struct Rich<T>(pub T);
-
-impl<T: McpTool> Tool for Rich<T> {
-    fn name(&self) -> &str {
-        self.0.spec().name()
-    }
-    fn description(&self) -> &str {
-        self.0.spec().description()
-    }
-    fn parameters(&self) -> &JsonObject {
-        self.0.spec().parameters()
-    }
-    fn call<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
-        let output = self.call_output(ctx, input);
-        Box::pin(async move { output.await.map(Output::into_text) })
-    }
-    fn call_output<'a>(&'a self, ctx: &'a ToolContext, input: &'a str) -> OutputFuture<'a> {
-        Box::pin(async move {
-            let req = <T::Request as tools_core::Arguments>::parse(self.0.spec(), input)?;
-            Ok(self.0.run_mcp(ctx, req).await?.into_output())
-        })
-    }
-    fn annotations(&self) -> &tools_core::Annotations {
-        self.0.spec().annotations()
-    }
-    fn timeout(&self) -> Option<std::time::Duration> {
-        self.0.spec().timeout()
-    }
-    fn needs_approval(&self) -> bool {
-        self.0.spec().is_approval_needed()
-    }
-    fn output_schema(&self) -> Option<&JsonObject> {
-        self.0.spec().output_schema()
-    }
-    fn examples(&self) -> &[serde_json::Value] {
-        self.0.spec().examples()
+    fn into_output(self) -> Result<Output, ToolError> {
+        Ok(McpResult::into_output(self))
     }
 }
 
