@@ -136,7 +136,7 @@ fn bench(c: &mut Criterion) -> Vec<String> {
     for (size_name, size) in SIZES {
         let json = clean(size);
         let answer = direct(&json);
-        assert_eq!(rt.block_on(Count.call(&ctx, &json)).unwrap(), answer, "both sides agree");
+        assert_eq!(rt.block_on(Count.call(&ctx, &json)).unwrap().text, answer, "both sides agree");
         assert_eq!(rt.block_on(rmcp_call(&peer, None, &json)), answer, "rmcp agrees");
         assert_eq!(rt.block_on(rmcp_call(&peer, Some(&router), &json)), answer, "rmcp agrees");
         let serde = || async { direct(black_box(&json)) };

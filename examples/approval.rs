@@ -63,7 +63,7 @@ async fn delete_file(ctx: &ToolContext, path: String) -> Result<String, ToolErro
 /// state, so the agent that resumes must be built with it too.
 fn toolset() -> Result<Toolset, Box<dyn std::error::Error>> {
     let tools = Toolset::builder().add(ListFiles).add(DeleteFile).build()?;
-    Ok(tools.with_approval_rule(|tool| tool.annotations().destructive == Some(true)))
+    Ok(tools.with_approval_rule(|tool| tool.spec().annotations().destructive == Some(true)))
 }
 
 fn agent(model: ScriptedModel, disk: &Disk) -> Result<Agent, Box<dyn std::error::Error>> {

@@ -45,8 +45,8 @@ async fn get_weather(_ctx: &ToolContext, req: WeatherRequest) -> Result<Weather,
 #[tokio::main]
 async fn main() {
     let tool = GetWeather;
-    let schema = serde_json::Value::Object(tool.parameters().clone());
-    println!("{}: {}", tool.name(), tool.description());
+    let schema = serde_json::Value::Object(tool.spec().parameters().clone());
+    println!("{}: {}", tool.spec().name(), tool.spec().description());
     println!("schema: {schema}\n");
 
     let shapes = [
@@ -59,7 +59,7 @@ async fn main() {
     ];
     let ctx = ToolContext::new();
     for (label, arguments) in shapes {
-        let shown = match tool.call(&ctx, arguments).await {
+        let shown = match tool.call_text(&ctx, arguments).await {
             Ok(content) => format!("ok    {content}"),
             Err(error) => format!("{:<5} {}", kind(&error), error.model_content()),
         };

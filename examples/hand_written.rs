@@ -38,7 +38,7 @@ impl TypedTool for GetForecast {
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new::<ForecastRequest>("get_forecast", "Daily temperatures for a city, in Celsius.")
-                .read_only(true)
+                .with_read_only(true)
         });
         &SPEC
     }
@@ -56,8 +56,11 @@ impl TypedTool for GetForecast {
 #[tokio::main]
 async fn main() {
     let tool = GetForecast;
-    let schema = serde_json::Value::Object(tool.parameters().clone());
-    println!("{}: {}", tool.name(), tool.description());
+    // `TypedTool::spec` and `Tool::spec` are the same value; with both
+    // traits in scope, name one.
+    let spec = Tool::spec(&tool);
+    let schema = serde_json::Value::Object(spec.parameters().clone());
+    println!("{}: {}", spec.name(), spec.description());
     println!("schema: {schema}\n");
 
     let shapes = [
@@ -70,7 +73,7 @@ async fn main() {
     ];
     let ctx = ToolContext::new();
     for (label, arguments) in shapes {
-        let shown = match tool.call(&ctx, arguments).await {
+        let shown = match tool.call_text(&ctx, arguments).await {
             Ok(content) => format!("ok    {content}"),
             Err(error) => format!("{:<5} {}", kind(&error), error.model_content()),
         };

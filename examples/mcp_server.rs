@@ -47,7 +47,7 @@ impl TypedTool for GetWeather {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new::<WeatherRequest>("get_weather", "Daily temperatures in °C for a city.")
                 .with_title("Weather forecast")
-                .read_only(true)
+                .with_read_only(true)
                 .with_output::<Forecast>()
         });
         &SPEC
@@ -95,7 +95,7 @@ impl TypedTool for WeatherChart {
                 "A bar chart (PNG) of the daily temperatures in °C for a city.",
             )
             .with_title("Weather chart")
-            .read_only(true)
+            .with_read_only(true)
         });
         &SPEC
     }
@@ -170,7 +170,7 @@ impl TypedTool for CountSlowly {
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
             ToolSpec::new::<CountRequest>("count_slowly", "Count from 1 to `to`, reporting progress.")
-                .idempotent(true)
+                .with_idempotent(true)
         });
         &SPEC
     }

@@ -20,7 +20,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tools::mcp::rmcp::model::ContentBlock;
-use tools::mcp::{HttpOptions, McpClient, McpResult, McpServer, McpTool, Rich};
+use tools::mcp::{HttpOptions, McpClient, McpResult, McpServer};
 use tools::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 /// The example server, built once.
@@ -147,8 +147,8 @@ async fn remote_stdio_tools_join_a_local_toolset() {
         ["echo", "get_weather", "count_slowly", "cancel_alert", "weather_chart"]
     );
     let weather = tools.get("get_weather").unwrap();
-    assert_eq!(weather.parameters()["properties"]["days"]["maximum"], 16);
-    assert_eq!(weather.annotations().read_only, Some(true));
+    assert_eq!(weather.spec().parameters()["properties"]["days"]["maximum"], 16);
+    assert_eq!(weather.spec().annotations().read_only, Some(true));
 
     let ctx = ToolContext::new();
     // Fenced arguments are cleaned locally before they travel.
@@ -217,13 +217,13 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     let client = McpClient::stdio(command).await.unwrap();
     let mut tools = Toolset::builder().add(Echo).build().unwrap();
     // The filter judges the server's own names, before the prefix.
-    let weather_only = Registration::new().prefix("Remote").filter(|tool| tool.name() == "get_weather");
+    let weather_only = Registration::new().prefix("Remote").filter(|tool| tool.spec().name() == "get_weather");
     assert_eq!(client.register_with(&mut tools, weather_only).await.unwrap(), 1);
     assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "remote_get_weather"]);
     assert_eq!(tools.source_of("remote_get_weather"), Some("tools-example"));
     let weather = tools.get("remote_get_weather").unwrap();
-    assert_eq!(weather.annotations().read_only, Some(true));
-    assert_eq!(weather.parameters()["properties"]["days"]["maximum"], 16);
+    assert_eq!(weather.spec().annotations().read_only, Some(true));
+    assert_eq!(weather.spec().parameters()["properties"]["days"]["maximum"], 16);
 
     // The call goes by the prefixed name and reaches the server's `get_weather`.
     let ctx = ToolContext::new();
@@ -384,23 +384,16 @@ impl Drop for OnDrop {
 struct Chart;
 impl TypedTool for Chart {
     type Request = Number;
-    type Output = String;
+    type Output = McpResult;
     type Error = ToolError;
     fn spec(&self) -> &ToolSpec {
         static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Number>("chart", "A chart."));
         &SPEC
     }
-    async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
-        Ok(format!("a chart of {}", req.n))
-    }
-}
-impl McpTool for Chart {
-    async fn run_mcp(&self, ctx: &ToolContext, req: Number) -> Result<McpResult, ToolError> {
-        let n = req.n;
-        let caption = self.run(ctx, req).await?;
-        Ok(McpResult::text(caption)
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<McpResult, ToolError> {
+        Ok(McpResult::text(format!("a chart of {}", req.n))
             .with(ContentBlock::image("iVBORw0KGgo=", "image/png"))
-            .with_structured(json!({ "n": n })))
+            .with_structured(json!({ "n": req.n })))
     }
 }
 
@@ -413,7 +406,7 @@ struct Http {
 
 async fn http_server(options: HttpOptions, cancelled: Option<(Arc<AtomicBool>, Arc<Notify>)>) -> Http {
     let mut tools = Toolset::builder().add(Echo).add(Panics).add(Steps).build().unwrap();
-    tools.add(Rich(Chart)).unwrap();
+    tools.add(Chart).unwrap();
     if let Some((flag, notify)) = cancelled {
         tools.add(WaitsForCancel(flag, notify)).unwrap();
     }

@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use tools_core::{Tool, ToolContext, ToolOutput, TypedTool};
+use tools_core::{ToolContext, ToolOutput, TypedTool};
 use tools_tavily::{API_KEY_VAR, Request, SearchOptions, Tavily, TavilyError};
 
 #[tokio::main]
@@ -37,7 +37,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("{} ({}): {}\n", tavily.name(), tavily.endpoint(), tavily.description());
+    println!("{} ({}): {}\n", tavily.spec().name(), tavily.endpoint(), tavily.spec().description());
 
     // Typed, as a program calls it: the response renders for people.
     let ctx = ToolContext::new();
@@ -54,7 +54,7 @@ async fn main() -> ExitCode {
     // As a model calls it: JSON arguments in, compact JSON content out.
     let content = response.into_content().unwrap_or_else(|error| error.model_content());
     let arguments = serde_json::json!({ "query": query }).to_string();
-    println!("a model calling `{}` with {arguments} reads {} bytes of JSON:", tavily.name(), content.len());
+    println!("a model calling `{}` with {arguments} reads {} bytes of JSON:", tavily.spec().name(), content.len());
     let shown: String = content.chars().take(300).collect();
     println!("{shown}{}", if shown.len() < content.len() { "…" } else { "" });
     ExitCode::SUCCESS

@@ -43,7 +43,7 @@ async fn only_request(server: &MockServer) -> wiremock::Request {
 }
 
 async fn call(tavily: &Tavily, arguments: &str) -> Result<String, ToolError> {
-    tavily.call(&ToolContext::new(), arguments).await
+    tavily.call_text(&ToolContext::new(), arguments).await
 }
 
 /// The key must not show in any rendering of the error.
@@ -339,7 +339,7 @@ async fn the_calls_deadline_shortens_the_timeout() {
     let slow = ResponseTemplate::new(200).set_body_json(answer_body()).set_delay(Duration::from_secs(30));
     let (_server, tavily) = serve(slow).await;
     let ctx = ToolContext::new().with_timeout(Duration::from_millis(300));
-    let error = tavily.call(&ctx, r#"{"query":"q"}"#).await.unwrap_err();
+    let error = tavily.call_text(&ctx, r#"{"query":"q"}"#).await.unwrap_err();
     assert!(error.to_string().starts_with("Tavily did not answer within 0."), "{error}");
 }
 
@@ -349,7 +349,7 @@ async fn a_cancelled_call_stops() {
     let (_server, tavily) = serve(slow).await;
     let token = CancellationToken::new();
     let ctx = ToolContext::new().with_cancellation(token.clone());
-    let call = tavily.call(&ctx, r#"{"query":"q"}"#);
+    let call = tavily.call_text(&ctx, r#"{"query":"q"}"#);
     let cancel = async {
         tokio::time::sleep(Duration::from_millis(50)).await;
         token.cancel();

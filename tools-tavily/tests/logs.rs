@@ -57,10 +57,10 @@ async fn the_key_is_not_in_any_log_line() {
 
     let (_ok, tavily) =
         serve(ResponseTemplate::new(200).set_body_json(json!({"answer": null, "results": []}))).await;
-    tavily.call(&ToolContext::new(), r#"{"query":"logged query"}"#).await.unwrap();
+    tavily.call_text(&ToolContext::new(), r#"{"query":"logged query"}"#).await.unwrap();
     let echo = json!({"detail": {"error": format!("bad key {KEY}")}});
     let (_denied, tavily) = serve(ResponseTemplate::new(401).set_body_json(echo)).await;
-    tavily.call(&ToolContext::new(), r#"{"query":"q"}"#).await.unwrap_err();
+    tavily.call_text(&ToolContext::new(), r#"{"query":"q"}"#).await.unwrap_err();
 
     let logs = captured.0.lock().unwrap().clone();
     assert!(logs.contains("Tavily search"), "{logs}");

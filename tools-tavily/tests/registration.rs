@@ -30,9 +30,9 @@ async fn registers_under_its_default_name() {
     tools.add(tavily(&server)).unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), [DEFAULT_NAME]);
     let tool = tools.get("Tavily_Web_Search").unwrap();
-    assert_eq!(tool.parameters()["required"], json!(["query"]));
-    assert!(tool.annotations().read_only == Some(true) && tool.annotations().open_world == Some(true));
-    let content = tool.call(&ToolContext::new(), r#"{"query":"meaning"}"#).await.unwrap();
+    assert_eq!(tool.spec().parameters()["required"], json!(["query"]));
+    assert!(tool.spec().annotations().read_only == Some(true) && tool.spec().annotations().open_world == Some(true));
+    let content = tool.call_text(&ToolContext::new(), r#"{"query":"meaning"}"#).await.unwrap();
     assert!(content.starts_with(r#"{"answer":"42","#), "{content}");
     assert!(tools.web_search().is_none());
 }
@@ -45,12 +45,12 @@ async fn registers_as_the_web_search_fallback() {
     assert_eq!(tools.names().collect::<Vec<_>>(), ["web_search"]);
     let native = tools.web_search().unwrap();
     assert_eq!(native.max_uses, Some(2));
-    assert_eq!(native.fallback.as_ref().unwrap().name(), DEFAULT_NAME);
+    assert_eq!(native.fallback.as_ref().unwrap().spec().name(), DEFAULT_NAME);
 
     let tool = tools.get("web_search").unwrap();
-    assert_eq!(tool.name(), "web_search");
-    assert!(tool.description().starts_with("Search the web"));
-    let content = tool.call(&ToolContext::new(), r#"{"query":"meaning"}"#).await.unwrap();
+    assert_eq!(tool.spec().name(), "web_search");
+    assert!(tool.spec().description().starts_with("Search the web"));
+    let content = tool.call_text(&ToolContext::new(), r#"{"query":"meaning"}"#).await.unwrap();
     assert!(content.contains(r#""url":"https://u/""#), "{content}");
     assert_eq!(server.received_requests().await.unwrap().len(), 1);
 }
@@ -63,7 +63,7 @@ async fn renamed_to_web_search_it_is_the_fallback_and_nothing_else() {
     let refused = tools.add(named.clone()).unwrap_err();
     assert!(matches!(refused, ToolsetError::Reserved { .. }), "{refused}");
     tools.add_web_search(WebSearch::new().with_fallback(named)).unwrap();
-    assert_eq!(tools.get("web_search").unwrap().name(), "web_search");
+    assert_eq!(tools.get("web_search").unwrap().spec().name(), "web_search");
     // Both registrations side by side: the tool itself and the fallback.
     tools.add(tavily(&server)).unwrap();
     assert_eq!(tools.names().collect::<Vec<_>>(), ["web_search", DEFAULT_NAME]);
@@ -72,7 +72,7 @@ async fn renamed_to_web_search_it_is_the_fallback_and_nothing_else() {
 #[test]
 fn the_model_sees_one_described_required_field() {
     let tavily = Tavily::from_api_key("tvly-schema").unwrap();
-    let schema = serde_json::Value::Object(tavily.parameters().clone());
+    let schema = serde_json::Value::Object(tavily.spec().parameters().clone());
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["query"]));
     assert_eq!(schema["properties"]["query"]["type"], "string");

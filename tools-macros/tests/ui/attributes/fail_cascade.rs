@@ -13,5 +13,5 @@ async fn get_weather(_req: Req) -> String {
 fn main() {
     let mut tools = tools::Toolset::new();
     tools.add(GetWeather).unwrap();
-    let _ = GetWeather.name();
+    let _ = GetWeather.spec().name();
 }

@@ -13,5 +13,5 @@ async fn get_weather(_req: Req) -> String {
 }
 
 fn main() {
-    let _ = GetWeather.name();
+    let _ = GetWeather.spec().name();
 }

@@ -40,30 +40,30 @@ pub async fn quick(req: Req) -> String {
 
 fn main() {
     let tool = Lookup;
-    assert_eq!(tool.name(), "lookup-city");
-    assert_eq!(tool.description(), "Look a city up.");
-    let hints = tool.annotations();
+    assert_eq!(tool.spec().name(), "lookup-city");
+    assert_eq!(tool.spec().description(), "Look a city up.");
+    let hints = tool.spec().annotations();
     assert_eq!(hints.title.as_deref(), Some("City lookup"));
     assert_eq!(
         (hints.read_only, hints.destructive, hints.idempotent, hints.open_world),
         (Some(true), Some(false), Some(true), Some(false))
     );
-    assert_eq!(tool.timeout(), Some(Duration::from_secs(90)));
-    assert_eq!(Quick.timeout(), Some(Duration::from_millis(250)));
-    assert!(Quick.annotations().is_empty());
-    assert!(tool.needs_approval() && !Quick.needs_approval());
-    let examples: Vec<String> = tool.examples().iter().map(ToString::to_string).collect();
+    assert_eq!(tool.spec().timeout(), Some(Duration::from_secs(90)));
+    assert_eq!(Quick.spec().timeout(), Some(Duration::from_millis(250)));
+    assert!(Quick.spec().annotations().is_empty());
+    assert!(tool.spec().needs_approval() && !Quick.spec().needs_approval());
+    let examples: Vec<String> = tool.spec().examples().iter().map(ToString::to_string).collect();
     assert_eq!(examples, [r#"{"city":"Oslo"}"#, r#"{"city":"Lima"}"#]);
-    assert!(Quick.examples().is_empty());
-    let out = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
+    assert!(Quick.spec().examples().is_empty());
+    let out = futures::executor::block_on(tool.call_text(&ToolContext::new(), r#"{"city":"Oslo"}"#)).unwrap();
     assert_eq!(out, "Oslo");
-    assert_eq!(tool.parameters()["additionalProperties"], false);
-    let err = futures::executor::block_on(tool.call(&ToolContext::new(), r#"{"city":"Oslo","country":"NO"}"#));
+    assert_eq!(tool.spec().parameters()["additionalProperties"], false);
+    let err = futures::executor::block_on(tool.call_text(&ToolContext::new(), r#"{"city":"Oslo","country":"NO"}"#));
     assert_eq!(
         err.unwrap_err().model_content(),
         "Invalid arguments: unknown field `country`: the fields are `city`. Fix the arguments to match the tool's \
          JSON schema and call the tool again."
     );
-    let quick = futures::executor::block_on(Quick.call(&ToolContext::new(), r#"{"city":"Oslo","country":"NO"}"#));
+    let quick = futures::executor::block_on(Quick.call_text(&ToolContext::new(), r#"{"city":"Oslo","country":"NO"}"#));
     assert_eq!(quick.unwrap(), "Oslo", "without the key, an unknown field is ignored");
 }

@@ -14,7 +14,7 @@ async fn get_weather(_req: Req) -> &'static str {
 }
 
 fn main() {
-    assert_eq!(GetWeather.name(), "get_weather");
-    assert_eq!(GetWeather.description(), "Current temperature for a city.\n\nCelsius.");
+    assert_eq!(GetWeather.spec().name(), "get_weather");
+    assert_eq!(GetWeather.spec().description(), "Current temperature for a city.\n\nCelsius.");
     assert_eq!(GetWeather::tool_spec().name(), "get_weather");
 }

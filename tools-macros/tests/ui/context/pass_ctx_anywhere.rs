@@ -26,7 +26,7 @@ async fn without(req: Req) -> u8 {
 
 fn main() {
     let ctx = ToolContext::new().for_call("c", "t");
-    assert_eq!(futures::executor::block_on(After.call(&ctx, r#"{"n":1}"#)).unwrap(), "1c");
-    assert_eq!(futures::executor::block_on(Renamed.call(&ctx, r#"{"n":2}"#)).unwrap(), "2t");
-    assert_eq!(futures::executor::block_on(Without.call(&ctx, r#"{"n":3}"#)).unwrap(), "3");
+    assert_eq!(futures::executor::block_on(After.call_text(&ctx, r#"{"n":1}"#)).unwrap(), "1c");
+    assert_eq!(futures::executor::block_on(Renamed.call_text(&ctx, r#"{"n":2}"#)).unwrap(), "2t");
+    assert_eq!(futures::executor::block_on(Without.call_text(&ctx, r#"{"n":3}"#)).unwrap(), "3");
 }

@@ -15,15 +15,15 @@ async fn swapped(context: &tools::ToolContext, ctx: String) -> String {
 }
 
 fn main() {
-    let schema = serde_json::Value::Object(Echo.parameters().clone());
+    let schema = serde_json::Value::Object(Echo.spec().parameters().clone());
     assert_eq!(schema["required"], serde_json::json!(["context"]), "{schema}");
     assert_eq!(schema["properties"]["context"]["type"], "string", "{schema}");
-    let schema = serde_json::Value::Object(Swapped.parameters().clone());
+    let schema = serde_json::Value::Object(Swapped.spec().parameters().clone());
     assert_eq!(schema["required"], serde_json::json!(["ctx"]), "{schema}");
 
     let ctx = ToolContext::new().for_call("c1", "t1");
-    let out = futures::executor::block_on(Echo.call(&ctx, r#"{"context":"from the model"}"#)).unwrap();
+    let out = futures::executor::block_on(Echo.call_text(&ctx, r#"{"context":"from the model"}"#)).unwrap();
     assert_eq!(out, "from the model/c1");
-    let out = futures::executor::block_on(Swapped.call(&ctx, r#"{"ctx":"also"}"#)).unwrap();
+    let out = futures::executor::block_on(Swapped.call_text(&ctx, r#"{"ctx":"also"}"#)).unwrap();
     assert_eq!(out, "also/t1");
 }

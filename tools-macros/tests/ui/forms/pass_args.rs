@@ -24,16 +24,16 @@ pub async fn now() -> u64 {
 }
 
 fn main() {
-    let schema = serde_json::Value::Object(GetForecast.parameters().clone());
+    let schema = serde_json::Value::Object(GetForecast.spec().parameters().clone());
     assert_eq!(schema["required"], serde_json::json!(["city"]));
     assert_eq!(schema["properties"]["city"]["description"], "City name.");
     assert_eq!(schema["properties"]["days"]["description"], "Days ahead, 1 to 16.");
     assert!(schema.get("description").is_none(), "{schema}");
     let ctx = ToolContext::new();
-    let out = futures::executor::block_on(GetForecast.call(&ctx, r#"{"city":"Oslo","days":3}"#)).unwrap();
+    let out = futures::executor::block_on(GetForecast.call_text(&ctx, r#"{"city":"Oslo","days":3}"#)).unwrap();
     assert_eq!(out, "Oslo x3 true");
-    let err = futures::executor::block_on(GetForecast.call(&ctx, r#"{"city":"Oslo","days":17}"#)).unwrap_err();
+    let err = futures::executor::block_on(GetForecast.call_text(&ctx, r#"{"city":"Oslo","days":17}"#)).unwrap_err();
     assert_eq!(err.to_string(), "invalid arguments: `days` must be at most 16");
-    assert_eq!(Now.parameters()["properties"], serde_json::json!({}));
-    assert_eq!(futures::executor::block_on(Now.call(&ctx, "{}")).unwrap(), "1700000000");
+    assert_eq!(Now.spec().parameters()["properties"], serde_json::json!({}));
+    assert_eq!(futures::executor::block_on(Now.call_text(&ctx, "{}")).unwrap(), "1700000000");
 }

@@ -21,10 +21,10 @@ fn main() {
     tools.add(GetWeather).unwrap();
     let ctx = ToolContext::new().for_call("c1", "get_weather");
     let tool = tools.get("get_weather").unwrap();
-    let out = futures::executor::block_on(tool.call(&ctx, r#"{"city":"Paris"}"#)).unwrap();
+    let out = futures::executor::block_on(tool.call_text(&ctx, r#"{"city":"Paris"}"#)).unwrap();
     assert_eq!(out, "21 in Paris (c1)");
     // The fn itself is still there to call.
     let direct = futures::executor::block_on(get_weather(&ctx, WeatherRequest { city: "Oslo".into() }));
     assert_eq!(direct.unwrap(), "21 in Oslo (c1)");
-    assert_eq!(GetWeather.parameters()["required"], serde_json::json!(["city"]));
+    assert_eq!(GetWeather.spec().parameters()["required"], serde_json::json!(["city"]));
 }

@@ -55,16 +55,16 @@ impl Counter {
 
 fn main() {
     let search = Search::new("k", "web_lookup");
-    assert_eq!(search.name(), "web_lookup");
-    assert_eq!(search.description(), "Search the web.");
-    assert_eq!(search.annotations().open_world, Some(true));
+    assert_eq!(search.spec().name(), "web_lookup");
+    assert_eq!(search.spec().description(), "Search the web.");
+    assert_eq!(search.spec().annotations().open_world, Some(true));
     assert_eq!(search.key(), "k");
     let ctx = ToolContext::new();
-    let out = futures::executor::block_on(search.call(&ctx, r#"{"query":"rust"}"#)).unwrap();
+    let out = futures::executor::block_on(search.call_text(&ctx, r#"{"query":"rust"}"#)).unwrap();
     assert_eq!(out, "k:rust");
-    let err = futures::executor::block_on(search.call(&ctx, r#"{"query":""}"#)).unwrap_err();
+    let err = futures::executor::block_on(search.call_text(&ctx, r#"{"query":""}"#)).unwrap_err();
     assert_eq!(err.model_content(), r#"{"error":"empty query"}"#);
     let counter = Counter { start: 40 };
-    assert_eq!(counter.name(), "count");
-    assert_eq!(futures::executor::block_on(counter.call(&ctx, r#"{"by":2}"#)).unwrap(), "42");
+    assert_eq!(counter.spec().name(), "count");
+    assert_eq!(futures::executor::block_on(counter.call_text(&ctx, r#"{"by":2}"#)).unwrap(), "42");
 }

@@ -23,6 +23,6 @@ fn main() {
     let mut tools = Toolset::new();
     assert!(tools.add(Fallback).is_err(), "add refuses web_search");
     tools.add_web_search(WebSearch::new().with_fallback(Fallback)).unwrap();
-    assert_eq!(tools.get("web_search").unwrap().name(), "web_search");
-    assert_eq!(Type.name(), "type");
+    assert_eq!(tools.get("web_search").unwrap().spec().name(), "web_search");
+    assert_eq!(Type.spec().name(), "type");
 }

@@ -15,8 +15,8 @@ async fn now() -> u64 {
 }
 
 fn main() {
-    assert_eq!(serde_json::Value::Object(Ping.parameters().clone())["properties"], serde_json::json!({}));
+    assert_eq!(serde_json::Value::Object(Ping.spec().parameters().clone())["properties"], serde_json::json!({}));
     let ctx = ToolContext::new();
-    assert_eq!(futures::executor::block_on(Ping.call(&ctx, "{}")).unwrap(), "pong");
-    assert_eq!(futures::executor::block_on(Now.call(&ctx, "")).unwrap(), "0");
+    assert_eq!(futures::executor::block_on(Ping.call_text(&ctx, "{}")).unwrap(), "pong");
+    assert_eq!(futures::executor::block_on(Now.call_text(&ctx, "")).unwrap(), "0");
 }

@@ -22,8 +22,8 @@ async fn double(req: api::Req) -> u16 {
 
 fn main() {
     let ctx = ToolContext::new();
-    assert_eq!(Constant.parameters()["type"], "object");
-    assert_eq!(futures::executor::block_on(Constant.call(&ctx, "")).unwrap(), "42");
-    assert_eq!(futures::executor::block_on(Constant.call(&ctx, "{}")).unwrap(), "42");
-    assert_eq!(futures::executor::block_on(Double.call(&ctx, r#"{"n":21}"#)).unwrap(), "42");
+    assert_eq!(Constant.spec().parameters()["type"], "object");
+    assert_eq!(futures::executor::block_on(Constant.call_text(&ctx, "")).unwrap(), "42");
+    assert_eq!(futures::executor::block_on(Constant.call_text(&ctx, "{}")).unwrap(), "42");
+    assert_eq!(futures::executor::block_on(Double.call_text(&ctx, r#"{"n":21}"#)).unwrap(), "42");
 }

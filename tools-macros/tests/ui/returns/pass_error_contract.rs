@@ -52,7 +52,7 @@ async fn plain(req: Req) -> serde_json::Value {
 async fn nothing(_req: Req) {}
 
 fn call(tool: &dyn Tool, input: &str) -> Result<String, ToolError> {
-    futures::executor::block_on(tool.call(&ToolContext::new(), input))
+    futures::executor::block_on(tool.call_text(&ToolContext::new(), input))
 }
 
 fn main() {
