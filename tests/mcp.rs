@@ -217,7 +217,8 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     let client = McpClient::stdio(command).await.unwrap();
     let mut tools = Toolset::builder().add(Echo).build().unwrap();
     // The filter judges the server's own names, before the prefix.
-    let weather_only = Registration::new().prefix("Remote").filter(|tool| tool.spec().name() == "get_weather");
+    let weather_only =
+        Registration::new().prefix("Remote").filter(|tool| tool.spec().name() == "get_weather");
     assert_eq!(client.register_with(&mut tools, weather_only).await.unwrap(), 1);
     assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "remote_get_weather"]);
     assert_eq!(tools.source_of("remote_get_weather"), Some("tools-example"));

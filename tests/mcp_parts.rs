@@ -221,3 +221,87 @@ async fn json_is_structured_content_only_where_it_fits_the_output_schema() {
     assert_eq!(text, json!({"rows": "three"}), "the JSON is still there for the model, as text");
     client.cancel().await.unwrap();
 }
+
+/// Text, a JSON part, an image and an artifact: what every wrapper and
+/// composition must pass on whole.
+struct Four;
+
+impl TypedTool for Four {
+    type Request = ();
+    type Output = Output;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<()>("four", "Four kinds of output."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, (): ()) -> Result<Output, ToolError> {
+        Ok(Output::text("four kinds")
+            .with_json(json!({"rows": 2}))
+            .with_image(Media::bytes(image_bytes(), "image/png"))
+            .with_artifact(json!({"id": 7})))
+    }
+}
+
+/// The result of calling `name` in `tools`, approved: its text, JSON part,
+/// image and, where it has one, artifact.
+async fn four_of(tools: &Toolset, name: &str, artifact: bool, case: &str) {
+    let call = ToolCall::new("1", name, "{}");
+    let result = tools.run_approved(&ToolContext::new(), std::slice::from_ref(&call)).await.remove(0);
+    assert_eq!(result.outcome, Outcome::Success, "{case}: {}", result.content);
+    assert_eq!(result.content, "four kinds", "{case}");
+    assert!(
+        result.parts.iter().any(|part| matches!(part, Part::Json { value } if value == &json!({"rows": 2}))),
+        "{case}: {:?}",
+        result.parts
+    );
+    assert!(
+        result
+            .parts
+            .iter()
+            .any(|part| matches!(part, Part::Image(image) if image.data() == Some(&image_bytes()[..]))),
+        "{case}: {:?}",
+        result.parts
+    );
+    let expected = artifact.then(|| json!({"id": 7}));
+    assert_eq!(result.artifact, expected, "{case}");
+}
+
+#[tokio::test]
+async fn every_wrapper_and_composition_passes_on_the_whole_output() {
+    let four = || Toolset::builder().add(Four).build().unwrap();
+    four_of(&four(), "four", true, "as registered").await;
+    let renamed = tools::Renamed::new(Four).with_name("quattro").with_description("Renamed.");
+    four_of(&Toolset::builder().add(renamed).build().unwrap(), "quattro", true, "Renamed").await;
+    four_of(&four().prefixed("acme").unwrap(), "acme_four", true, "prefixed").await;
+    let mut tools = four();
+    tools.rename("four", "vier").unwrap();
+    four_of(&tools, "vier", true, "renamed in the toolset").await;
+    let mut tools = four();
+    tools.redescribe("four", "Re-described.").unwrap();
+    four_of(&tools, "four", true, "re-described").await;
+    four_of(&four().filtered(|_| true), "four", true, "filtered").await;
+    let mut merged = Toolset::new();
+    merged.merge(four().prefixed("inner").unwrap()).unwrap();
+    four_of(&merged, "inner_four", true, "merged").await;
+    let mut held = four().prefixed("held").unwrap();
+    held.require_approval(|_| true);
+    four_of(&held, "held_four", true, "held for approval").await;
+    let search = tools::toolset::WebSearch::new().with_fallback(Four);
+    let mut searched = Toolset::new();
+    searched.add_web_search(search).unwrap();
+    four_of(&searched, "web_search", true, "the web search fallback").await;
+
+    // A remote tool, imported with a prefix: the artifact stays with the
+    // server's application; the text and parts come over.
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = McpServer::new(four()).serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let client = McpClient::connect(client_side).await.unwrap();
+    let mut remote = Toolset::new();
+    client.register_with(&mut remote, tools::mcp::Registration::new().prefix("remote")).await.unwrap();
+    four_of(&remote, "remote_four", false, "MCP import with a prefix").await;
+}

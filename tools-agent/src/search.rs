@@ -130,7 +130,8 @@ impl SearchFunction {
     }
 
     fn answer(&self, ctx: &ToolContext, arguments: &str) -> Result<Output, ToolError> {
-        let query = match serde_json::from_str::<SearchArguments>(tools_core::clean_json(arguments).as_ref()) {
+        let query = match serde_json::from_str::<SearchArguments>(tools_core::clean_json(arguments).as_ref())
+        {
             Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,
             Ok(_) => {
                 return Err(ToolError::invalid_arguments(
@@ -148,7 +149,9 @@ impl SearchFunction {
         };
         let index = self.index.get_or_init(|| {
             let tools = &self.tools;
-            ToolIndex::new(tools.iter().map(|tool| tool.as_ref()).filter(|tool| tools.is_deferred(tool.spec().name())))
+            ToolIndex::new(
+                tools.iter().map(|tool| tool.as_ref()).filter(|tool| tools.is_deferred(tool.spec().name())),
+            )
         });
         let found: Vec<Value> = index
             .search(&query, usize::MAX)

@@ -34,7 +34,9 @@ impl TypedTool for DeleteFile {
 
     fn spec(&self) -> &ToolSpec {
         static SPEC: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| {
-            ToolSpec::new::<PathRequest>("delete_file", "Delete a file.").with_destructive(true).with_approval_required()
+            ToolSpec::new::<PathRequest>("delete_file", "Delete a file.")
+                .with_destructive(true)
+                .with_approval_required()
         });
         &SPEC
     }

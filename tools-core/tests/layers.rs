@@ -70,8 +70,8 @@ struct Forbid;
 
 impl Layer for Forbid {
     fn before<'a>(&'a self, call: LayerCall<'a>) -> BoxFuture<'a, Before> {
-        let answer =
-            (call.tool.spec().name() == "forbidden").then(|| Before::Answer(Err(ToolError::retry("not now"))));
+        let answer = (call.tool.spec().name() == "forbidden")
+            .then(|| Before::Answer(Err(ToolError::retry("not now"))));
         Box::pin(async { answer.unwrap_or(Before::Run) })
     }
 }
@@ -207,7 +207,8 @@ struct Forecast {
 
 impl Forecast {
     fn new(name: &'static str, cacheable: bool, runs: &Arc<AtomicUsize>) -> Self {
-        let spec = ToolSpec::new::<Days>(name, "Forecast.").with_read_only(cacheable).with_idempotent(cacheable);
+        let spec =
+            ToolSpec::new::<Days>(name, "Forecast.").with_read_only(cacheable).with_idempotent(cacheable);
         Self { runs: Arc::clone(runs), spec }
     }
 }
@@ -328,7 +329,9 @@ async fn a_guardrail_replaces_an_output_with_an_error_the_model_reads() {
     let tools = Toolset::builder()
         .add(echo("echo"))
         .layer(Guardrail::new(|call, output| match output.contains("sk-") {
-            true => Err(format!("the output of `{}` held an API key and was withheld", call.tool.spec().name())),
+            true => {
+                Err(format!("the output of `{}` held an API key and was withheld", call.tool.spec().name()))
+            }
             false => Ok(()),
         }))
         .build()

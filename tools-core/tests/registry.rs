@@ -123,7 +123,8 @@ fn a_parameter_schema_must_be_an_object() {
         }
     }
     let schema = serde_json::json!({"type": "string"}).as_object().unwrap().clone();
-    let spec = tools_core::ToolSpec::from_parameters("weird", "", tools_core::Parameters::from_schema(schema));
+    let spec =
+        tools_core::ToolSpec::from_parameters("weird", "", tools_core::Parameters::from_schema(schema));
     let err = Toolset::new().add(NotObject(spec)).map(|_| ()).unwrap_err();
     assert_eq!(err, ToolsetError::NotAnObject { name: "weird".into() });
 }
@@ -199,7 +200,10 @@ async fn renamed_changes_name_and_description_only() {
     assert_eq!(result.content, "21°C in Oslo for 1 days");
     // Unrenamed, it is the inner tool.
     let plain = Renamed::new(Weather);
-    assert_eq!((plain.spec().name(), plain.spec().description()), (Weather.spec().name(), Weather.spec().description()));
+    assert_eq!(
+        (plain.spec().name(), plain.spec().description()),
+        (Weather.spec().name(), Weather.spec().description())
+    );
     assert_eq!(plain.into_inner().spec().name(), "get_weather");
     // A new name still has to follow the rules.
     assert!(Toolset::new().add(Renamed::new(Weather).with_name("get weather")).is_err());

@@ -145,7 +145,8 @@ async fn a_panic_while_building_the_future_is_caught_too() {
         }
     }
     let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-    let spec = tools_core::ToolSpec::from_parameters("eager", "", tools_core::Parameters::from_schema(schema));
+    let spec =
+        tools_core::ToolSpec::from_parameters("eager", "", tools_core::Parameters::from_schema(schema));
     let tools = Toolset::builder().add(Eager(spec)).build().unwrap();
     assert_eq!(tools.call(&ToolContext::new(), &call("1", "eager", "{}")).await.outcome, Outcome::Panicked);
 }

@@ -12,7 +12,9 @@ use rmcp::{RoleClient, ServiceExt};
 
 use super::McpError;
 use super::blocks::{error_text, output_of};
-use tools_core::{Annotations, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, Toolset};
+use tools_core::{
+    Annotations, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, Toolset,
+};
 
 type Connection = Arc<RunningService<RoleClient, ()>>;
 
@@ -100,7 +102,7 @@ impl McpClient {
     /// use tools_mcp::{McpClient, Registration};
     /// # async fn run(client: McpClient) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut tools = Toolset::new();
-    /// let registration = Registration::new().prefix("github").filter(|tool| !tool.name().starts_with("delete_"));
+    /// let registration = Registration::new().prefix("github").filter(|tool| !tool.spec().name().starts_with("delete_"));
     /// let added = client.register_with(&mut tools, registration).await?;
     /// assert!(tools.names().all(|name| name.starts_with("github_")));
     /// # let _ = added; Ok(()) }

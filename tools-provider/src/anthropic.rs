@@ -90,8 +90,11 @@ const STRICT_REFUSED: &[&str] = &[
 
 /// One tool: `{"name", "description", "input_schema"[, "strict": true]}`.
 pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
-    let schema =
-        if strict { strict_schema(tool.spec().name(), tool.spec().parameters())? } else { tool.spec().parameters().clone() };
+    let schema = if strict {
+        strict_schema(tool.spec().name(), tool.spec().parameters())?
+    } else {
+        tool.spec().parameters().clone()
+    };
     let mut definition =
         json!({"name": tool.spec().name(), "description": tool.spec().description(), "input_schema": schema});
     if strict {

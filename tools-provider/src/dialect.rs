@@ -227,9 +227,9 @@ impl Dialect {
     /// first error) and [`budget::report`] (which collects them all).
     pub(crate) fn build(self, toolset: &Toolset) -> impl Iterator<Item = Result<Definition, DialectError>> {
         entries(toolset, self).into_iter().filter_map(move |entry| match entry {
-            Entry::Function(tool) => {
-                Some(self.function(tool).map(|value| Definition { name: tool.spec().name().to_owned(), value }))
-            }
+            Entry::Function(tool) => Some(
+                self.function(tool).map(|value| Definition { name: tool.spec().name().to_owned(), value }),
+            ),
             Entry::Deferred(tool) => Some(self.function(tool).map(|mut value| {
                 value["defer_loading"] = Value::Bool(true);
                 Definition { name: tool.spec().name().to_owned(), value }

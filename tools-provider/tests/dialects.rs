@@ -176,8 +176,7 @@ mod behaviour {
         let any = tool::<corpus::AnyValue>("any", "");
         assert_eq!(error(Dialect::OpenAiResponsesStrict, &any).keyword, "true");
 
-        let digit =
-            SchemaTool::new("3d_render", "", corpus::tools()[0].schema.clone());
+        let digit = SchemaTool::new("3d_render", "", corpus::tools()[0].schema.clone());
         let err = error(Dialect::Gemini, &digit);
         assert_eq!(err.keyword, "name");
         assert!(Dialect::OpenAiChat.function(&digit).is_ok());

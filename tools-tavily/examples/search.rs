@@ -54,7 +54,11 @@ async fn main() -> ExitCode {
     // As a model calls it: JSON arguments in, compact JSON content out.
     let content = response.into_content().unwrap_or_else(|error| error.model_content());
     let arguments = serde_json::json!({ "query": query }).to_string();
-    println!("a model calling `{}` with {arguments} reads {} bytes of JSON:", tavily.spec().name(), content.len());
+    println!(
+        "a model calling `{}` with {arguments} reads {} bytes of JSON:",
+        tavily.spec().name(),
+        content.len()
+    );
     let shown: String = content.chars().take(300).collect();
     println!("{shown}{}", if shown.len() < content.len() { "…" } else { "" });
     ExitCode::SUCCESS

@@ -31,7 +31,10 @@ async fn registers_under_its_default_name() {
     assert_eq!(tools.names().collect::<Vec<_>>(), [DEFAULT_NAME]);
     let tool = tools.get("Tavily_Web_Search").unwrap();
     assert_eq!(tool.spec().parameters()["required"], json!(["query"]));
-    assert!(tool.spec().annotations().read_only == Some(true) && tool.spec().annotations().open_world == Some(true));
+    assert!(
+        tool.spec().annotations().read_only == Some(true)
+            && tool.spec().annotations().open_world == Some(true)
+    );
     let content = tool.call_text(&ToolContext::new(), r#"{"query":"meaning"}"#).await.unwrap();
     assert!(content.starts_with(r#"{"answer":"42","#), "{content}");
     assert!(tools.web_search().is_none());

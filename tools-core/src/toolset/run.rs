@@ -186,7 +186,8 @@ impl Toolset {
         let started = (!span.is_disabled() || observed).then(Instant::now);
         self.notify_start(entry, call);
 
-        let timeout = entry.options.timeout.or_else(|| tool.spec().timeout()).or(self.options.default_timeout);
+        let timeout =
+            entry.options.timeout.or_else(|| tool.spec().timeout()).or(self.options.default_timeout);
         // The tool's own name: a prefix or rename stays out of its logic.
         let mut child = turn.for_call(call.id.clone(), entry.own_name.clone());
         // Whether the call's own timeout, rather than the turn's deadline, is
@@ -313,7 +314,9 @@ impl<'a> Running<'a> {
             Ended::TimedOut => {
                 let message = match own_timeout {
                     Some(timeout) => format!("tool `{}` timed out after {timeout:?}", tool.spec().name()),
-                    None => format!("tool `{}` did not finish before the turn's deadline", tool.spec().name()),
+                    None => {
+                        format!("tool `{}` did not finish before the turn's deadline", tool.spec().name())
+                    }
                 };
                 (Outcome::TimedOut, error_object(&message))
             }

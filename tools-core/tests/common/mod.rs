@@ -23,7 +23,11 @@ impl FnTool {
     {
         let parameters = serde_json::json!({"type": "object", "properties": {}}).as_object().unwrap().clone();
         Self {
-            spec: ToolSpec::from_parameters(name.to_owned(), "A test tool.", Parameters::from_schema(parameters)),
+            spec: ToolSpec::from_parameters(
+                name.to_owned(),
+                "A test tool.",
+                Parameters::from_schema(parameters),
+            ),
             body: Box::new(move |ctx, input| Box::pin(body(ctx, input))),
         }
     }
