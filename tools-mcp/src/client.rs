@@ -33,7 +33,7 @@ type Filter = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
 ///
 /// // Another server's read-only tools, as `github_*`.
 /// let github = McpClient::http("http://127.0.0.1:8001/mcp").await?;
-/// let read_only = Registration::new().prefix("github").filter(|tool| tool.annotations().read_only == Some(true));
+/// let read_only = Registration::new().prefix("github").filter(|tool| tool.spec().annotations().read_only == Some(true));
 /// github.register_with(&mut tools, read_only).await?;
 /// # Ok(()) }
 /// ```
@@ -146,7 +146,7 @@ impl McpClient {
 /// use tools_mcp::Registration;
 /// let registration = Registration::new()
 ///     .prefix("github")
-///     .filter(|tool| tool.annotations().destructive != Some(true))
+///     .filter(|tool| tool.spec().annotations().destructive != Some(true))
 ///     .source("github-mcp");
 /// # let _ = registration;
 /// ```

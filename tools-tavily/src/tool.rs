@@ -73,7 +73,7 @@ impl Tavily {
     ///
     /// ```
     /// let tavily = tools_tavily::Tavily::from_api_key("tvly-dev-123").unwrap();
-    /// assert_eq!(tools_core::Tool::name(&tavily), "tavily_web_search");
+    /// assert_eq!(tools_core::Tool::spec(&tavily).name(), "tavily_web_search");
     /// assert!(!format!("{tavily:?}").contains("tvly-dev-123"));
     /// ```
     pub fn from_api_key(key: impl Into<String>) -> Result<Self, TavilyError> {
