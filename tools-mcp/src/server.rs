@@ -226,8 +226,8 @@ impl McpServer {
     pub async fn serve_stdio(self) -> Result<(), super::McpError> {
         let (input, output) = crate::stdio::std_streams();
         let (stdio, writer) = crate::stdio::transport(input, output);
-        let running = self.serve(stdio).await.map_err(super::McpError::from_display)?;
-        running.waiting().await.map_err(super::McpError::from_display)?;
+        let running = self.serve(stdio).await?;
+        running.waiting().await.map_err(super::McpError::Task)?;
         // The last answers are still on their way to stdout.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(1), writer).await;
         Ok(())
