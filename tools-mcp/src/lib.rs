@@ -25,6 +25,8 @@
 //! that needs approval is put to the client's person through MCP
 //! elicitation, and runs only on their yes.
 
+#![deny(missing_docs)]
+
 mod approval;
 mod blocks;
 mod client;
