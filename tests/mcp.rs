@@ -236,6 +236,7 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     // The same tools again collide, naming both sources, and nothing is added.
     let again = Registration::new().prefix("remote").source("weather-server");
     let err = client.register_with(&mut tools, again).await.unwrap_err();
+    assert!(matches!(err, tools::mcp::McpError::Register { .. }), "{err:?}");
     assert!(
         err.to_string().contains(
             "tool `remote_get_weather` from `weather-server` collides with `remote_get_weather` from `tools-example`"

@@ -45,7 +45,9 @@ pub struct McpClient {
 impl McpClient {
     /// Start `command` and speak MCP on its stdin/stdout.
     pub async fn stdio(command: tokio::process::Command) -> Result<Self, McpError> {
-        let transport = TokioChildProcess::new(command).map_err(McpError::from_display)?;
+        let program = command.as_std().get_program().to_string_lossy().into_owned();
+        let transport =
+            TokioChildProcess::new(command).map_err(|source| McpError::Spawn { program, source })?;
         Self::connect(transport).await
     }
 
@@ -66,7 +68,7 @@ impl McpClient {
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let service = ().serve(transport).await.map_err(McpError::from_display)?;
+        let service = ().serve(transport).await?;
         Ok(Self { connection: Arc::new(service) })
     }
 
@@ -77,7 +79,12 @@ impl McpClient {
 
     /// The server's tools, as local [`Tool`]s.
     pub async fn tools(&self) -> Result<Vec<RemoteTool>, McpError> {
-        let listed = self.connection.peer().list_all_tools().await.map_err(McpError::from_display)?;
+        let listed = self
+            .connection
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|source| McpError::Request { request: "tools/list", source })?;
         Ok(listed.into_iter().map(|tool| RemoteTool::new(Arc::clone(&self.connection), tool)).collect())
     }
 
@@ -114,20 +121,21 @@ impl McpClient {
     ) -> Result<usize, McpError> {
         let Registration { prefix, filters, source } = registration;
         let mut server = Toolset::new();
-        if let Some(source) = source.or_else(|| self.server_name()) {
-            server = server.with_source(source);
+        let label = source.or_else(|| self.server_name());
+        if let Some(label) = &label {
+            server = server.with_source(label.clone());
         }
+        let refused = |source| McpError::Register { server: label.clone(), source };
         // The filters come first: a tool they leave out may have a name no
         // toolset takes.
         for tool in self.tools().await? {
             if filters.iter().all(|keep| keep(&tool)) {
-                server.add(tool).map_err(McpError::from_display)?;
+                server.add(tool).map_err(refused)?;
             }
         }
-        let server =
-            server.prefixed(prefix.as_deref().unwrap_or_default()).map_err(McpError::from_display)?;
+        let server = server.prefixed(prefix.as_deref().unwrap_or_default()).map_err(refused)?;
         let added = server.len();
-        toolset.merge(server).map_err(McpError::from_display)?;
+        toolset.merge(server).map_err(refused)?;
         Ok(added)
     }
 

@@ -24,9 +24,12 @@
 //! that needs approval is put to the client's person through MCP
 //! elicitation, and runs only on their yes.
 
+#![deny(missing_docs)]
+
 mod approval;
 mod blocks;
 mod client;
+mod error;
 mod http;
 mod listen;
 mod result;
@@ -35,22 +38,10 @@ mod stdio;
 mod wire;
 
 pub use client::{McpClient, Registration, RemoteTool};
+pub use error::McpError;
 pub use http::{HttpOptions, HttpServer};
 pub use result::McpResult;
 pub use server::McpServer;
 
 /// The rmcp crate this bridge is built on, for its model types.
 pub use rmcp;
-
-/// Why an MCP connection or server failed.
-#[derive(Debug, thiserror::Error)]
-#[error("MCP: {message}")]
-pub struct McpError {
-    message: String,
-}
-
-impl McpError {
-    fn from_display(error: impl std::fmt::Display) -> Self {
-        Self { message: error.to_string() }
-    }
-}

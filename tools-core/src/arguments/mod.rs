@@ -10,13 +10,18 @@
 //! - `nulls`: `null` for an optional field that takes none, read as
 //!   "not given" when serde refuses it;
 //! - `parse`: the pipeline itself, typed ([`Parameters::parse`]) and
-//!   untyped ([`Parameters::parse_object`]).
+//!   untyped ([`Parameters::parse_object`]);
+//! - `reasons`: a failure to read the arguments, in the model's terms;
+//! - `constraints`: the schema's constraints, each violation worded with
+//!   its field's path.
 
 mod clean;
+mod constraints;
 mod limits;
 mod node;
 mod nulls;
 mod parse;
+mod reasons;
 mod schema;
 
 pub use clean::clean_json;

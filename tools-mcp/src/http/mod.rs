@@ -1,0 +1,22 @@
+//! Streamable HTTP on axum: loopback by default, Host and Origin checked
+//! against DNS rebinding, an optional bearer token, bounded connections and
+//! a shutdown that always ends.
+//!
+//! - `options`: [`HttpOptions`], what to serve and how;
+//! - `router`: the axum router, rmcp's service behind the checks below;
+//! - `bearer`: the token, never shown, and its check;
+//! - `sessions`: the session cap, and DELETE answered as clients read it;
+//! - `unreadable`: a body rmcp cannot read, answered as clients read it;
+//! - `server`: [`HttpServer`], bound and served until its shutdown;
+//! - `requests`: the requests in flight, which a shutdown waits for.
+
+mod bearer;
+mod options;
+mod requests;
+mod router;
+mod server;
+mod sessions;
+mod unreadable;
+
+pub use options::HttpOptions;
+pub use server::HttpServer;

@@ -1,0 +1,63 @@
+//! The axum router: rmcp's streamable HTTP service behind the bearer
+//! check, the session cap, the read timeout and the answer to an unreadable
+//! body.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::middleware;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+use tower_http::timeout::RequestBodyTimeoutLayer;
+
+use super::HttpOptions;
+use super::bearer::{Secret, require_bearer};
+use super::sessions::Sessions;
+use super::unreadable::answer_unreadable;
+use crate::McpServer;
+
+/// The largest request body read (rmcp's default).
+pub(super) const MAX_BODY: usize = 4 * 1024 * 1024;
+
+impl HttpOptions {
+    /// The axum router serving `server` at the path, with these options' checks,
+    /// to merge into an application of one's own. Its sessions end when the
+    /// shutdown token is cancelled.
+    pub fn router(&self, server: McpServer) -> Router {
+        self.router_until(server, self.shutdown.child_token())
+    }
+
+    /// The router, its sessions ending when `sessions` is cancelled.
+    pub(super) fn router_until(&self, server: McpServer, sessions: CancellationToken) -> Router {
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(self.allowed_hosts.clone())
+            .with_allowed_origins(self.allowed_origins.clone())
+            .enforce_origin_validation()
+            .with_legacy_session_mode(!self.stateless)
+            .with_json_response(self.stateless)
+            .with_max_request_body_bytes(MAX_BODY)
+            .with_cancellation_token(sessions);
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(self.session_idle);
+        let manager = Arc::new(manager);
+        let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+        let router = if self.path == "/" || self.path.is_empty() {
+            Router::new().fallback_service(service)
+        } else {
+            Router::new().route_service(&self.path, service)
+        };
+        let sessions = Sessions { manager, max: self.max_sessions };
+        let router = router
+            .layer(middleware::from_fn(answer_unreadable))
+            .layer(middleware::from_fn_with_state(sessions, Sessions::admit));
+        // A body that stalls mid-way frees its connection at the timeout.
+        let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
+        match &self.bearer {
+            Some(Secret(token)) => {
+                router.layer(middleware::from_fn_with_state(Arc::clone(token), require_bearer))
+            }
+            None => router,
+        }
+    }
+}
