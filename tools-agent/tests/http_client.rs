@@ -34,7 +34,8 @@ fn client(server: &MockServer) -> OpenAiChat {
 #[tokio::test]
 async fn a_request_past_its_timeout_is_a_timeout_error() {
     let server = slow_server(Duration::from_secs(5)).await;
-    let agent = Agent::new(client(&server), Toolset::new()).with_request_timeout(Duration::from_millis(100));
+    let agent =
+        Agent::new(client(&server), Toolset::new()).unwrap().with_request_timeout(Duration::from_millis(100));
     let started = Instant::now();
     let err = agent.run("hi").await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
@@ -51,7 +52,7 @@ async fn cancelling_the_context_stops_a_run_waiting_for_the_model() {
     let server = slow_server(Duration::from_secs(30)).await;
     let ctx = ToolContext::new();
     let token = ctx.cancellation().clone();
-    let agent = Agent::new(client(&server), Toolset::new()).with_context(ctx);
+    let agent = Agent::new(client(&server), Toolset::new()).unwrap().with_context(ctx);
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         token.cancel();

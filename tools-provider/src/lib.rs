@@ -60,8 +60,10 @@ pub mod openai;
 mod parts;
 mod payload;
 pub mod search;
+mod transcript;
 mod transform;
 
 pub use choice::ToolChoice;
 pub use dialect::{Definition, Dialect};
 pub use error::{DialectError, MessageError, RefusedPart, ToolChoiceError, UnknownDialect};
+pub use transcript::{Message, Transcript};
