@@ -118,20 +118,21 @@ impl Agent {
     /// here, before any request.
     ///
     /// ```
-    /// use tools_agent::{Agent, ApiKey, Gemini};
-    /// use tools_core::{JsonObject, Tool, ToolContext, ToolFuture, Toolset};
-    /// # struct Named(&'static str, JsonObject);
-    /// # impl Tool for Named {
-    /// #     fn name(&self) -> &str { self.0 }
-    /// #     fn description(&self) -> &str { "" }
-    /// #     fn parameters(&self) -> &JsonObject { &self.1 }
-    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> ToolFuture<'a> { Box::pin(async { Ok(String::new()) }) }
-    /// # }
-    /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
-    /// let tools = Toolset::builder().add(Named("2fa_code", schema.as_object().unwrap().clone())).build().unwrap();
-    /// let model = Gemini::from_values("gemini-2.5-flash", Some(ApiKey::new("AIza...")), None);
+    /// use tools_agent::{Agent, ApiKey, OpenAiChat};
+    /// use tools_core::{ToolContext, ToolError, Toolset};
+    ///
+    /// /// Keeps any JSON value.
+    /// #[tools_macros::tool(args, crate = "tools_core")]
+    /// async fn store(_ctx: &ToolContext, value: serde_json::Value) -> Result<String, ToolError> {
+    ///     Ok(value.to_string())
+    /// }
+    ///
+    /// let tools = Toolset::builder().add(Store).build().unwrap();
+    /// let model = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).strict(true);
+    /// // Strict mode cannot express a field that takes any value.
     /// let refused = Agent::new(model, tools).unwrap_err();
-    /// assert_eq!((refused.tool.as_deref(), refused.keyword.as_str()), (Some("2fa_code"), "name"));
+    /// assert_eq!(refused.tool.as_deref(), Some("store"));
+    /// assert!(refused.to_string().starts_with("tool `store` cannot be sent as openai-strict"), "{refused}");
     /// ```
     pub fn new(model: impl Model + 'static, toolset: Toolset) -> Result<Self, DialectError> {
         Self::from_shared(Arc::new(model), toolset)

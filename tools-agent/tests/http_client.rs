@@ -64,3 +64,25 @@ async fn cancelling_the_context_stops_a_run_waiting_for_the_model() {
     assert!(result.usage.is_empty());
     assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
 }
+
+#[tokio::test]
+async fn extra_headers_go_with_every_request_and_the_key_stays_the_clients() {
+    use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
+    use wiremock::matchers::header;
+    let server = MockServer::start().await;
+    let body = json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}]});
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("openai-organization", "org-1"))
+        .and(header("authorization", "Bearer sk-test"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let model = client(&server)
+        .with_header(HeaderName::from_static("openai-organization"), HeaderValue::from_static("org-1"))
+        .with_header(AUTHORIZATION, HeaderValue::from_static("Bearer not-the-key"));
+    assert!(!format!("{model:?}").contains("org-1"));
+    let result = Agent::new(model, Toolset::new()).unwrap().run("hi").await.unwrap();
+    assert_eq!(result.answer, "ok");
+}
