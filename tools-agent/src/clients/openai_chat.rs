@@ -14,8 +14,9 @@
 //!   `finish_reason` on the last choice chunk, with `stream_options:
 //!   {"include_usage": true}` a last chunk with empty `choices` and the
 //!   `usage`, then `data: [DONE]`).
-//! - Tool calls and their results: the `OpenAiChat` dialect of
-//!   `tools-provider` (<https://platform.openai.com/docs/guides/function-calling>).
+//! - The messages (user, assistant, tool calls and their results):
+//!   `tools_provider::openai::chat::messages`, with the `OpenAiChat` dialect of `tools-provider`
+//!   (<https://platform.openai.com/docs/guides/function-calling>).
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};

@@ -14,8 +14,9 @@
 //!   `response.function_call_arguments.delta` keyed by `output_index`,
 //!   `response.completed` with the whole response, `response.incomplete`,
 //!   `response.failed`, `error`).
-//! - Tool calls and their results: the `OpenAiResponses` dialect of
-//!   `tools-provider` (<https://platform.openai.com/docs/guides/function-calling>).
+//! - The messages (user, assistant, tool calls and their results):
+//!   `tools_provider::openai::responses::input`, with the `OpenAiResponses` dialect of `tools-provider`
+//!   (<https://platform.openai.com/docs/guides/function-calling>).
 //!
 //! Requests say `store: false`: the transcript is the state, sent whole
 //! each turn, and nothing is kept on OpenAI's side.
