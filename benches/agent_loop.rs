@@ -90,7 +90,8 @@ fn main() {
     let url = format!("{base}/chat/completions");
     let tools = Toolset::builder().add(Add).build().expect("a toolset");
     let client = reqwest::Client::new();
-    let agent = Agent::new(OpenAiChat::from_values("bench", None, Some(&base)), tools.clone());
+    let agent =
+        Agent::new(OpenAiChat::from_values("bench", None, Some(&base)), tools.clone()).expect("an agent");
 
     // Both sides answer the same, before anything is timed.
     let direct = rt.block_on(by_hand(&client, &url, &tools));

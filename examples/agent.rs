@@ -49,7 +49,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tools = Toolset::builder().add(GetWeather).build()?;
     let model = model();
     println!("model: {} / {}", model.provider(), model.model());
-    let agent = Agent::from_shared(model, tools)
+    let agent = Agent::from_shared(model, tools)?
         .with_instructions("Answer weather questions with the get_weather tool.")
         .with_max_turns(4);
     let result = match agent.run("What's the weather in Paris and Oslo?").await {

@@ -67,7 +67,7 @@ fn toolset() -> Result<Toolset, Box<dyn std::error::Error>> {
 }
 
 fn agent(model: ScriptedModel, disk: &Disk) -> Result<Agent, Box<dyn std::error::Error>> {
-    Ok(Agent::new(model, toolset()?)
+    Ok(Agent::new(model, toolset()?)?
         .with_instructions("Tidy the working directory with the tools.")
         .with_context(ToolContext::new().with_extension(disk.clone())))
 }

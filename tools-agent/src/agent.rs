@@ -8,6 +8,7 @@ use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
 use tools_core::ToolContext;
 use tools_core::toolset::Toolset;
+use tools_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
 use crate::model::{ModelSettings, ToolChoice, Usage};
@@ -87,7 +88,7 @@ impl RunResult {
 ///
 /// # futures::executor::block_on(async {
 /// let model = ScriptedModel::new().then_text("Nothing to look up.");
-/// let agent = Agent::new(model, Toolset::new()).with_instructions("Be brief.");
+/// let agent = Agent::new(model, Toolset::new()).unwrap().with_instructions("Be brief.");
 /// let result = agent.run("Hello").await.unwrap();
 /// assert_eq!((result.answer.as_str(), &result.stop), ("Nothing to look up.", &StopReason::Answered));
 /// assert_eq!(result.transcript.messages.len(), 2);
@@ -107,13 +108,40 @@ pub struct Agent {
 
 impl Agent {
     /// An agent with 10 turns, the default [`RunLimits`] and no instructions.
-    pub fn new(model: impl Model + 'static, toolset: Toolset) -> Self {
+    ///
+    /// Fails if the model's [dialect](Model::dialect) cannot express the
+    /// toolset (a schema keyword it lacks, a name or a count past its
+    /// limits), with the error naming the tool, the dialect and the keyword:
+    /// here, before any request.
+    ///
+    /// ```
+    /// use tools_agent::{Agent, ApiKey, OpenAiChat};
+    /// use tools_core::{ToolContext, ToolError, Toolset};
+    ///
+    /// /// Keeps any JSON value.
+    /// #[tools_macros::tool(args, crate = "tools_core")]
+    /// async fn store(_ctx: &ToolContext, value: serde_json::Value) -> Result<String, ToolError> {
+    ///     Ok(value.to_string())
+    /// }
+    ///
+    /// let tools = Toolset::builder().add(Store).build().unwrap();
+    /// let model = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).strict(true);
+    /// // Strict mode cannot express a field that takes any value.
+    /// let refused = Agent::new(model, tools).unwrap_err();
+    /// assert_eq!(refused.tool.as_deref(), Some("store"));
+    /// assert!(refused.to_string().starts_with("tool `store` cannot be sent as openai-strict"), "{refused}");
+    /// ```
+    pub fn new(model: impl Model + 'static, toolset: Toolset) -> Result<Self, DialectError> {
         Self::from_shared(Arc::new(model), toolset)
     }
 
-    /// An agent over a model that is shared (between agents, with a test).
-    pub fn from_shared(model: Arc<dyn Model>, toolset: Toolset) -> Self {
-        Self {
+    /// An agent over a model that is shared (between agents, with a test);
+    /// the toolset is checked as in [`Self::new`].
+    pub fn from_shared(model: Arc<dyn Model>, toolset: Toolset) -> Result<Self, DialectError> {
+        if let Some(dialect) = model.dialect() {
+            check(dialect, &toolset)?;
+        }
+        Ok(Self {
             model,
             toolset: crate::search::SearchFunction::register(toolset),
             instructions: None,
@@ -122,7 +150,7 @@ impl Agent {
             settings: ModelSettings::default(),
             end_tools: Vec::new(),
             context: ToolContext::new(),
-        }
+        })
     }
 
     /// The system prompt of every request.
@@ -296,6 +324,23 @@ impl Agent {
             Err(error) => Err(AgentError { error, transcript: Box::new(run.transcript) }),
         }
     }
+}
+
+/// Whether `dialect` can express `toolset`: the definitions the first
+/// request sends, limits included, and each deferred tool, which a local
+/// tool search may load in any later turn. Prepare steps only hide tools,
+/// so each turn's toolset is a part of this one; the clients check each
+/// request's tools again, as a fallback (`ModelError::Tools`).
+fn check(dialect: Dialect, toolset: &Toolset) -> Result<(), DialectError> {
+    dialect.definitions(toolset)?;
+    if toolset.tool_search().is_some() && !dialect.has_native_tool_search() {
+        for name in toolset.names().filter(|name| toolset.is_deferred(name)) {
+            if let Some(tool) = toolset.get(name) {
+                dialect.check(tool.as_ref())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for Agent {

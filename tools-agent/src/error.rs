@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use tools_provider::ToolChoiceError;
+use tools_provider::{DialectError, MessageError, ToolChoiceError};
 
 use crate::Transcript;
 
@@ -88,9 +88,47 @@ pub enum ModelError {
         /// What was missing.
         message: String,
     },
-    /// The client is not set up: no key, a bad base URL.
-    #[error("{0}")]
-    Config(String),
+    /// No API key: none was given and its environment variable is unset
+    /// or blank. Found before any request is sent.
+    ///
+    /// ```
+    /// use tools_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiChat};
+    /// # futures::executor::block_on(async {
+    /// let model = OpenAiChat::from_values("gpt-4.1-mini", None, None);
+    /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &ModelSettings::default() };
+    /// let error = model.request(request).await.unwrap_err();
+    /// assert!(matches!(error, ModelError::MissingKey { variable: "OPENAI_API_KEY", .. }), "{error}");
+    /// # });
+    /// ```
+    #[error("no {provider} API key: set {variable} or give one with `with_api_key`")]
+    MissingKey {
+        /// The provider's name.
+        provider: String,
+        /// The environment variable the key is read from.
+        variable: &'static str,
+    },
+    /// The API key holds characters an HTTP header cannot carry.
+    #[error("the {provider} API key holds characters a header cannot carry")]
+    InvalidKey {
+        /// The provider's name.
+        provider: String,
+    },
+    /// The request's tools cannot be sent in the model's dialect, naming
+    /// the tool and the keyword. [`Agent::new`](crate::Agent::new) refuses
+    /// such a toolset before any run; this is the request-time fallback
+    /// for a toolset that changes during a run (tools loaded by a search).
+    #[error("the tools cannot be sent: {0}")]
+    Tools(#[from] DialectError),
+    /// The transcript holds something the dialect cannot send, such as an
+    /// image type the provider does not read in a tool's result
+    /// ([`MessageError::refused`] names the tool and the part): found
+    /// before the request is sent.
+    #[error(transparent)]
+    Message(#[from] MessageError),
+    /// A [`ScriptedModel`](crate::ScriptedModel) was asked once more than
+    /// its script has answers.
+    #[error("the scripted model has no answer left")]
+    ScriptEnded,
     /// The settings' tool choice or parallel setting cannot be sent to this
     /// provider, or names a tool the request does not offer: found before
     /// the request is sent.

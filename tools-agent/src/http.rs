@@ -1,16 +1,20 @@
 //! What every client does over HTTP: keys that never show, retries with
 //! backoff that honours `Retry-After`, the provider's status codes turned
-//! into [`ModelError`]s, and server-sent events read as they arrive.
+//! into [`ModelError`]s, and server-sent events read as they arrive, each
+//! provider's reader ([`Decode`]) turning them into [`ModelEvent`]s.
 
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use eventsource_stream::{Event, Eventsource};
-use futures::stream::BoxStream;
+use futures::future::BoxFuture;
+use futures::stream::{self, BoxStream};
 use futures::{StreamExt, TryStreamExt};
-use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
+use reqwest::header::{HeaderMap, HeaderValue, InvalidHeaderValue, RETRY_AFTER};
 use serde_json::Value;
 
 use crate::ModelError;
+use crate::model::{ModelEvent, ModelResponse, ModelStream};
 
 /// An API key: sent in a header, never shown in `Debug` output, errors or logs.
 #[derive(Clone, PartialEq, Eq)]
@@ -29,9 +33,8 @@ impl ApiKey {
 
     /// The key as a header value, marked sensitive so that reqwest and
     /// tracing never print it.
-    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, ModelError> {
-        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0))
-            .map_err(|_| ModelError::Config("the API key holds characters a header cannot carry".into()))?;
+    pub(crate) fn header(&self, prefix: &str) -> Result<HeaderValue, InvalidHeaderValue> {
+        let mut value = HeaderValue::from_str(&format!("{prefix}{}", self.0))?;
         value.set_sensitive(true);
         Ok(value)
     }
@@ -220,6 +223,88 @@ impl Endpoint {
             // reqwest prints the URL, never the headers, so the key stays out.
             _ => ModelError::Network { provider, message: error.to_string() },
         }
+    }
+}
+
+/// One provider's reading of its server-sent events: the one stream loop
+/// ([`model_stream`]) feeds it each event and ends the stream with its
+/// response or its first error.
+pub trait Decode: Send {
+    /// Read one event: the model events it gives go to `out`; the response
+    /// when the event ends the stream.
+    fn decode(
+        &mut self,
+        event: &Event,
+        out: &mut Vec<ModelEvent>,
+    ) -> Result<Option<ModelResponse>, ModelError>;
+
+    /// The stream closed without an event that ends it: the response, for
+    /// a provider whose stream ends so (Gemini), else what was missing.
+    fn end(&mut self) -> Result<ModelResponse, ModelError>;
+}
+
+/// Where the events come from, as the stream goes.
+enum Source<'a> {
+    Opening(BoxFuture<'a, Result<Events, ModelError>>),
+    Open(Events),
+    Over,
+}
+
+/// The model stream of a request: opened by `opening` (which retries
+/// before the first byte), read with `decoder`, ending with `Done` or the
+/// first error.
+pub(crate) fn model_stream<'a, D: Decode + 'a>(
+    opening: BoxFuture<'a, Result<Events, ModelError>>,
+    decoder: D,
+) -> ModelStream<'a> {
+    let state = (Source::Opening(opening), decoder, VecDeque::new());
+    stream::unfold(state, |(mut source, mut decoder, mut queue)| async move {
+        loop {
+            if let Some(item) = queue.pop_front() {
+                return Some((item, (source, decoder, queue)));
+            }
+            source = match source {
+                Source::Over => return None,
+                Source::Opening(opening) => match opening.await {
+                    Ok(events) => Source::Open(events),
+                    Err(error) => return Some((Err(error), (Source::Over, decoder, queue))),
+                },
+                Source::Open(mut events) => {
+                    let decoded = match events.next().await {
+                        None => decoder.end().map(Some),
+                        Some(Err(error)) => Err(error),
+                        Some(Ok(event)) => {
+                            let mut out = Vec::new();
+                            let decoded = decoder.decode(&event, &mut out);
+                            queue.extend(out.into_iter().map(Ok));
+                            decoded
+                        }
+                    };
+                    match decoded {
+                        Ok(None) => Source::Open(events),
+                        Ok(Some(response)) => {
+                            queue.push_back(Ok(ModelEvent::Done(response)));
+                            Source::Over
+                        }
+                        Err(error) => {
+                            queue.push_back(Err(error));
+                            Source::Over
+                        }
+                    }
+                }
+            };
+        }
+    })
+    .boxed()
+}
+
+/// A body that answered 200 but is not shaped as the provider documents it.
+pub(crate) fn malformed(provider: &str, body: &str, problem: impl std::fmt::Display) -> ModelError {
+    ModelError::Malformed {
+        provider: provider.into(),
+        status: 200,
+        problem: problem.to_string(),
+        excerpt: excerpt(body),
     }
 }
 

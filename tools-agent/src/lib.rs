@@ -7,7 +7,8 @@
 //!   implemented by the provider clients and by [`ScriptedModel`];
 //! - [`OpenAiChat`] (Chat Completions, and the servers that speak it),
 //!   [`OpenAiResponses`], [`Anthropic`] (Messages) and [`Gemini`]
-//!   (generateContent): the built-in clients, plain and streamed;
+//!   (generateContent): the built-in clients, plain and streamed, each a
+//!   [`Client`] (key, base URL, headers, retries) over its provider's API;
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
@@ -19,6 +20,8 @@
 //!   choice mapped to each provider's fields in one place
 //!   (`tools_provider::Dialect::tool_choice`);
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
+//!   [`DialectError`]: a toolset the model's dialect cannot express, refused
+//!   by [`Agent::new`];
 //!   [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
 #![deny(missing_docs)]
 
@@ -33,12 +36,11 @@ mod run;
 mod scripted;
 mod search;
 mod stream;
-mod transcript;
 
 pub use agent::{Agent, RunResult, StopReason};
 pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
-pub use clients::{Anthropic, Gemini, OpenAiChat, OpenAiResponses};
+pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};
 pub use http::{ApiKey, RetryPolicy};
 pub use model::{
@@ -48,5 +50,5 @@ pub use model::{
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
 pub use stream::AgentEvent;
-pub use tools_provider::ToolChoiceError;
-pub use transcript::{Message, Transcript};
+pub use tools_provider::{DialectError, ToolChoiceError};
+pub use tools_provider::{Message, Transcript};

@@ -8,6 +8,7 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, stream};
 use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, Toolset};
+use tools_provider::Dialect;
 
 use crate::{Message, ModelError};
 
@@ -124,6 +125,14 @@ pub trait Model: Send + Sync {
 
     /// The model's name, as the provider knows it.
     fn model(&self) -> &str;
+
+    /// The dialect the model's requests write their tools in, if any: the
+    /// [`Agent`](crate::Agent) refuses a toolset it cannot express when it
+    /// is built. `None` (the default) for a model without one, such as a
+    /// scripted model, whose toolsets are not checked.
+    fn dialect(&self) -> Option<Dialect> {
+        None
+    }
 
     /// Send one request and read the whole response.
     fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;

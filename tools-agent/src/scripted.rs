@@ -94,8 +94,6 @@ impl Model for ScriptedModel {
             log.push(seen);
         }
         let next = self.script.lock().ok().and_then(|mut script| script.pop_front());
-        Box::pin(async move {
-            next.unwrap_or_else(|| Err(ModelError::Config("the scripted model has no answer left".into())))
-        })
+        Box::pin(async move { next.unwrap_or(Err(ModelError::ScriptEnded)) })
     }
 }

@@ -60,7 +60,7 @@ async fn parallel_calls_a_bad_one_an_unknown_one_and_a_failure_all_reach_the_mod
             .then_calls([call("e", "get_weather", "```json\n{\"city\":\"Rome\"}\n```")])
             .then_text("Oslo 12°C, Rome 12°C."),
     );
-    let agent = Agent::from_shared(model.clone(), tools());
+    let agent = Agent::from_shared(model.clone(), tools()).unwrap();
     let result = agent.run("Weather?").await.unwrap();
     assert_eq!(result.stop, StopReason::Answered);
     assert_eq!(result.answer, "Oslo 12°C, Rome 12°C.");
@@ -98,7 +98,7 @@ async fn max_turns_ends_with_a_request_without_tools() {
             .then_calls([call("3", "nap", r#"{"ms":1}"#)])
             .then_text("I napped twice."),
     );
-    let agent = Agent::from_shared(model.clone(), tools()).with_max_turns(2);
+    let agent = Agent::from_shared(model.clone(), tools()).unwrap().with_max_turns(2);
     let result = agent.run("Rest").await.unwrap();
     assert_eq!(result.stop, StopReason::MaxTurns { turns: 2 });
     // Two turns with tools, then the tool-less one; the third call was never asked for.
@@ -118,8 +118,9 @@ async fn the_budget_stops_a_run_and_a_bigger_one_continues_it() {
             .then_calls([call("3", "nap", r#"{"ms":1}"#)])
             .then_text("done"),
     );
-    let tight =
-        Agent::from_shared(model.clone(), tools()).with_limits(RunLimits::default().with_max_tool_calls(2));
+    let tight = Agent::from_shared(model.clone(), tools())
+        .unwrap()
+        .with_limits(RunLimits::default().with_max_tool_calls(2));
     let stopped = tight.run("Rest").await.unwrap();
     assert!(matches!(
         stopped.stop,
@@ -129,7 +130,7 @@ async fn the_budget_stops_a_run_and_a_bigger_one_continues_it() {
     // Saved, loaded, continued: the pending call runs first.
     let saved = serde_json::to_string(&stopped.transcript).unwrap();
     let loaded: Transcript = serde_json::from_str(&saved).unwrap();
-    let roomy = Agent::from_shared(model.clone(), tools());
+    let roomy = Agent::from_shared(model.clone(), tools()).unwrap();
     let continued = roomy.continue_run(loaded).await.unwrap();
     assert_eq!((continued.answer.as_str(), &continued.stop), ("done", &StopReason::Answered));
     assert_eq!(results_of(&continued.transcript.messages[4]), [("3".into(), Outcome::Success)]);
@@ -139,7 +140,8 @@ async fn the_budget_stops_a_run_and_a_bigger_one_continues_it() {
 async fn retries_of_one_tool_are_bounded() {
     let bad = || [call("x", "get_weather", "{}")];
     let model = ScriptedModel::new().then_calls(bad()).then_calls(bad()).then_text("never");
-    let agent = Agent::new(model, tools()).with_limits(RunLimits::default().with_max_retries_per_tool(1));
+    let agent =
+        Agent::new(model, tools()).unwrap().with_limits(RunLimits::default().with_max_retries_per_tool(1));
     let result = agent.run("?").await.unwrap();
     assert!(
         matches!(result.stop, StopReason::Budget(tools_agent::LimitExceeded::Retries { .. })),
@@ -153,7 +155,7 @@ async fn an_ending_tool_gives_the_answer() {
     let model = ScriptedModel::new()
         .then_calls([call("1", "final_answer", r#"{"answer":"42"}"#)])
         .then_text("never asked");
-    let agent = Agent::new(model, tools()).ending_on("final_answer");
+    let agent = Agent::new(model, tools()).unwrap().ending_on("final_answer");
     let result = agent.run("?").await.unwrap();
     assert_eq!(
         (result.answer.as_str(), &result.stop),
@@ -164,7 +166,7 @@ async fn an_ending_tool_gives_the_answer() {
 #[tokio::test]
 async fn a_slow_tool_times_out_and_the_run_goes_on() {
     let model = ScriptedModel::new().then_calls([call("1", "nap", r#"{"ms":5000}"#)]).then_text("too slow");
-    let agent = Agent::new(model, tools()).with_call_timeout(Duration::from_millis(20));
+    let agent = Agent::new(model, tools()).unwrap().with_call_timeout(Duration::from_millis(20));
     let result = agent.run("?").await.unwrap();
     assert_eq!(results_of(&result.transcript.messages[2]), [("1".into(), Outcome::TimedOut)]);
     assert_eq!(result.answer, "too slow");
@@ -175,7 +177,7 @@ async fn cancelling_the_context_stops_the_run_mid_turn() {
     let ctx = ToolContext::new();
     let token = ctx.cancellation().clone();
     let model = ScriptedModel::new().then_calls([call("1", "nap", r#"{"ms":60000}"#)]).then_text("never");
-    let agent = Agent::new(model, tools()).with_context(ctx);
+    let agent = Agent::new(model, tools()).unwrap().with_context(ctx);
     let canceller = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(50)).await;
         token.cancel();
@@ -189,7 +191,7 @@ async fn cancelling_the_context_stops_the_run_mid_turn() {
 #[tokio::test]
 async fn a_model_error_keeps_the_transcript() {
     let model = ScriptedModel::new().then_calls([call("1", "nap", r#"{"ms":1}"#)]);
-    let agent = Agent::new(model, tools());
+    let agent = Agent::new(model, tools()).unwrap();
     let err = agent.run("?").await.unwrap_err();
     assert!(err.to_string().contains("no answer left"), "{err}");
     assert_eq!(err.transcript.messages.len(), 3);
@@ -199,7 +201,7 @@ async fn a_model_error_keeps_the_transcript() {
 async fn streaming_yields_calls_results_and_the_end_last() {
     let model =
         ScriptedModel::new().then_calls([call("1", "get_weather", r#"{"city":"Oslo"}"#)]).then_text("12°C.");
-    let agent = Agent::new(model, tools());
+    let agent = Agent::new(model, tools()).unwrap();
     let events: Vec<AgentEvent> = agent.stream("Oslo?").collect().await;
     let kinds: Vec<&str> = events
         .iter()
@@ -236,6 +238,7 @@ async fn argument_repairs_are_bounded_by_the_run_across_turns() {
             .then_text("done"),
     );
     let agent = Agent::from_shared(model.clone(), tools().with_layer(town_to_city()))
+        .unwrap()
         .with_limits(RunLimits::default().with_max_repairs(1));
     let result = agent.run("Weather?").await.unwrap();
     let outcomes: Vec<_> =
@@ -248,6 +251,7 @@ async fn argument_repairs_are_bounded_by_the_run_across_turns() {
     let model =
         ScriptedModel::new().then_calls([call("c", "get_weather", r#"{"town":"Oslo"}"#)]).then_text("ok");
     let agent = Agent::new(model, tools().with_layer(town_to_city()))
+        .unwrap()
         .with_limits(RunLimits::default().with_max_repairs(1));
     let result = agent.run("Weather?").await.unwrap();
     assert_eq!(results_of(&result.transcript.messages[2]), [("c".into(), Outcome::Success)]);
@@ -299,6 +303,7 @@ async fn the_prepare_step_decides_what_the_model_sees_each_turn() {
             .then_text("Gold."),
     );
     let agent = Agent::from_shared(model.clone(), tools)
+        .unwrap()
         .with_context(ToolContext::new().with_extension(Unlocked::default()));
     let result = agent.run("Open the vault").await.unwrap();
     assert_eq!(result.stop, StopReason::Answered);

@@ -180,7 +180,7 @@ async fn parallel_bad_unknown_failing_then_fixed(streamed: bool) {
         reply(&text("Oslo and Rome: 12°C."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server), tools()).with_instructions("Answer briefly.");
+    let agent = Agent::new(client(&server), tools()).unwrap().with_instructions("Answer briefly.");
     let (result, events) = run(&agent, "Weather in Oslo and Rome?", streamed).await;
     let result = result.expect("the run answers");
     assert_eq!((result.answer.as_str(), &result.stop), ("Oslo and Rome: 12°C.", &StopReason::Answered));
@@ -278,6 +278,7 @@ async fn budget_and_tool_choice(streamed: bool) {
     ];
     let server = server(vec![reply(&Turn { text: "", calls }, streamed)]).await;
     let agent = Agent::new(client(&server), tools())
+        .unwrap()
         .with_limits(RunLimits::default().with_max_tool_calls(1))
         .with_tool_choice(ToolChoice::Tool("get_weather".into()))
         .with_parallel_tool_calls(false)
@@ -311,7 +312,7 @@ async fn max_turns(streamed: bool) {
         reply(&text("12°C in Oslo, as far as I know."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server), tools()).with_max_turns(1);
+    let agent = Agent::new(client(&server), tools()).unwrap().with_max_turns(1);
     let (result, _) = run(&agent, "Weather?", streamed).await;
     let result = result.expect("the run ends");
     assert_eq!(result.stop, StopReason::MaxTurns { turns: 1 });
@@ -351,7 +352,7 @@ async fn rate_limited_then_overloaded_then_answered(streamed: bool) {
         reply(&text("Hello."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(3)), tools());
+    let agent = Agent::new(client(&server).with_retry(fast_retry(3)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     assert_eq!(result.expect("answered on the third attempt").answer, "Hello.");
     assert_eq!(bodies(&server).await.len(), 3);
@@ -373,7 +374,7 @@ async fn server_errors_exhaust_the_retries(streamed: bool) {
         error(500, "api_error", "Internal server error"),
     ])
     .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools());
+    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     let error = result.expect_err("the retries run out");
     assert!(matches!(error.error, ModelError::Server { status: 500, attempts: 2, .. }), "{:?}", error.error);
@@ -395,7 +396,7 @@ async fn unauthorized(streamed: bool) {
     let server = server(vec![error(401, "authentication_error", "invalid x-api-key")]).await;
     let model = client(&server);
     assert!(!format!("{model:?}").contains(KEY));
-    let agent = Agent::new(model, tools());
+    let agent = Agent::new(model, tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     let error = result.expect_err("the key is refused");
     assert!(
@@ -431,7 +432,7 @@ async fn a_stream_that_ends_early_keeps_the_run_so_far() {
         sse(events(&text("It is 12°C"), true)),
     ])
     .await;
-    let agent = Agent::new(client(&server), tools());
+    let agent = Agent::new(client(&server), tools()).unwrap();
     let (result, events) = run(&agent, "Weather?", true).await;
     let error = result.expect_err("the stream was cut");
     assert!(matches!(error.error, ModelError::StreamEnded { .. }), "{:?}", error.error);
@@ -450,7 +451,7 @@ async fn an_error_event_in_the_stream_is_an_error() {
             json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
         );
     let server = server(vec![sse(body)]).await;
-    let agent = Agent::new(client(&server), tools());
+    let agent = Agent::new(client(&server), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", true).await;
     let error = result.expect_err("the stream failed");
     assert!(matches!(error.error, ModelError::Unavailable { status: 529, .. }), "{:?}", error.error);
@@ -468,7 +469,7 @@ async fn a_character_split_across_network_chunks_arrives_whole() {
         .with_base_url(base)
         .with_api_key(ApiKey::new(KEY))
         .with_retry(fast_retry(1));
-    let agent = Agent::new(model, tools());
+    let agent = Agent::new(model, tools()).unwrap();
     let (result, events) = run(&agent, "Weather?", true).await;
     assert_eq!(result.expect("answered").answer, "12°C in Oslo");
     assert_eq!(streamed_text(&events), "12°C in Oslo");

@@ -177,7 +177,7 @@ fn first_turn(provider: Provider) -> Value {
 
 fn agent(model: Arc<dyn Model>, approval: bool, deleted: &Deleted) -> Agent {
     let context = ToolContext::new().with_extension(deleted.clone());
-    Agent::from_shared(model, tools(approval)).with_instructions("Be brief.").with_context(context)
+    Agent::from_shared(model, tools(approval)).unwrap().with_instructions("Be brief.").with_context(context)
 }
 
 /// Run until the pause, and give the state as it would be stored.
@@ -349,7 +349,7 @@ async fn streamed_a_declared_tool_pauses_and_resumes_with_its_events() {
     ];
     let model = Arc::new(ScriptedModel::new().then_calls(calls.clone()).then_text("Removed tmp."));
     let tools = Toolset::builder().add(RemoveDir).add(ListDir).build().unwrap();
-    let agent = Agent::from_shared(model.clone(), tools);
+    let agent = Agent::from_shared(model.clone(), tools).unwrap();
 
     let mut events: Vec<AgentEvent> = agent.stream("Clean up").collect().await;
     let Some(AgentEvent::Finished(Ok(result))) = events.pop() else { panic!("no end") };

@@ -50,8 +50,12 @@ async fn a_run_on_openai_continues_on_anthropic() {
         Some(ApiKey::new("sk-test")),
         Some(&format!("{}/v1", openai.uri())),
     );
-    let first =
-        Agent::new(gpt, tools.clone()).with_instructions("Be brief.").run("Weather in Oslo?").await.unwrap();
+    let first = Agent::new(gpt, tools.clone())
+        .unwrap()
+        .with_instructions("Be brief.")
+        .run("Weather in Oslo?")
+        .await
+        .unwrap();
     assert_eq!((first.answer.as_str(), &first.stop), ("12°C in Oslo.", &StopReason::Answered));
 
     // Saved, loaded, one more question, continued on Anthropic.
@@ -72,7 +76,7 @@ async fn a_run_on_openai_continues_on_anthropic() {
     let claude = Anthropic::new("claude-sonnet-4-5")
         .with_api_key(ApiKey::new("sk-ant-test"))
         .with_base_url(anthropic.uri());
-    let second = Agent::new(claude, tools).continue_run(transcript).await.unwrap();
+    let second = Agent::new(claude, tools).unwrap().continue_run(transcript).await.unwrap();
     assert_eq!(second.answer, "I can look Rome up next.");
     assert_eq!(second.transcript.messages.len(), 6);
 

@@ -171,7 +171,7 @@ async fn parallel_bad_unknown_failing_then_fixed(streamed: bool) {
         reply(&text("Oslo and Rome: 12°C."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server), tools()).with_instructions("Answer briefly.");
+    let agent = Agent::new(client(&server), tools()).unwrap().with_instructions("Answer briefly.");
     let (result, events) = run(&agent, "Weather in Oslo and Rome?", streamed).await;
     let result = result.expect("the run answers");
     assert_eq!((result.answer.as_str(), &result.stop), ("Oslo and Rome: 12°C.", &StopReason::Answered));
@@ -276,6 +276,7 @@ async fn budget_and_tool_config(streamed: bool) {
         vec![call("get_weather", json!({"city": "Oslo"})), call("get_weather", json!({"city": "Rome"}))];
     let server = server(vec![reply(&Turn { text: "", calls }, streamed)]).await;
     let agent = Agent::new(client(&server), tools())
+        .unwrap()
         .with_limits(RunLimits::default().with_max_tool_calls(1))
         .with_tool_choice(ToolChoice::Tool("get_weather".into()))
         .with_max_tokens(300);
@@ -308,7 +309,7 @@ async fn max_turns(streamed: bool) {
         reply(&text("12°C in Oslo, as far as I know."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server), tools()).with_max_turns(1);
+    let agent = Agent::new(client(&server), tools()).unwrap().with_max_turns(1);
     let (result, _) = run(&agent, "Weather?", streamed).await;
     let result = result.expect("the run ends");
     assert_eq!(result.stop, StopReason::MaxTurns { turns: 1 });
@@ -345,7 +346,7 @@ async fn rate_limited_then_answered(streamed: bool) {
         reply(&text("Hello."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools());
+    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     assert_eq!(result.expect("answered on the second attempt").answer, "Hello.");
     assert_eq!(bodies(&server).await.len(), 2);
@@ -364,7 +365,7 @@ async fn a_429_is_retried_streamed() {
 async fn server_errors_exhaust_the_retries(streamed: bool) {
     let internal = || error(500, "INTERNAL", "An internal error has occurred.");
     let server = server(vec![internal(), internal()]).await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools());
+    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     let error = result.expect_err("the retries run out");
     assert!(matches!(error.error, ModelError::Server { status: 500, attempts: 2, .. }), "{:?}", error.error);
@@ -386,7 +387,7 @@ async fn unauthorized(streamed: bool, refusal: ResponseTemplate) {
     let server = server(vec![refusal]).await;
     let model = client(&server);
     assert!(!format!("{model:?}").contains(KEY));
-    let agent = Agent::new(model, tools());
+    let agent = Agent::new(model, tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     let error = result.expect_err("the key is refused");
     assert!(
@@ -429,7 +430,7 @@ async fn a_stream_that_ends_early_keeps_the_run_so_far() {
         sse(chunks(&text("It is 12°C"), true)),
     ])
     .await;
-    let agent = Agent::new(client(&server), tools());
+    let agent = Agent::new(client(&server), tools()).unwrap();
     let (result, events) = run(&agent, "Weather?", true).await;
     let error = result.expect_err("the stream was cut");
     assert!(matches!(error.error, ModelError::StreamEnded { .. }), "{:?}", error.error);
@@ -449,7 +450,7 @@ async fn a_character_split_across_network_chunks_arrives_whole() {
     let base = serve_chunks(pieces);
     let model =
         Gemini::new(MODEL).with_base_url(base).with_api_key(ApiKey::new(KEY)).with_retry(fast_retry(1));
-    let agent = Agent::new(model, tools());
+    let agent = Agent::new(model, tools()).unwrap();
     let (result, events) = run(&agent, "Weather?", true).await;
     assert_eq!(result.expect("answered").answer, "12°C in Oslo");
     assert_eq!(streamed_text(&events), "12°C in Oslo");

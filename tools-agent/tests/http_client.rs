@@ -34,7 +34,8 @@ fn client(server: &MockServer) -> OpenAiChat {
 #[tokio::test]
 async fn a_request_past_its_timeout_is_a_timeout_error() {
     let server = slow_server(Duration::from_secs(5)).await;
-    let agent = Agent::new(client(&server), Toolset::new()).with_request_timeout(Duration::from_millis(100));
+    let agent =
+        Agent::new(client(&server), Toolset::new()).unwrap().with_request_timeout(Duration::from_millis(100));
     let started = Instant::now();
     let err = agent.run("hi").await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
@@ -51,7 +52,7 @@ async fn cancelling_the_context_stops_a_run_waiting_for_the_model() {
     let server = slow_server(Duration::from_secs(30)).await;
     let ctx = ToolContext::new();
     let token = ctx.cancellation().clone();
-    let agent = Agent::new(client(&server), Toolset::new()).with_context(ctx);
+    let agent = Agent::new(client(&server), Toolset::new()).unwrap().with_context(ctx);
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         token.cancel();
@@ -62,4 +63,26 @@ async fn cancelling_the_context_stops_a_run_waiting_for_the_model() {
     assert_eq!(result.stop, StopReason::Cancelled);
     assert!(result.usage.is_empty());
     assert_eq!(server.received_requests().await.map(|r| r.len()), Some(1));
+}
+
+#[tokio::test]
+async fn extra_headers_go_with_every_request_and_the_key_stays_the_clients() {
+    use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
+    use wiremock::matchers::header;
+    let server = MockServer::start().await;
+    let body = json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}]});
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("openai-organization", "org-1"))
+        .and(header("authorization", "Bearer sk-test"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let model = client(&server)
+        .with_header(HeaderName::from_static("openai-organization"), HeaderValue::from_static("org-1"))
+        .with_header(AUTHORIZATION, HeaderValue::from_static("Bearer not-the-key"));
+    assert!(!format!("{model:?}").contains("org-1"));
+    let result = Agent::new(model, Toolset::new()).unwrap().run("hi").await.unwrap();
+    assert_eq!(result.answer, "ok");
 }

@@ -131,7 +131,7 @@ fn client(base: &str) -> OpenAiChat {
 }
 
 fn agent(base: &str) -> Agent {
-    Agent::new(client(base), tools()).with_instructions("Be brief.")
+    Agent::new(client(base), tools()).unwrap().with_instructions("Be brief.")
 }
 
 /// The `(role, tool_call_id or call ids)` of each message sent.
@@ -374,7 +374,7 @@ async fn a_keyless_local_server_gets_no_authorization_header() {
     for streamed in [false, true] {
         let server = mock(ROUTE, vec![reply(&Turn::text("Hi from llama."), streamed)]).await;
         let local = OpenAiChat::from_values("llama3.2", None, Some(&base(&server)));
-        let (result, _) = run(&Agent::new(local, tools()), "Hi", streamed).await;
+        let (result, _) = run(&Agent::new(local, tools()).unwrap(), "Hi", streamed).await;
         assert_eq!(result.unwrap().answer, "Hi from llama.");
         assert_eq!(support::authorizations(&server).await, [None]);
     }
@@ -388,18 +388,15 @@ async fn the_key_is_given_explicitly_and_never_debugged() {
     assert!(!debug.contains(KEY), "{debug}");
     // Without a key, OpenAI itself is not even asked.
     let keyless = OpenAiChat::from_values("gpt-4o", None, None);
-    let error = Agent::new(keyless, tools()).run("Hi").await.unwrap_err();
-    assert!(
-        matches!(&error.error, ModelError::Config(message) if message.contains("OPENAI_API_KEY")),
-        "{error}"
-    );
+    let error = Agent::new(keyless, tools()).unwrap().run("Hi").await.unwrap_err();
+    assert!(matches!(&error.error, ModelError::MissingKey { variable: "OPENAI_API_KEY", .. }), "{error}");
 }
 
 #[tokio::test]
 async fn strict_mode_sends_strict_functions() {
     let server = mock(ROUTE, vec![reply(&Turn::text("ok"), false)]).await;
     let model = client(&base(&server)).strict(true);
-    Agent::new(model, tools()).run("Hi").await.unwrap();
+    Agent::new(model, tools()).unwrap().run("Hi").await.unwrap();
     let sent = bodies(&server).await;
     let function = &sent[0]["tools"][0]["function"];
     assert_eq!(function["strict"], true);
@@ -438,7 +435,7 @@ async fn split_arguments_and_split_characters_assemble() {
         support::split_at(&first, &first_cuts),
         support::split_at(&second, &second_cuts),
     ]);
-    let agent = Agent::new(OpenAiChat::from_values("gpt-4o", key(), Some(&server.base)), tools());
+    let agent = Agent::new(OpenAiChat::from_values("gpt-4o", key(), Some(&server.base)), tools()).unwrap();
     let (result, events) = run(&agent, "Zürich?", true).await;
     let result = result.unwrap();
     assert_eq!(result.answer, "Il fait 12°C à Zürich — 晴れ。");

@@ -139,7 +139,7 @@ fn client(base: &str) -> OpenAiResponses {
 }
 
 fn agent(base: &str) -> Agent {
-    Agent::new(client(base), tools()).with_instructions("Be brief.")
+    Agent::new(client(base), tools()).unwrap().with_instructions("Be brief.")
 }
 
 /// The `(type or role, call_id)` of each input item sent.
@@ -321,7 +321,7 @@ async fn the_native_web_search_is_sent_with_the_functions() {
     let server = mock(ROUTE, vec![reply(&Turn::text("Found it."), false)]).await;
     let toolset = support::tools_with_search(WebSearch::new().with_allowed_domains(["example.org"]));
     let model = client(&base(&server)).strict(true);
-    Agent::new(model, toolset).run("Search").await.unwrap();
+    Agent::new(model, toolset).unwrap().run("Search").await.unwrap();
     let sent = bodies(&server).await;
     let tools = sent[0]["tools"].as_array().unwrap();
     assert_eq!(tools[0]["strict"], true);
@@ -380,7 +380,7 @@ async fn a_keyless_local_server_gets_no_authorization_header() {
     for streamed in [false, true] {
         let server = mock(ROUTE, vec![reply(&Turn::text("Hi."), streamed)]).await;
         let local = OpenAiResponses::from_values("local-model", None, Some(&base(&server)));
-        let (result, _) = run(&Agent::new(local, tools()), "Hi", streamed).await;
+        let (result, _) = run(&Agent::new(local, tools()).unwrap(), "Hi", streamed).await;
         assert_eq!(result.unwrap().answer, "Hi.");
         assert_eq!(support::authorizations(&server).await, [None]);
     }
@@ -406,7 +406,8 @@ async fn split_arguments_and_split_characters_assemble() {
         support::split_at(&first, &[cut_in(&first, "ü")]),
         support::split_at(&second, &[cut_in(&second, "°"), cut_in(&second, "晴"), cut_in(&second, "晴") + 1]),
     ]);
-    let agent = Agent::new(OpenAiResponses::from_values("gpt-4.1", key(), Some(&server.base)), tools());
+    let agent =
+        Agent::new(OpenAiResponses::from_values("gpt-4.1", key(), Some(&server.base)), tools()).unwrap();
     let (result, events) = run(&agent, "Zürich?", true).await;
     let result = result.unwrap();
     assert_eq!(result.answer, "Il fait 12°C à Zürich, 晴れ。");

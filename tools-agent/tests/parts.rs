@@ -146,7 +146,7 @@ impl Provider {
 async fn run(provider: Provider) -> (RunResult, Vec<Value>) {
     let server = mock(provider.script("chart")).await;
     let tools = Toolset::builder().add(Chart).build().unwrap();
-    let agent = Agent::from_shared(provider.model(&server), tools);
+    let agent = Agent::from_shared(provider.model(&server), tools).unwrap();
     let result = agent.run("Chart the sales").await.unwrap_or_else(|error| panic!("{provider:?}: {error}"));
     assert_eq!(
         (result.answer.as_str(), &result.stop),
@@ -216,12 +216,14 @@ async fn an_image_the_provider_cannot_read_stops_the_run_before_the_request_nami
     for provider in [Provider::Anthropic, Provider::Chat] {
         let server = mock(provider.script("scan")).await;
         let tools = Toolset::builder().add(Scan).build().unwrap();
-        let error = Agent::from_shared(provider.model(&server), tools).run("Scan it").await.unwrap_err();
+        let error =
+            Agent::from_shared(provider.model(&server), tools).unwrap().run("Scan it").await.unwrap_err();
         let dialect = match provider {
             Provider::Anthropic => "anthropic",
             Provider::Chat => "openai",
         };
-        let ModelError::Config(message) = &error.error else { panic!("{provider:?}: {error}") };
+        let ModelError::Message(refused) = &error.error else { panic!("{provider:?}: {error}") };
+        let message = refused.to_string();
         assert!(
             message.starts_with(&format!(
                 "{dialect}: the result of tool `scan` (call `call_c1`) cannot be sent: parts[0], an image (image/tiff, bytes):"

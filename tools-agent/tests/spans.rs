@@ -27,7 +27,7 @@ fn runs_requests_and_calls_are_traced() {
             usage,
         }))
         .then_text("hi");
-    let agent = Agent::new(model, Toolset::builder().add(Echo).build().unwrap());
+    let agent = Agent::new(model, Toolset::builder().add(Echo).build().unwrap()).unwrap();
     let spans = Spans::default();
     let result = tracing::subscriber::with_default(Capture(spans.clone()), || {
         futures::executor::block_on(agent.run("say hi"))

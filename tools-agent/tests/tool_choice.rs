@@ -64,7 +64,7 @@ async fn run(
     choice: ToolChoice,
     parallel: Option<bool>,
 ) -> Result<String, AgentError> {
-    let mut agent = Agent::new(model, tools()).with_tool_choice(choice);
+    let mut agent = Agent::new(model, tools()).unwrap().with_tool_choice(choice);
     if let Some(parallel) = parallel {
         agent = agent.with_parallel_tool_calls(parallel);
     }

@@ -115,7 +115,7 @@ async fn a_search_finds_a_tool_and_the_next_request_offers_it() {
         Some(ApiKey::new("sk-test")),
         Some(&format!("{}/v1", server.uri())),
     );
-    let agent = Agent::new(model, searched(&["slack_create_message"]));
+    let agent = Agent::new(model, searched(&["slack_create_message"])).unwrap();
     let result = agent.run("Open a Jira issue: login fails").await.unwrap();
     assert_eq!(result.answer, "Done: JIRA-1 is open.");
 
@@ -168,7 +168,7 @@ async fn a_search_runs_through_the_executor_like_any_call() {
         Some(&format!("{}/v1", server.uri())),
     );
     let started = Started::default();
-    let agent = Agent::new(model, searched(&[]).with_observer(started.clone()));
+    let agent = Agent::new(model, searched(&[]).with_observer(started.clone())).unwrap();
     agent.run("Open a Jira issue: login fails").await.unwrap();
     // The observers saw both searches, and the counters counted them: one
     // answered, one with arguments to fix.

@@ -38,7 +38,8 @@ use super::budget::ProviderLimits;
 use super::parts;
 use super::payload::{list, read};
 use super::transform::{self, Keyword, Refuse};
-use super::{Dialect, DialectError, MessageError};
+use super::{Dialect, DialectError, Message, MessageError};
+use serde_json::Map;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{JsonObject, Part, Tool, ToolCall, ToolResult};
 
@@ -347,4 +348,100 @@ fn content(result: &ToolResult) -> Result<Value, MessageError> {
         }
     }
     Ok(Value::Array(blocks))
+}
+
+/// The transcript as Messages API `messages`, consecutive turns of one role
+/// merged into one message (the API combines them too; merging here keeps
+/// `tool_result` blocks first in their user message, as the tool-use guide
+/// asks): user text, assistant `text` and `tool_use` blocks (an object
+/// `input`: [`tool_input`]), and each turn's results as [`format_results`]
+/// writes them, in `dialect` (named by a refused part's error). An
+/// assistant turn with nothing in it is left out, as the API refuses empty
+/// content. The instructions go in the request's own `system` field:
+/// <https://docs.anthropic.com/en/api/messages>.
+///
+/// ```
+/// use tools_provider::{Dialect, Message, anthropic};
+/// let transcript = [
+///     Message::user("a"),
+///     Message::Assistant { text: String::new(), calls: Vec::new() },
+///     Message::user("b"),
+/// ];
+/// let messages = anthropic::messages(Dialect::Anthropic, &transcript).unwrap();
+/// assert_eq!(messages, [serde_json::json!({"role": "user", "content": [
+///     {"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})]);
+/// ```
+pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+    let mut out: Vec<Value> = Vec::new();
+    for message in transcript {
+        match message {
+            Message::User { text } => push(&mut out, "user", Value::String(text.clone())),
+            Message::Assistant { text, calls } => {
+                let mut blocks = Vec::new();
+                // The API refuses empty text blocks.
+                if !text.is_empty() {
+                    blocks.push(json!({"type": "text", "text": text}));
+                }
+                for call in calls {
+                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)}));
+                }
+                // An assistant turn with nothing in it (a tool-less last
+                // request answered empty) is left out: the API refuses
+                // empty content, and the user turns around it merge.
+                if !blocks.is_empty() {
+                    push(&mut out, "assistant", Value::Array(blocks));
+                }
+            }
+            Message::Tool { results } => {
+                for message in dialect.format_results(results)? {
+                    let role = message.get("role").and_then(Value::as_str).unwrap_or("user").to_owned();
+                    let content = message.get("content").cloned().unwrap_or(Value::Array(Vec::new()));
+                    push(&mut out, &role, content);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Append a message, or merge it into the last one when the role is the same.
+fn push(out: &mut Vec<Value>, role: &str, content: Value) {
+    if let Some(last) = out.last_mut().filter(|last| last.get("role").and_then(Value::as_str) == Some(role)) {
+        let mut blocks = blocks_of(last.get("content").cloned().unwrap_or(Value::Null));
+        blocks.extend(blocks_of(content));
+        last["content"] = Value::Array(blocks);
+        return;
+    }
+    out.push(json!({"role": role, "content": content}));
+}
+
+fn blocks_of(content: Value) -> Vec<Value> {
+    match content {
+        Value::Array(blocks) => blocks,
+        Value::String(text) => vec![json!({"type": "text", "text": text})],
+        _ => Vec::new(),
+    }
+}
+
+/// A call's arguments as the `input` object a `tool_use` block needs.
+///
+/// Arguments that are not a JSON object (a stream cut short, a model that
+/// wrote broken JSON, a transcript from another provider) are sent as `{}`:
+/// the API refuses a `tool_use` block whose `input` is not an object, and
+/// the tool has already answered that call with an invalid-arguments
+/// result, which is what tells the model to fix it. Failing the request
+/// instead would end a run the model can still repair.
+///
+/// ```
+/// use serde_json::json;
+/// use tools_provider::anthropic::tool_input;
+/// assert_eq!(tool_input(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
+/// assert_eq!(tool_input("{\"city\":"), json!({}));
+/// assert_eq!(tool_input("[1]"), json!({}));
+/// ```
+pub fn tool_input(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(value @ Value::Object(_)) => value,
+        _ => Value::Object(Map::new()),
+    }
 }

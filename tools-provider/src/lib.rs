@@ -1,5 +1,5 @@
 //! The providers' wire formats: tool definitions, native web search, and the
-//! tool-call messages of one turn.
+//! messages of a conversation (user, assistant, tool calls, tool results).
 //!
 //! [`Dialect`] is the way in: for each provider format it gives the
 //! definitions ([`Dialect::tools`]), the tool choice and parallel setting
@@ -24,6 +24,13 @@
 //! result's parts (text, JSON, images, files) as the provider documents
 //! them, refuses a part the provider cannot take, naming it ([`RefusedPart`]),
 //! and never sends the result's artifact.
+//!
+//! The rest of a conversation is written there too, from the
+//! provider-neutral [`Transcript`]'s [`Message`]s: user text, the model's
+//! text and calls, and the results, in each provider's shape
+//! ([`openai::chat::messages`], [`openai::responses::input`],
+//! [`anthropic::messages`], [`gemini::contents`]); `tools-agent` sends
+//! them.
 //!
 //! The reserved `tool_search` entry is in [`search`]: Anthropic's own tool
 //! search over the deferred tools, or the local function elsewhere. A tool's
@@ -60,8 +67,10 @@ pub mod openai;
 mod parts;
 mod payload;
 pub mod search;
+mod transcript;
 mod transform;
 
 pub use choice::ToolChoice;
 pub use dialect::{Definition, Dialect};
 pub use error::{DialectError, MessageError, RefusedPart, ToolChoiceError, UnknownDialect};
+pub use transcript::{Message, Transcript};

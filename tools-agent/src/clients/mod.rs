@@ -1,33 +1,284 @@
-//! The built-in model clients, one module per provider API, each over the
-//! shared HTTP side (`crate::http`) and its provider's dialect.
+//! The built-in model clients: one skeleton, [`Client`], holds what every
+//! provider shares (model, key, base URL, extra headers, retry policy, the
+//! HTTP endpoint with its status mapping, the one server-sent events loop),
+//! and each provider module supplies a [`Provider`]: its URL and headers,
+//! its request body, its response reader and its stream event reader. The
+//! messages themselves (user, assistant, calls, results) are written by the
+//! provider's module in `tools-provider`.
 
 mod anthropic;
 mod gemini;
-pub(crate) mod openai_chat;
+mod openai_chat;
 mod openai_common;
-pub(crate) mod openai_responses;
+mod openai_responses;
 
 pub use anthropic::Anthropic;
 pub use gemini::Gemini;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
 
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use tools_provider::Dialect;
 
-use crate::ModelError;
-use crate::model::ModelRequest;
+use crate::http::{Decode, Endpoint, model_stream};
+use crate::model::{ModelRequest, ModelResponse, ModelStream};
+use crate::{ApiKey, Model, ModelError, RetryPolicy};
+
+/// What one provider's API adds to the shared [`Client`]: where requests
+/// go, its own headers, its request body, and its readers of a response
+/// and of a stream's events. Implemented by the built-in providers only.
+pub trait Provider: Clone + Default + Send + Sync + 'static {
+    /// The provider's name, in errors and spans ("openai", "anthropic"...).
+    const NAME: &'static str;
+    /// The client type's name, for `Debug`.
+    const CLIENT: &'static str;
+    /// Where the key is read from.
+    const KEY_VARIABLE: &'static str;
+    /// Where another base URL is read from.
+    const BASE_URL_VARIABLE: &'static str;
+    /// The provider's own base URL.
+    const DEFAULT_BASE_URL: &'static str;
+    /// The header the key goes in, and what comes before the key there.
+    const KEY_HEADER: (&'static str, &'static str);
+
+    /// The stream event reader.
+    type Events: Decode + 'static;
+
+    /// The dialect the tools (and calls and results) are written in.
+    fn dialect(&self) -> Dialect;
+
+    /// The URL of a request, plain or streamed.
+    fn url(&self, base_url: &str, model: &str, stream: bool) -> String;
+
+    /// The provider's own fixed headers (a version), besides the key's.
+    fn headers(&self, _headers: &mut HeaderMap) {}
+
+    /// Whether a request without a key is refused before it is sent: by
+    /// default always; OpenAI only for its own base URL (local servers
+    /// that speak its API need none).
+    fn needs_key(&self, _base_url: &str) -> bool {
+        true
+    }
+
+    /// The request body.
+    fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError>;
+
+    /// Read a whole (non-streamed) response.
+    fn read(&self, body: &Value) -> Result<ModelResponse, ModelError>;
+
+    /// A reader for one streamed response.
+    fn events(&self) -> Self::Events;
+
+    /// A provider's own reading of an HTTP error (Gemini refuses a bad key
+    /// with a 400).
+    fn refine(&self, error: ModelError) -> ModelError {
+        error
+    }
+}
+
+/// A provider with a strict mode for its tool definitions.
+pub trait Strict {
+    /// Send the tools in strict mode, or not.
+    fn set_strict(&mut self, strict: bool);
+}
+
+/// A model client: the connection settings every provider shares, over
+/// one provider's API. Use it through [`OpenAiChat`], [`OpenAiResponses`],
+/// [`Anthropic`] and [`Gemini`].
+///
+/// ```
+/// use std::time::Duration;
+/// use reqwest::header::{HeaderName, HeaderValue};
+/// use tools_agent::{Anthropic, ApiKey, Model, RetryPolicy};
+///
+/// let model = Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-...")), None)
+///     .with_base_url("http://proxy.local/")
+///     .with_retry(RetryPolicy::default().with_max_attempts(2))
+///     .with_header(HeaderName::from_static("anthropic-beta"), HeaderValue::from_static("x"));
+/// assert_eq!((model.provider(), model.model(), model.base_url()), ("anthropic", "claude-sonnet-4-5", "http://proxy.local"));
+/// assert_eq!(model.retry().max_attempts, 2);
+/// ```
+#[derive(Clone)]
+pub struct Client<P> {
+    model: String,
+    base_url: String,
+    key: Option<ApiKey>,
+    headers: HeaderMap,
+    endpoint: Endpoint,
+    provider: P,
+}
+
+impl<P: Provider> Client<P> {
+    /// A client of this model, with the key in the provider's variable
+    /// (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`) and the
+    /// base URL in its other (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`,
+    /// `GEMINI_BASE_URL`), else the provider's own. Without a key, requests
+    /// fail with [`ModelError::MissingKey`] before they are sent (but for
+    /// an OpenAI-compatible server at another base URL, which gets no
+    /// `Authorization` header).
+    pub fn new(model: impl Into<String>) -> Self {
+        let base_url = std::env::var(P::BASE_URL_VARIABLE).ok();
+        Self::from_values(model, ApiKey::from_env(P::KEY_VARIABLE), base_url.as_deref())
+    }
+
+    /// A client from these values rather than the environment: what
+    /// [`Self::new`] does with the two variables' values (a blank base URL
+    /// is the default one).
+    pub fn from_values(model: impl Into<String>, api_key: Option<ApiKey>, base_url: Option<&str>) -> Self {
+        let base_url = base_url.map(str::trim).filter(|url| !url.is_empty()).unwrap_or(P::DEFAULT_BASE_URL);
+        Self {
+            model: model.into(),
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            key: api_key,
+            headers: HeaderMap::new(),
+            endpoint: Endpoint::new(P::NAME, P::KEY_VARIABLE),
+            provider: P::default(),
+        }
+    }
+
+    /// The same client with this key.
+    pub fn with_api_key(mut self, key: ApiKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// The same client sending to this base URL (OpenAI's `.../v1`, to
+    /// which `chat/completions` or `responses` is added; Anthropic's and
+    /// Gemini's root, to which `/v1/messages` or `/v1beta/models/...` is).
+    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into().trim().trim_end_matches('/').to_owned();
+        self
+    }
+
+    /// The same client retrying rate limits and server errors with this policy.
+    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
+        self.endpoint.retry = policy;
+        self
+    }
+
+    /// The same client over this HTTP client (proxies, TLS roots, pools).
+    pub fn with_client(mut self, client: reqwest::Client) -> Self {
+        self.endpoint.client = client;
+        self
+    }
+
+    /// The same client sending this header with every request (an
+    /// organization, a beta flag); it replaces a provider header of the
+    /// same name, but not the key's.
+    pub fn with_header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The retry policy.
+    pub fn retry(&self) -> RetryPolicy {
+        self.endpoint.retry
+    }
+
+    /// The request headers: the provider's, the extra ones, and the key's
+    /// (none without a key where the provider allows it).
+    fn request_headers(&self) -> Result<HeaderMap, ModelError> {
+        let mut headers = HeaderMap::new();
+        self.provider.headers(&mut headers);
+        headers.extend(self.headers.clone());
+        match &self.key {
+            Some(key) => {
+                let (name, prefix) = P::KEY_HEADER;
+                let value =
+                    key.header(prefix).map_err(|_| ModelError::InvalidKey { provider: P::NAME.into() })?;
+                headers.insert(HeaderName::from_static(name), value);
+            }
+            None if self.provider.needs_key(&self.base_url) => {
+                return Err(ModelError::MissingKey { provider: P::NAME.into(), variable: P::KEY_VARIABLE });
+            }
+            None => {}
+        }
+        Ok(headers)
+    }
+
+    fn url(&self, stream: bool) -> String {
+        self.provider.url(&self.base_url, &self.model, stream)
+    }
+}
+
+impl<P: Provider + Strict> Client<P> {
+    /// Send the tools in strict mode (`Dialect::OpenAiChatStrict`,
+    /// `OpenAiResponsesStrict`, `AnthropicStrict`): the model's arguments
+    /// then follow the schemas exactly.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.provider.set_strict(strict);
+        self
+    }
+}
+
+impl<P: Provider> std::fmt::Debug for Client<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(P::CLIENT)
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.key.as_ref().map(|_| "***"))
+            .field("dialect", &self.provider.dialect())
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("retry", &self.endpoint.retry)
+            .finish()
+    }
+}
+
+impl<P: Provider> Model for Client<P> {
+    fn provider(&self) -> &str {
+        P::NAME
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn dialect(&self) -> Option<Dialect> {
+        Some(self.provider.dialect())
+    }
+
+    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(async move {
+            let body = self.provider.body(&self.model, &request, false)?;
+            let headers = self.request_headers()?;
+            let timeout = request.settings.request_timeout;
+            let answer = self.endpoint.post_json(&self.url(false), headers, &body, timeout).await;
+            self.provider.read(&answer.map_err(|error| self.provider.refine(error))?)
+        })
+    }
+
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        let opening = Box::pin(async move {
+            let body = self.provider.body(&self.model, &request, true)?;
+            let headers = self.request_headers()?;
+            let timeout = request.settings.request_timeout;
+            let events = self.endpoint.post_events(&self.url(true), headers, &body, timeout).await;
+            events.map_err(|error| self.provider.refine(error))
+        });
+        model_stream(opening, self.provider.events())
+    }
+}
 
 /// The request fields that offer the tools (`tools`) and say which the
 /// model may call (the dialect's tool choice fields); none without tools,
 /// since providers refuse an empty `tools` array, and a choice needs tools
 /// to name.
+///
+/// The dialect refuses a toolset it cannot express when the agent is built
+/// (`Agent::new`); the refusal here is the fallback for what can change
+/// after that: the toolset of a turn is prepared per turn, and a tool
+/// search loads deferred tools during the run.
 fn tool_fields(dialect: Dialect, request: &ModelRequest<'_>) -> Result<Map<String, Value>, ModelError> {
     let mut fields = Map::new();
     let Some(toolset) = request.tools else { return Ok(fields) };
-    let tools = dialect.tools(toolset).map_err(|error| {
-        ModelError::Config(format!("the tools cannot be sent to {}: {error}", dialect.name()))
-    })?;
+    let tools = dialect.tools(toolset)?;
     if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
         fields.insert("tools".into(), tools);
         let settings = request.settings;

@@ -14,22 +14,22 @@
 //!   `finish_reason` on the last choice chunk, with `stream_options:
 //!   {"include_usage": true}` a last chunk with empty `choices` and the
 //!   `usage`, then `data: [DONE]`).
-//! - Tool calls and their results: the `OpenAiChat` dialect of
-//!   `tools-provider` (<https://platform.openai.com/docs/guides/function-calling>).
+//! - The messages (user, assistant, tool calls and their results):
+//!   `tools_provider::openai::chat::messages`, with the `OpenAiChat` dialect of `tools-provider`
+//!   (<https://platform.openai.com/docs/guides/function-calling>).
 
 use eventsource_stream::Event;
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use tools_provider::Dialect;
+use tools_provider::{Dialect, openai};
 
-use super::openai_common::{
-    Connection, Decode, error_text, event_json, malformed, model_stream, stream_ended, usage,
-};
-use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, ModelStream, Usage};
-use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
+use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
+use super::{Client, Provider, Strict};
+use crate::ModelError;
+use crate::http::Decode;
+use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
-/// A [`Model`] over OpenAI's Chat Completions API, or any server that
-/// speaks it.
+/// A [`Model`](crate::Model) over OpenAI's Chat Completions API, or any
+/// server that speaks it.
 ///
 /// ```
 /// use tools_agent::{ApiKey, Model, OpenAiChat};
@@ -42,100 +42,48 @@ use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
 /// assert_eq!((local.provider(), local.model()), ("openai", "llama3.2"));
 /// assert!(!format!("{openai:?}").contains("sk-"));
 /// ```
-#[derive(Clone)]
-pub struct OpenAiChat {
-    connection: Connection,
+pub type OpenAiChat = Client<OpenAiChatApi>;
+
+/// Chat Completions, as the [`OpenAiChat`] client speaks it: whether its
+/// tools are strict.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenAiChatApi {
+    strict: bool,
 }
 
-impl OpenAiChat {
-    /// A client of this model, with the key in `OPENAI_API_KEY` and the
-    /// base URL in `OPENAI_BASE_URL` (default `https://api.openai.com/v1`).
-    /// With a base URL and no key, requests go without an `Authorization`
-    /// header, as local servers expect.
-    pub fn new(model: impl Into<String>) -> Self {
-        Self { connection: Connection::from_env(model.into()) }
+impl Strict for OpenAiChatApi {
+    fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
     }
+}
 
-    /// A client from these values rather than the environment: what
-    /// [`Self::new`] does with the two variables' values (a blank base URL
-    /// is the default one).
-    pub fn from_values(model: impl Into<String>, api_key: Option<ApiKey>, base_url: Option<&str>) -> Self {
-        Self { connection: Connection::from_values(model.into(), api_key, base_url) }
-    }
-
-    /// Use this key.
-    pub fn with_api_key(mut self, key: ApiKey) -> Self {
-        self.connection.key = Some(key);
-        self
-    }
-
-    /// Send to this base URL (`.../v1`); `chat/completions` is appended.
-    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
-        self.connection.set_base_url(&url.into());
-        self
-    }
-
-    /// Send the tools in strict mode (`Dialect::OpenAiChatStrict`): the
-    /// model's arguments then follow the schemas exactly.
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.connection.strict = strict;
-        self
-    }
-
-    /// Retry rate limits and server errors with this policy.
-    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
-        self.connection.endpoint.retry = policy;
-        self
-    }
-
-    /// Send with this HTTP client (proxies, TLS roots, pools).
-    pub fn with_client(mut self, client: reqwest::Client) -> Self {
-        self.connection.endpoint.client = client;
-        self
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.connection.base_url
-    }
+impl Provider for OpenAiChatApi {
+    const NAME: &'static str = common::PROVIDER;
+    const CLIENT: &'static str = "OpenAiChat";
+    const KEY_VARIABLE: &'static str = common::KEY_VARIABLE;
+    const BASE_URL_VARIABLE: &'static str = common::BASE_URL_VARIABLE;
+    const DEFAULT_BASE_URL: &'static str = common::DEFAULT_BASE_URL;
+    const KEY_HEADER: (&'static str, &'static str) = common::KEY_HEADER;
+    type Events = ChatDecoder;
 
     fn dialect(&self) -> Dialect {
-        if self.connection.strict { Dialect::OpenAiChatStrict } else { Dialect::OpenAiChat }
+        if self.strict { Dialect::OpenAiChatStrict } else { Dialect::OpenAiChat }
+    }
+
+    /// `{base}/chat/completions`.
+    fn url(&self, base_url: &str, _model: &str, _stream: bool) -> String {
+        format!("{base_url}/chat/completions")
+    }
+
+    fn needs_key(&self, base_url: &str) -> bool {
+        common::needs_key(base_url)
     }
 
     /// The request body: <https://platform.openai.com/docs/api-reference/chat/create>.
-    fn body(&self, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
+    fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
-        let mut messages = Vec::with_capacity(request.messages.len() + 1);
-        if let Some(instructions) = request.instructions {
-            messages.push(json!({"role": "system", "content": instructions}));
-        }
-        for message in request.messages {
-            match message {
-                Message::User { text } => messages.push(json!({"role": "user", "content": text})),
-                Message::Assistant { text, calls } => {
-                    let content = if text.is_empty() { Value::Null } else { Value::String(text.clone()) };
-                    let mut assistant = json!({"role": "assistant", "content": content});
-                    if !calls.is_empty() {
-                        assistant["tool_calls"] = calls
-                            .iter()
-                            .map(|call| {
-                                json!({"id": call.id, "type": "function",
-                                       "function": {"name": call.name, "arguments": call.arguments}})
-                            })
-                            .collect();
-                    }
-                    messages.push(assistant);
-                }
-                Message::Tool { results } => {
-                    // A part the dialect cannot send is refused, naming the
-                    // dialect, the tool and the part.
-                    let formatted = dialect.format_results(results);
-                    messages.extend(formatted.map_err(|error| ModelError::Config(error.to_string()))?)
-                }
-            }
-        }
-        let mut body = json!({"model": self.connection.model, "messages": messages});
+        let messages = openai::chat::messages(dialect, request.instructions, request.messages)?;
+        let mut body = json!({"model": model, "messages": messages});
         let settings = request.settings;
         for (field, value) in super::tool_fields(dialect, request)? {
             body[field.as_str()] = value;
@@ -176,49 +124,15 @@ impl OpenAiChat {
             usage: usage(body.get("usage"), "prompt_tokens", "completion_tokens"),
         })
     }
-}
 
-impl std::fmt::Debug for OpenAiChat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.connection.debug("OpenAiChat", f)
-    }
-}
-
-impl Model for OpenAiChat {
-    fn provider(&self) -> &str {
-        super::openai_common::PROVIDER
-    }
-
-    fn model(&self) -> &str {
-        &self.connection.model
-    }
-
-    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(async move {
-            let body = self.body(&request, false)?;
-            let headers = self.connection.headers()?;
-            let url = self.connection.url("chat/completions");
-            let timeout = request.settings.request_timeout;
-            let answer = self.connection.endpoint.post_json(&url, headers, &body, timeout).await?;
-            self.read(&answer)
-        })
-    }
-
-    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        let opening = Box::pin(async move {
-            let body = self.body(&request, true)?;
-            let headers = self.connection.headers()?;
-            let url = self.connection.url("chat/completions");
-            let timeout = request.settings.request_timeout;
-            self.connection.endpoint.post_events(&url, headers, &body, timeout).await
-        });
-        model_stream(opening, ChatDecoder::default())
+    fn events(&self) -> ChatDecoder {
+        ChatDecoder::default()
     }
 }
 
 /// The pieces of one streamed response so far.
 #[derive(Default)]
-struct ChatDecoder {
+pub struct ChatDecoder {
     text: String,
     calls: CallAssembler,
     usage: Usage,
@@ -295,7 +209,11 @@ impl Decode for ChatDecoder {
         Ok(None)
     }
 
-    fn missing(&self) -> &'static str {
-        if self.finished { "no `data: [DONE]`" } else { "no `finish_reason` and no `data: [DONE]`" }
+    fn end(&mut self) -> Result<ModelResponse, ModelError> {
+        Err(stream_ended(if self.finished {
+            "no `data: [DONE]`"
+        } else {
+            "no `finish_reason` and no `data: [DONE]`"
+        }))
     }
 }

@@ -14,24 +14,24 @@
 //!   `response.function_call_arguments.delta` keyed by `output_index`,
 //!   `response.completed` with the whole response, `response.incomplete`,
 //!   `response.failed`, `error`).
-//! - Tool calls and their results: the `OpenAiResponses` dialect of
-//!   `tools-provider` (<https://platform.openai.com/docs/guides/function-calling>).
+//! - The messages (user, assistant, tool calls and their results):
+//!   `tools_provider::openai::responses::input`, with the `OpenAiResponses` dialect of `tools-provider`
+//!   (<https://platform.openai.com/docs/guides/function-calling>).
 //!
 //! Requests say `store: false`: the transcript is the state, sent whole
 //! each turn, and nothing is kept on OpenAI's side.
 
 use eventsource_stream::Event;
-use futures::future::BoxFuture;
 use serde_json::{Value, json};
-use tools_provider::Dialect;
+use tools_provider::{Dialect, openai};
 
-use super::openai_common::{
-    Connection, Decode, error_text, event_json, malformed, model_stream, stream_ended, usage,
-};
-use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream};
-use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
+use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
+use super::{Client, Provider, Strict};
+use crate::ModelError;
+use crate::http::Decode;
+use crate::model::{ModelEvent, ModelRequest, ModelResponse};
 
-/// A [`Model`] over OpenAI's Responses API.
+/// A [`Model`](crate::Model) over OpenAI's Responses API.
 ///
 /// ```
 /// use tools_agent::{ApiKey, Model, OpenAiResponses};
@@ -41,93 +41,48 @@ use crate::{ApiKey, Message, Model, ModelError, RetryPolicy};
 /// assert_eq!((model.provider(), model.model()), ("openai", "gpt-4.1-mini"));
 /// assert!(!format!("{model:?}").contains("sk-"));
 /// ```
-#[derive(Clone)]
-pub struct OpenAiResponses {
-    connection: Connection,
+pub type OpenAiResponses = Client<OpenAiResponsesApi>;
+
+/// The Responses API, as the [`OpenAiResponses`] client speaks it: whether
+/// its function tools are strict.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OpenAiResponsesApi {
+    strict: bool,
 }
 
-impl OpenAiResponses {
-    /// A client of this model, with the key in `OPENAI_API_KEY` and the
-    /// base URL in `OPENAI_BASE_URL` (default `https://api.openai.com/v1`).
-    /// With a base URL and no key, requests go without an `Authorization`
-    /// header, as local servers expect.
-    pub fn new(model: impl Into<String>) -> Self {
-        Self { connection: Connection::from_env(model.into()) }
+impl Strict for OpenAiResponsesApi {
+    fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
     }
+}
 
-    /// A client from these values rather than the environment: what
-    /// [`Self::new`] does with the two variables' values (a blank base URL
-    /// is the default one).
-    pub fn from_values(model: impl Into<String>, api_key: Option<ApiKey>, base_url: Option<&str>) -> Self {
-        Self { connection: Connection::from_values(model.into(), api_key, base_url) }
-    }
-
-    /// Use this key.
-    pub fn with_api_key(mut self, key: ApiKey) -> Self {
-        self.connection.key = Some(key);
-        self
-    }
-
-    /// Send to this base URL (`.../v1`); `responses` is appended.
-    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
-        self.connection.set_base_url(&url.into());
-        self
-    }
-
-    /// Send the function tools in strict mode
-    /// (`Dialect::OpenAiResponsesStrict`).
-    pub fn strict(mut self, strict: bool) -> Self {
-        self.connection.strict = strict;
-        self
-    }
-
-    /// Retry rate limits and server errors with this policy.
-    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
-        self.connection.endpoint.retry = policy;
-        self
-    }
-
-    /// Send with this HTTP client (proxies, TLS roots, pools).
-    pub fn with_client(mut self, client: reqwest::Client) -> Self {
-        self.connection.endpoint.client = client;
-        self
-    }
-
-    /// The base URL requests go to.
-    pub fn base_url(&self) -> &str {
-        &self.connection.base_url
-    }
+impl Provider for OpenAiResponsesApi {
+    const NAME: &'static str = common::PROVIDER;
+    const CLIENT: &'static str = "OpenAiResponses";
+    const KEY_VARIABLE: &'static str = common::KEY_VARIABLE;
+    const BASE_URL_VARIABLE: &'static str = common::BASE_URL_VARIABLE;
+    const DEFAULT_BASE_URL: &'static str = common::DEFAULT_BASE_URL;
+    const KEY_HEADER: (&'static str, &'static str) = common::KEY_HEADER;
+    type Events = ResponsesDecoder;
 
     fn dialect(&self) -> Dialect {
-        if self.connection.strict { Dialect::OpenAiResponsesStrict } else { Dialect::OpenAiResponses }
+        if self.strict { Dialect::OpenAiResponsesStrict } else { Dialect::OpenAiResponses }
+    }
+
+    /// `{base}/responses`.
+    fn url(&self, base_url: &str, _model: &str, _stream: bool) -> String {
+        format!("{base_url}/responses")
+    }
+
+    fn needs_key(&self, base_url: &str) -> bool {
+        common::needs_key(base_url)
     }
 
     /// The request body: <https://platform.openai.com/docs/api-reference/responses/create>.
-    fn body(&self, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
+    fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
-        let mut input = Vec::with_capacity(request.messages.len());
-        for message in request.messages {
-            match message {
-                Message::User { text } => {
-                    input.push(json!({"type": "message", "role": "user", "content": text}));
-                }
-                Message::Assistant { text, calls } => {
-                    if !text.is_empty() {
-                        input.push(json!({"type": "message", "role": "assistant", "content": text}));
-                    }
-                    input.extend(calls.iter().map(|call| {
-                        json!({"type": "function_call", "call_id": call.id, "name": call.name,
-                               "arguments": call.arguments})
-                    }));
-                }
-                // A part the dialect cannot send is refused, naming the
-                // dialect, the tool and the part.
-                Message::Tool { results } => input.extend(
-                    dialect.format_results(results).map_err(|error| ModelError::Config(error.to_string()))?,
-                ),
-            }
-        }
-        let mut body = json!({"model": self.connection.model, "input": input, "store": false});
+        let input = openai::responses::input(dialect, request.messages)?;
+        let mut body = json!({"model": model, "input": input, "store": false});
         if let Some(instructions) = request.instructions {
             body["instructions"] = json!(instructions);
         }
@@ -145,6 +100,14 @@ impl OpenAiResponses {
             body["stream"] = json!(true);
         }
         Ok(body)
+    }
+
+    fn read(&self, body: &Value) -> Result<ModelResponse, ModelError> {
+        read(self.dialect(), body)
+    }
+
+    fn events(&self) -> ResponsesDecoder {
+        ResponsesDecoder { dialect: self.dialect(), calls: Vec::new() }
     }
 }
 
@@ -169,47 +132,9 @@ fn read(dialect: Dialect, body: &Value) -> Result<ModelResponse, ModelError> {
     Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "input_tokens", "output_tokens") })
 }
 
-impl std::fmt::Debug for OpenAiResponses {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.connection.debug("OpenAiResponses", f)
-    }
-}
-
-impl Model for OpenAiResponses {
-    fn provider(&self) -> &str {
-        super::openai_common::PROVIDER
-    }
-
-    fn model(&self) -> &str {
-        &self.connection.model
-    }
-
-    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        Box::pin(async move {
-            let body = self.body(&request, false)?;
-            let headers = self.connection.headers()?;
-            let url = self.connection.url("responses");
-            let timeout = request.settings.request_timeout;
-            let answer = self.connection.endpoint.post_json(&url, headers, &body, timeout).await?;
-            read(self.dialect(), &answer)
-        })
-    }
-
-    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
-        let opening = Box::pin(async move {
-            let body = self.body(&request, true)?;
-            let headers = self.connection.headers()?;
-            let url = self.connection.url("responses");
-            let timeout = request.settings.request_timeout;
-            self.connection.endpoint.post_events(&url, headers, &body, timeout).await
-        });
-        model_stream(opening, ResponsesDecoder { dialect: self.dialect(), calls: Vec::new() })
-    }
-}
-
 /// What a streamed response said so far: the output indexes of its
 /// function calls, whose position is the call's index in the turn.
-struct ResponsesDecoder {
+pub struct ResponsesDecoder {
     dialect: Dialect,
     calls: Vec<u64>,
 }
@@ -283,7 +208,7 @@ impl Decode for ResponsesDecoder {
         Ok(None)
     }
 
-    fn missing(&self) -> &'static str {
-        "no `response.completed` event"
+    fn end(&mut self) -> Result<ModelResponse, ModelError> {
+        Err(stream_ended("no `response.completed` event"))
     }
 }

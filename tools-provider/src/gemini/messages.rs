@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::payload::{list, read};
-use crate::{Dialect, MessageError, parts};
+use crate::{Dialect, Message, MessageError, parts};
 use tools_core::{Outcome, Part, ToolCall, ToolResult};
 
 /// The prefix of the call ids [`parse_calls`] makes up for calls that came
@@ -207,4 +207,83 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
     }
     let key = if outcome.is_success() { "content" } else { "error" };
     json!({ key: value })
+}
+
+/// The transcript as `contents`: user text, `model` contents of text and
+/// `functionCall` parts (`name`, an object `args`: [`args`]; the `id` when
+/// Gemini sent one, not a [synthetic](SYNTHETIC_ID_PREFIX) one), and each
+/// turn's results as [`format_results`] writes them. A model content
+/// without parts is left out, as Gemini refuses it. The instructions go in
+/// the request's own `systemInstruction`:
+/// <https://ai.google.dev/api/generate-content>.
+///
+/// A thinking model signs its function call parts, and each signature must
+/// go back on its part: `signature` gives the one received with a call, if
+/// any (<https://ai.google.dev/gemini-api/docs/thought-signatures>).
+///
+/// ```
+/// use tools_core::ToolCall;
+/// use tools_provider::{Message, gemini};
+/// let call = ToolCall::new("gemini-call-0-now", "now", "{}");
+/// let transcript = [Message::user("Time?"), Message::Assistant { text: String::new(), calls: vec![call] }];
+/// let contents = gemini::contents(&transcript, |_| Some("c2ln".to_owned())).unwrap();
+/// assert_eq!(contents[1]["parts"][0], serde_json::json!(
+///     {"functionCall": {"name": "now", "args": {}}, "thoughtSignature": "c2ln"}));
+/// ```
+pub fn contents(
+    transcript: &[Message],
+    signature: impl Fn(&ToolCall) -> Option<String>,
+) -> Result<Vec<Value>, MessageError> {
+    let mut out = Vec::new();
+    for message in transcript {
+        match message {
+            Message::User { text } => out.push(json!({"role": "user", "parts": [{"text": text}]})),
+            Message::Assistant { text, calls } => {
+                let mut parts = Vec::new();
+                if !text.is_empty() {
+                    parts.push(json!({"text": text}));
+                }
+                for call in calls {
+                    let mut function_call = json!({"name": call.name, "args": args(&call.arguments)});
+                    // A synthetic id is the dialect's own, made up for a
+                    // call Gemini sent without one: it is not sent back.
+                    if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
+                        function_call["id"] = Value::from(call.id.as_str());
+                    }
+                    let mut part = json!({"functionCall": function_call});
+                    if let Some(signature) = signature(call) {
+                        part["thoughtSignature"] = Value::String(signature);
+                    }
+                    parts.push(part);
+                }
+                // Gemini refuses a content without parts.
+                if !parts.is_empty() {
+                    out.push(json!({"role": "model", "parts": parts}));
+                }
+            }
+            Message::Tool { results } => out.extend(Dialect::Gemini.format_results(results)?),
+        }
+    }
+    Ok(out)
+}
+
+/// A call's arguments as the `args` object a `functionCall` part needs.
+///
+/// Arguments that are not a JSON object (a model that wrote broken JSON, a
+/// transcript from another provider) are sent as `{}`: Gemini refuses
+/// `args` that are not an object (a `Struct`), and the tool has already
+/// answered the call with an invalid-arguments result, which is what tells
+/// the model to fix it. Failing the request would end a run the model can
+/// still repair.
+///
+/// ```
+/// use serde_json::json;
+/// assert_eq!(tools_provider::gemini::args(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
+/// assert_eq!(tools_provider::gemini::args("not json"), json!({}));
+/// ```
+pub fn args(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(value @ Value::Object(_)) => value,
+        _ => Value::Object(serde_json::Map::new()),
+    }
 }

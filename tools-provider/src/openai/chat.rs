@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::read;
-use crate::{Dialect, DialectError, MessageError};
+use crate::{Dialect, DialectError, Message, MessageError};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
@@ -98,6 +98,57 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
         out.push(ToolCall::new(call.id, function.name, function.arguments));
     }
     Ok(out)
+}
+
+/// The instructions and the transcript as Chat Completions `messages`: a
+/// `system` message, then `user` messages, `assistant` messages (`content`
+/// null when the model only called tools, its `tool_calls` with string
+/// `arguments`), and each turn's results as [`format_results`] writes them,
+/// in `dialect` (named by a refused part's error):
+/// <https://platform.openai.com/docs/api-reference/chat/create>.
+///
+/// ```
+/// use tools_core::ToolCall;
+/// use tools_provider::{Dialect, Message, openai};
+/// let transcript = [Message::user("Weather?"),
+///     Message::Assistant { text: String::new(), calls: vec![ToolCall::new("call_1", "weather", "{}")] }];
+/// let messages = openai::chat::messages(Dialect::OpenAiChat, Some("Be brief."), &transcript).unwrap();
+/// assert_eq!(messages[0], serde_json::json!({"role": "system", "content": "Be brief."}));
+/// assert_eq!(messages[2]["content"], serde_json::Value::Null);
+/// assert_eq!(messages[2]["tool_calls"][0]["function"]["name"], "weather");
+/// ```
+pub fn messages(
+    dialect: Dialect,
+    instructions: Option<&str>,
+    transcript: &[Message],
+) -> Result<Vec<Value>, MessageError> {
+    let mut messages = Vec::with_capacity(transcript.len() + 1);
+    if let Some(instructions) = instructions {
+        messages.push(json!({"role": "system", "content": instructions}));
+    }
+    for message in transcript {
+        match message {
+            Message::User { text } => messages.push(json!({"role": "user", "content": text})),
+            Message::Assistant { text, calls } => {
+                let content = if text.is_empty() { Value::Null } else { Value::String(text.clone()) };
+                let mut assistant = json!({"role": "assistant", "content": content});
+                if !calls.is_empty() {
+                    assistant["tool_calls"] = calls
+                        .iter()
+                        .map(|call| {
+                            json!({"id": call.id, "type": "function",
+                                   "function": {"name": call.name, "arguments": call.arguments}})
+                        })
+                        .collect();
+                }
+                messages.push(assistant);
+            }
+            // A part the dialect cannot send is refused, naming the
+            // dialect, the tool and the part.
+            Message::Tool { results } => messages.extend(dialect.format_results(results)?),
+        }
+    }
+    Ok(messages)
 }
 
 /// What a tool message says of an image or file it cannot carry.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::{list, read};
-use crate::{Dialect, DialectError, MessageError};
+use crate::{Dialect, DialectError, Message, MessageError};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
@@ -76,6 +76,46 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
         calls.push(ToolCall::new(call.call_id, call.name, call.arguments));
     }
     Ok(calls)
+}
+
+/// The transcript as Responses `input` items: `message` items for the user
+/// and for the model's text (none for an empty text), a `function_call`
+/// item per call (`call_id`, `name`, string `arguments`), and each turn's
+/// results as [`format_results`] writes them, in `dialect` (named by a
+/// refused part's error). The instructions go in the request's own
+/// `instructions` field: <https://platform.openai.com/docs/api-reference/responses/create>.
+///
+/// ```
+/// use tools_core::ToolCall;
+/// use tools_provider::{Dialect, Message, openai};
+/// let transcript = [Message::user("Weather?"),
+///     Message::Assistant { text: String::new(), calls: vec![ToolCall::new("call_1", "weather", "{}")] }];
+/// let input = openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap();
+/// assert_eq!(input[0], serde_json::json!({"type": "message", "role": "user", "content": "Weather?"}));
+/// assert_eq!(input[1]["type"], "function_call");
+/// ```
+pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+    let mut input = Vec::with_capacity(transcript.len());
+    for message in transcript {
+        match message {
+            Message::User { text } => {
+                input.push(json!({"type": "message", "role": "user", "content": text}));
+            }
+            Message::Assistant { text, calls } => {
+                if !text.is_empty() {
+                    input.push(json!({"type": "message", "role": "assistant", "content": text}));
+                }
+                input.extend(calls.iter().map(|call| {
+                    json!({"type": "function_call", "call_id": call.id, "name": call.name,
+                           "arguments": call.arguments})
+                }));
+            }
+            // A part the dialect cannot send is refused, naming the
+            // dialect, the tool and the part.
+            Message::Tool { results } => input.extend(dialect.format_results(results)?),
+        }
+    }
+    Ok(input)
 }
 
 /// The turn's results as Responses input items, one

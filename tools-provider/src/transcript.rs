@@ -1,6 +1,8 @@
 //! The provider-neutral record of a run: what was said, which tools were
 //! called and what they answered. Serializable, so a run can be stored and
-//! continued later, on the same client or another provider's.
+//! continued later, on the same client or another provider's. Each
+//! provider module writes it in its own wire format (`messages`,
+//! `input`, `contents`); `tools-agent` re-exports it.
 
 use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, ToolResult};
@@ -40,7 +42,7 @@ impl Message {
 /// A run as data: the instructions and every message so far.
 ///
 /// ```
-/// use tools_agent::{Message, Transcript};
+/// use tools_provider::{Message, Transcript};
 ///
 /// let mut transcript = Transcript::new().with_instructions("Answer briefly.");
 /// transcript.push(Message::user("Weather in Paris?"));

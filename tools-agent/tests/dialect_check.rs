@@ -1,0 +1,49 @@
+//! A toolset the model's dialect cannot express is refused when the agent
+//! is built, naming the tool and the keyword, before any request.
+
+use tools_agent::{Agent, ApiKey, OpenAiChat, OpenAiResponses, ScriptedModel};
+use tools_core::toolset::{ToolSearch, Toolset};
+use tools_core::{ToolContext, ToolError};
+use tools_macros::tool;
+use tools_provider::Dialect;
+
+/// Keeps any JSON value.
+#[tool(args, crate = "tools_core")]
+async fn store(_ctx: &ToolContext, value: serde_json::Value) -> Result<String, ToolError> {
+    Ok(value.to_string())
+}
+
+/// Current temperature for a city.
+#[tool(args, crate = "tools_core")]
+async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
+    Ok(format!("12°C in {city}"))
+}
+
+fn tools() -> Toolset {
+    Toolset::builder().add(Store).add(GetWeather).build().unwrap()
+}
+
+fn chat() -> OpenAiChat {
+    OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), None)
+}
+
+#[test]
+fn a_schema_strict_mode_cannot_express_is_refused_when_the_agent_is_built() {
+    let refused = Agent::new(chat().strict(true), tools()).unwrap_err();
+    assert_eq!(refused.tool.as_deref(), Some("store"));
+    assert_eq!(refused.dialect, Dialect::OpenAiChatStrict);
+    assert!(!refused.keyword.is_empty(), "{refused}");
+    assert!(refused.to_string().starts_with("tool `store` cannot be sent as openai-strict"), "{refused}");
+    // Outside strict mode the canonical schema goes as it is.
+    assert!(Agent::new(chat(), tools()).is_ok());
+    // A model without a dialect is not checked.
+    assert!(Agent::new(ScriptedModel::new(), tools()).is_ok());
+}
+
+#[test]
+fn a_deferred_tool_is_checked_too_where_the_local_search_may_load_it() {
+    let searched = tools().with_tool_search(ToolSearch::new().keep_loaded(["get_weather"]));
+    let model = OpenAiResponses::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), None).strict(true);
+    let refused = Agent::new(model, searched).unwrap_err();
+    assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::OpenAiResponsesStrict));
+}
