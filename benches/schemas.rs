@@ -63,7 +63,7 @@ const TOOLS: usize = 1000;
 fn bench(c: &mut Criterion, toolset: &[Renamed<Arc<Search>>]) {
     let mut group = c.benchmark_group("schemas");
     group.bench_function("generate", |b| b.iter(Parameters::of::<SearchRequest>));
-    group.bench_function("cached", |b| b.iter(|| black_box(&Search).parameters().len()));
+    group.bench_function("cached", |b| b.iter(|| black_box(&Search).spec().parameters().len()));
     for dialect in Dialect::ALL {
         group.bench_function(format!("export_{TOOLS}_{}", dialect.name()), |b| {
             b.iter(|| toolset.iter().filter(|tool| dialect.function(*tool).is_ok()).count())

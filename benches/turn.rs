@@ -15,7 +15,9 @@ use criterion::Criterion;
 
 mod support;
 use tools::toolset::Toolset;
-use tools::{JsonObject, Tool, ToolCall, ToolContext, ToolError, ToolFuture, ToolSpec, TypedTool};
+use tools::{
+    JsonObject, Output, OutputFuture, Parameters, Tool, ToolCall, ToolContext, ToolError, ToolSpec, TypedTool,
+};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct AddRequest {
@@ -30,23 +32,23 @@ fn add(req: AddRequest) -> String {
 
 /// The trivial tool as a bare `Tool`: exactly the serde parse and the
 /// function, so the difference from the direct call is the executor alone.
-struct RawAdd(JsonObject);
+struct RawAdd(ToolSpec);
+
+impl RawAdd {
+    fn new(schema: JsonObject) -> Self {
+        Self(ToolSpec::from_parameters("add", "Add two numbers.", Parameters::from_schema(schema)))
+    }
+}
 
 impl Tool for RawAdd {
-    fn name(&self) -> &str {
-        "add"
-    }
-    fn description(&self) -> &str {
-        "Add two numbers."
-    }
-    fn parameters(&self) -> &JsonObject {
+    fn spec(&self) -> &ToolSpec {
         &self.0
     }
-    fn call<'a>(&'a self, _ctx: &'a ToolContext, input: &'a str) -> ToolFuture<'a> {
+    fn call<'a>(&'a self, _ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
         Box::pin(async move {
             let req: AddRequest =
-                serde_json::from_str(input).map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
-            Ok(add(req))
+                serde_json::from_str(arguments).map_err(|e| ToolError::invalid_arguments(e.to_string()))?;
+            Ok(Output::text(add(req)))
         })
     }
 }
@@ -143,7 +145,7 @@ impl tools::toolset::Layer for Noop {}
 fn layered(schema: &JsonObject) -> Vec<(&'static str, Toolset)> {
     use tools::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Retry};
     let with = |layer: Box<dyn FnOnce(Toolset) -> Toolset>| {
-        layer(Toolset::builder().add(RawAdd(schema.clone())).build().unwrap())
+        layer(Toolset::builder().add(RawAdd::new(schema.clone())).build().unwrap())
     };
     vec![
         ("noop", with(Box::new(|t| t.with_layer(Noop)))),
@@ -160,7 +162,7 @@ impl Fixture {
         let schema = serde_json::json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}});
         Self {
             rt: tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap(),
-            raw: Toolset::builder().add(RawAdd(schema.as_object().unwrap().clone())).build().unwrap(),
+            raw: Toolset::builder().add(RawAdd::new(schema.as_object().unwrap().clone())).build().unwrap(),
             typed: Toolset::builder().add(TypedAdd).build().unwrap(),
             layered: layered(schema.as_object().unwrap()),
             ctx: ToolContext::new(),
