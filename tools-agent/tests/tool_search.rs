@@ -96,6 +96,11 @@ fn chat(calls: &[(&str, &str, Value)]) -> Value {
     })
 }
 
+/// A Chat Completions client of the mock.
+fn model(server: &wiremock::MockServer) -> OpenAiChat {
+    OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), Some(&format!("{}/v1", server.uri())))
+}
+
 /// The names of the functions a Chat Completions request offered.
 fn offered(body: &Value) -> Vec<String> {
     let tools = body["tools"].as_array().cloned().unwrap_or_default();
@@ -110,11 +115,7 @@ async fn a_search_finds_a_tool_and_the_next_request_offers_it() {
         chat(&[]),
     ])
     .await;
-    let model = OpenAiChat::from_values(
-        "gpt-4.1",
-        Some(ApiKey::new("sk-test")),
-        Some(&format!("{}/v1", server.uri())),
-    );
+    let model = model(&server);
     let agent = Agent::new(model, searched(&["slack_create_message"])).unwrap();
     let result = agent.run("Open a Jira issue: login fails").await.unwrap();
     assert_eq!(result.answer, "Done: JIRA-1 is open.");
@@ -162,11 +163,7 @@ async fn a_search_runs_through_the_executor_like_any_call() {
         chat(&[]),
     ])
     .await;
-    let model = OpenAiChat::from_values(
-        "gpt-4.1",
-        Some(ApiKey::new("sk-test")),
-        Some(&format!("{}/v1", server.uri())),
-    );
+    let model = model(&server);
     let started = Started::default();
     let agent = Agent::new(model, searched(&[]).with_observer(started.clone())).unwrap();
     agent.run("Open a Jira issue: login fails").await.unwrap();
