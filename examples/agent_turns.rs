@@ -4,7 +4,7 @@
 //! does (bad arguments, an error, a panic, an unknown name) becomes that
 //! call's result while the others carry on.
 //!
-//! Run it with `cargo run --example agent_turns`.
+//! Run it with `cargo run --example agent_turns --features agent`.
 
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};

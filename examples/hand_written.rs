@@ -12,7 +12,7 @@ use tools::{Json, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 
 /// The arguments the model sends.
 #[derive(Deserialize, JsonSchema)]
-pub struct ForecastRequest {
+pub(crate) struct ForecastRequest {
     /// City name, e.g. "Paris".
     city: String,
     /// Number of days to forecast (1 to 16); today only if absent.
@@ -22,13 +22,13 @@ pub struct ForecastRequest {
 
 /// What the tool returns: serialized as compact JSON for the model.
 #[derive(Serialize)]
-pub struct Forecast {
+pub(crate) struct Forecast {
     city: String,
     celsius: Vec<f32>,
 }
 
 /// A forecast tool with no state.
-pub struct GetForecast;
+pub(crate) struct GetForecast;
 
 impl TypedTool for GetForecast {
     type Request = ForecastRequest;

@@ -1,10 +1,12 @@
 #![deny(missing_docs)]
 #![doc = include_str!("../README.md")]
 
-/// The agent loop: run budgets across turns (feature `agent`).
+/// The agent loop and the model clients (OpenAI Chat and Responses,
+/// Anthropic, Gemini) (feature `agent`).
 #[cfg(feature = "agent")]
 pub use tools_agent as agent;
-/// The contract every tool implements; everything in it is re-exported here.
+/// The tool contract, the argument pipeline and the toolset; everything in
+/// it is re-exported here.
 pub use tools_core;
 pub use tools_core::*;
 /// `#[tool]` on an async fn or an impl block, and `#[derive(ToolOutput)]`.

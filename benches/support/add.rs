@@ -15,13 +15,13 @@ use tools::mcp::{HttpOptions, McpServer};
 use tools::{ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-pub struct Add {
+pub(crate) struct Add {
     a: i64,
     b: i64,
 }
 
 /// The tool, written for our bridge.
-pub struct AddTool;
+pub(crate) struct AddTool;
 
 impl TypedTool for AddTool {
     type Request = Add;
@@ -38,7 +38,7 @@ impl TypedTool for AddTool {
 
 /// The same tool, written for rmcp's macros.
 #[derive(Clone)]
-pub struct Plain;
+pub(crate) struct Plain;
 
 #[tool_router]
 impl Plain {
@@ -52,19 +52,19 @@ impl Plain {
 impl ServerHandler for Plain {}
 
 /// Our bridge serving `add`.
-pub fn bridge() -> McpServer {
+pub(crate) fn bridge() -> McpServer {
     McpServer::new(Toolset::builder().add(AddTool).build().expect("one tool"))
 }
 
 /// The call every bench makes: `add(2, 40)`.
-pub fn request() -> CallToolRequestParams {
+pub(crate) fn request() -> CallToolRequestParams {
     CallToolRequestParams::new("add")
         .with_arguments(json!({"a": 2, "b": 40}).as_object().cloned().unwrap_or_default())
 }
 
 /// Serve `server` at `/mcp` on a loopback port as rmcp's own examples do
 /// (its service on `axum::serve`), and give its URL.
-pub async fn serve_with_rmcp<S: ServerHandler + Clone + Send + Sync + 'static>(server: S) -> String {
+pub(crate) async fn serve_with_rmcp<S: ServerHandler + Clone + Send + Sync + 'static>(server: S) -> String {
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
@@ -80,13 +80,13 @@ pub async fn serve_with_rmcp<S: ServerHandler + Clone + Send + Sync + 'static>(s
 
 /// Serve our bridge with our HTTP server (the path users take:
 /// `HttpOptions::bind`), and give its URL.
-pub async fn serve_with_tools() -> String {
+pub(crate) async fn serve_with_tools() -> String {
     serve_with_options(HttpOptions::new().stop_on_ctrl_c(false)).await
 }
 
 /// Serve our bridge with our HTTP server, configured by `options`, on a
 /// loopback port, and give its URL.
-pub async fn serve_with_options(options: HttpOptions) -> String {
+pub(crate) async fn serve_with_options(options: HttpOptions) -> String {
     let bound = options.bind(bridge(), "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
     let url = bound.url();
     tokio::spawn(bound.serve());

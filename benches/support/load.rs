@@ -26,14 +26,14 @@ const SERVE: &str = "MCP_LOAD_SERVE";
 /// the defaults (1,024 sessions, 512 connections): rmcp's client keeps a
 /// GET event stream open per session, so 2,000 sessions hold 2,000
 /// connections, and plain rmcp on `axum::serve` has no cap at all.
-pub const CAP: usize = 10_000;
+pub(crate) const CAP: usize = 10_000;
 
 /// How long opening or closing a batch of sessions may take.
 const DEADLINE: Duration = Duration::from_secs(180);
 
 /// The two servers of the same `add` tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Server {
+pub(crate) enum Server {
     /// Our bridge on our HTTP server (`HttpOptions::bind`), caps raised to [`CAP`].
     Ours,
     /// A plain rmcp `#[tool_router]` server on rmcp's `StreamableHttpService`
@@ -42,9 +42,9 @@ pub enum Server {
 }
 
 impl Server {
-    pub const BOTH: [Server; 2] = [Server::Ours, Server::Rmcp];
+    pub(crate) const BOTH: [Server; 2] = [Server::Ours, Server::Rmcp];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Server::Ours => "tools (HttpOptions::bind)",
             Server::Rmcp => "plain rmcp (axum::serve)",
@@ -64,7 +64,7 @@ impl Server {
 /// in the bench's `main`. With `heap` (a bench's counting allocator), each
 /// line the bench writes to the server's stdin is answered with a line
 /// giving the bytes live on its heap ([`Child::heap`]).
-pub fn serve_if_asked(heap: Option<fn() -> usize>) {
+pub(crate) fn serve_if_asked(heap: Option<fn() -> usize>) {
     let Ok(which) = std::env::var(SERVE) else { return };
     // As `#[tokio::main]` would: a worker a core.
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
@@ -90,7 +90,7 @@ pub fn serve_if_asked(heap: Option<fn() -> usize>) {
 }
 
 /// A server under test, running as a child process; killed when dropped.
-pub struct Child {
+pub(crate) struct Child {
     pub server: Server,
     pub url: String,
     pid: u32,
@@ -101,7 +101,7 @@ pub struct Child {
 
 /// A process's resident memory, in KiB.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// Resident now (`VmRSS`).
     pub rss: u64,
     /// The peak resident size so far (`VmHWM`).
@@ -110,7 +110,7 @@ pub struct Memory {
 
 impl Child {
     /// Start `server` as a child of this bench and wait for its URL.
-    pub async fn spawn(server: Server) -> Self {
+    pub(crate) async fn spawn(server: Server) -> Self {
         let exe = std::env::current_exe().expect("the bench's own executable");
         let mut process = tokio::process::Command::new(exe)
             .env(SERVE, server.key())
@@ -130,7 +130,7 @@ impl Child {
 
     /// The bytes live on its heap, from its bench's counting allocator
     /// (0 where the bench has none).
-    pub async fn heap(&mut self) -> u64 {
+    pub(crate) async fn heap(&mut self) -> u64 {
         self.stdin.write_all(b"heap\n").await.expect("the server reads its stdin");
         self.stdin.flush().await.expect("the server reads its stdin");
         let line = self.stdout.next_line().await.ok().flatten().expect("the server answers");
@@ -138,7 +138,7 @@ impl Child {
     }
 
     /// Its resident memory now, and its peak so far.
-    pub fn memory(&self) -> Memory {
+    pub(crate) fn memory(&self) -> Memory {
         let status =
             std::fs::read_to_string(format!("/proc/{}/status", self.pid)).expect("/proc/<pid>/status");
         let field = |name: &str| {
@@ -154,7 +154,7 @@ impl Child {
     /// Its resident memory once it has stopped moving: read every 250 ms
     /// until two reads agree (at most 5 s), so that the event streams
     /// opened after each `initialize` are counted.
-    pub async fn settled_memory(&self) -> Memory {
+    pub(crate) async fn settled_memory(&self) -> Memory {
         let mut last = self.memory();
         for _ in 0..20 {
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -168,7 +168,7 @@ impl Child {
     }
 
     /// Its open file descriptors: its listener and its connections, mostly.
-    pub fn descriptors(&self) -> usize {
+    pub(crate) fn descriptors(&self) -> usize {
         std::fs::read_dir(format!("/proc/{}/fd", self.pid)).map(|dir| dir.count()).unwrap_or(0)
     }
 
@@ -177,7 +177,7 @@ impl Child {
     /// the client after its `initialize` is answered, and a connection
     /// refused by a full listen backlog is retried seconds later. Then its
     /// [`Self::settled_memory`].
-    pub async fn memory_holding(&self, descriptors: usize) -> Memory {
+    pub(crate) async fn memory_holding(&self, descriptors: usize) -> Memory {
         let deadline = Instant::now() + Duration::from_secs(15);
         while self.descriptors() < descriptors && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -195,7 +195,7 @@ impl Child {
     /// Open a session, call `add` once and close it: the server's lazily
     /// made state (its runtime's threads, the tool's schema, the first
     /// buffers) is then there before anything is measured.
-    pub async fn warm_up(&self) {
+    pub(crate) async fn warm_up(&self) {
         let session = open(&self.url).await;
         call(&session).await;
         close(vec![session]).await;
@@ -203,11 +203,11 @@ impl Child {
 }
 
 /// A client's session: rmcp's client on its streamable HTTP transport.
-pub type Session = RunningService<RoleClient, ()>;
+pub(crate) type Session = RunningService<RoleClient, ()>;
 
 /// Open a session (`initialize`, `notifications/initialized`; the client
 /// then opens its GET event stream).
-pub async fn open(url: &str) -> Session {
+pub(crate) async fn open(url: &str) -> Session {
     match ().serve(StreamableHttpClientTransport::from_uri(url)).await {
         Ok(session) => session,
         Err(error) => panic!("a session did not open on {url}: {error}"),
@@ -215,7 +215,7 @@ pub async fn open(url: &str) -> Session {
 }
 
 /// Open `n` sessions at once, each on its own task; the time taken.
-pub async fn open_many(url: &str, n: usize) -> (Vec<Session>, Duration) {
+pub(crate) async fn open_many(url: &str, n: usize) -> (Vec<Session>, Duration) {
     let started = Instant::now();
     let tasks: Vec<_> = (0..n)
         .map(|_| {
@@ -231,7 +231,7 @@ pub async fn open_many(url: &str, n: usize) -> (Vec<Session>, Duration) {
 }
 
 /// Close the sessions, all at once (each client sends its DELETE).
-pub async fn close(sessions: Vec<Session>) {
+pub(crate) async fn close(sessions: Vec<Session>) {
     let closing = futures::future::join_all(sessions.into_iter().map(|session| session.cancel()));
     if tokio::time::timeout(DEADLINE, closing).await.is_err() {
         eprintln!("closing the sessions took more than {DEADLINE:?}; carrying on");
@@ -239,7 +239,7 @@ pub async fn close(sessions: Vec<Session>) {
 }
 
 /// One `add(2, 40)`, checked.
-pub async fn call(session: &Session) {
+pub(crate) async fn call(session: &Session) {
     let result = session.call_tool(add::request()).await.expect("the call is answered");
     assert_eq!(result.content[0].as_text().map(|t| t.text.as_str()), Some("42"), "{result:?}");
 }
@@ -249,7 +249,7 @@ pub async fn call(session: &Session) {
 /// a new connection, and each leaves a socket in TIME_WAIT for 60 s: a load
 /// round leaves some 4,600, and with tens of thousands of them connecting
 /// slows down and stalls (SYNs retried a second later).
-pub fn time_wait() -> usize {
+pub(crate) fn time_wait() -> usize {
     let stats = std::fs::read_to_string("/proc/net/sockstat").unwrap_or_default();
     stats
         .lines()
@@ -263,7 +263,7 @@ pub fn time_wait() -> usize {
 
 /// Wait (at most 65 s) until fewer than `most` sockets are in TIME_WAIT,
 /// so that a round does not pay for the connections of the rounds before.
-pub async fn drain_time_wait(most: usize) {
+pub(crate) async fn drain_time_wait(most: usize) {
     let deadline = Instant::now() + Duration::from_secs(65);
     while time_wait() >= most && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(500)).await;
@@ -273,7 +273,7 @@ pub async fn drain_time_wait(most: usize) {
 /// The kernel's counts, since boot, of connections dropped because a
 /// listener's accept queue was full (`ListenOverflows`) and of SYNs sent
 /// again (`TCPSynRetrans`, a second or more later): from /proc/net/netstat.
-pub fn tcp_drops() -> (u64, u64) {
+pub(crate) fn tcp_drops() -> (u64, u64) {
     let stats = std::fs::read_to_string("/proc/net/netstat").unwrap_or_default();
     let mut lines = stats.lines().filter(|line| line.starts_with("TcpExt:"));
     let (Some(names), Some(values)) = (lines.next(), lines.next()) else { return (0, 0) };
@@ -289,6 +289,6 @@ pub fn tcp_drops() -> (u64, u64) {
 }
 
 /// KiB as MB, for the tables.
-pub fn mb(kib: u64) -> f64 {
+pub(crate) fn mb(kib: u64) -> f64 {
     kib as f64 * 1024.0 / 1e6
 }

@@ -12,7 +12,7 @@ use criterion::Criterion;
 /// Run `bench` under criterion, configured from the command line, print
 /// criterion's summary, and return where it wrote its results, for
 /// [`estimate_ns`].
-pub fn run(bench: impl FnOnce(&mut Criterion)) -> PathBuf {
+pub(crate) fn run(bench: impl FnOnce(&mut Criterion)) -> PathBuf {
     let dir = output_directory();
     let mut criterion = Criterion::default().output_directory(&dir).configure_from_args();
     bench(&mut criterion);
@@ -30,7 +30,7 @@ fn output_directory() -> PathBuf {
 
 /// Criterion's estimate for one benchmark of this run, in nanoseconds: the
 /// slope it prints as the middle value, or the mean where it has no slope.
-pub fn estimate_ns(dir: &Path, group: &str, id: &str) -> Option<f64> {
+pub(crate) fn estimate_ns(dir: &Path, group: &str, id: &str) -> Option<f64> {
     let text = std::fs::read_to_string(dir.join(group).join(id).join("new").join("estimates.json")).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     value["slope"]["point_estimate"].as_f64().or_else(|| value["mean"]["point_estimate"].as_f64())
@@ -38,7 +38,11 @@ pub fn estimate_ns(dir: &Path, group: &str, id: &str) -> Option<f64> {
 
 /// Time `iters` rounds of `round` inside one `block_on`, so the runtime's
 /// entry cost is not charged to every iteration.
-pub fn timed<F: Future>(rt: &tokio::runtime::Runtime, iters: u64, round: impl FnMut() -> F) -> Duration {
+pub(crate) fn timed<F: Future>(
+    rt: &tokio::runtime::Runtime,
+    iters: u64,
+    round: impl FnMut() -> F,
+) -> Duration {
     rt.block_on(rounds(iters, round))
 }
 
@@ -55,7 +59,7 @@ async fn rounds<F: Future>(iters: u64, mut round: impl FnMut() -> F) -> Duration
 /// machine (a neighbour's load, the clock) hits both sides alike. Criterion
 /// times one side after the other, seconds apart, and on this machine its
 /// ratios move by tens of percent from run to run; these move by a few.
-pub fn paired_ratio<A: Future, B: Future>(
+pub(crate) fn paired_ratio<A: Future, B: Future>(
     rt: &tokio::runtime::Runtime,
     base: impl FnMut() -> A,
     subject: impl FnMut() -> B,
@@ -66,14 +70,14 @@ pub fn paired_ratio<A: Future, B: Future>(
 /// What [`paired`] measured: the median ratio, and each side's median time
 /// of one round in nanoseconds.
 #[allow(dead_code)] // Not every bench reads the times.
-pub struct Paired {
+pub(crate) struct Paired {
     pub ratio: f64,
     pub base_ns: f64,
     pub subject_ns: f64,
 }
 
 /// [`paired_ratio`], with each side's time per round beside the ratio.
-pub fn paired<A: Future, B: Future>(
+pub(crate) fn paired<A: Future, B: Future>(
     rt: &tokio::runtime::Runtime,
     mut base: impl FnMut() -> A,
     mut subject: impl FnMut() -> B,

@@ -9,7 +9,7 @@ mod hand_written;
 use tools::Toolset;
 
 /// The toolset of every example tool.
-pub fn toolset() -> Toolset {
+pub(crate) fn toolset() -> Toolset {
     let mut tools = Toolset::new();
     tools.add(hand_written::GetForecast).expect("the example tools have distinct, valid names");
     // Only the definition is exported: the key is never sent anywhere.

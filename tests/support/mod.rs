@@ -10,7 +10,7 @@ use serde_json::Value;
 /// Build an example and return its executable: the same profile as the
 /// test, and the test command's selection and features, so cargo reuses
 /// the build it has just made.
-pub fn build_example(name: &str) -> PathBuf {
+pub(crate) fn build_example(name: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -46,7 +46,7 @@ pub fn build_example(name: &str) -> PathBuf {
 /// finished or dropped mid-way.
 // Each test crate uses only some of these helpers.
 #[allow(dead_code)]
-pub struct CountDrop(pub Arc<AtomicUsize>);
+pub(crate) struct CountDrop(pub Arc<AtomicUsize>);
 
 impl Drop for CountDrop {
     fn drop(&mut self) {

@@ -18,11 +18,16 @@
 //!   what they decided ([`Agent::resume`]);
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
-//!   (`tools_provider::Dialect::tool_choice`);
+//!   ([`Dialect::tool_choice`](tools_provider::Dialect::tool_choice));
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`DialectError`]: a toolset the model's dialect cannot express, refused
 //!   by [`Agent::new`];
-//!   [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
+//! - [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
+//!
+//! No features of its own (the facade's feature `agent` brings it in). It
+//! sits on `tools-core` (the tools and the toolset that runs their calls)
+//! and `tools-provider` (each provider's wire format, which the clients
+//! send).
 #![deny(missing_docs)]
 
 mod agent;

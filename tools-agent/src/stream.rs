@@ -11,7 +11,7 @@ use tools_core::ToolResult;
 use crate::model::{ModelEvent, ModelResponse, ModelStream, Usage};
 use crate::{AgentError, ModelError, RunResult};
 
-/// What [`Agent::stream`] yields as the run goes.
+/// What [`Agent::stream`](crate::Agent::stream) yields as the run goes.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum AgentEvent {

@@ -1,23 +1,33 @@
-//! The contract of the tools SDK.
+//! The core of the tools SDK: the contract every tool implements, the
+//! argument pipeline and schemas behind it, and the [`Toolset`] that runs a
+//! turn's calls (its executor, layers and tool search).
 //!
-//! - [`Tool`]: what a toolset holds and a model calls (string in, string out);
+//! - [`Tool`]: what a toolset holds and a model calls: one [`ToolSpec`] and
+//!   one call from the raw arguments to an [`Output`] ([`Tool::call_text`]
+//!   for its text alone);
 //! - [`TypedTool`]: the typed layer a tool's logic is written in, with the one
 //!   JSON adapter that turns it into a [`Tool`]; [`Arguments`]: what its
 //!   request type must be;
 //! - [`ToolContext`], [`ToolError`], [`ToolOutput`]: what a call sees, fails
 //!   with and returns; [`Output`], [`Part`], [`Media`]: a result with more
 //!   than text (JSON, images, files) and an artifact for the application;
-//! - [`ToolSpec`]: what a typed tool declares (name, description, schema...);
-//! - [`Toolset`]: the registry, under lower-cased names; [`ToolCall`] and
-//!   [`ToolResult`]: one turn's calls as data (ids and names as [`SmolStr`],
-//!   which a call's context and result share without copying); [`Renamed`]:
-//!   any tool under another name;
-//! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the steps of the adapter;
-//! - [`toolset::Layer`]: code around every call; [`layers`]: ready ones.
+//! - [`ToolSpec`], [`Annotations`]: what a tool declares (name, description,
+//!   schema, hints, examples, timeout, approval);
+//! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the argument
+//!   pipeline (cleaning, limits, the JSON Schema of a request type);
+//! - [`Toolset`]: the registry, under lower-cased names, and the executor of
+//!   a turn ([`Toolset::run`]: timeouts, panics, approval, output caps);
+//!   [`ToolCall`] and [`ToolResult`]: one turn's calls as data (ids and names
+//!   as [`SmolStr`], which a call's context and result share without
+//!   copying); [`Renamed`]: any tool under another name;
+//! - [`toolset::Layer`]: code around every call; [`layers`]: ready ones
+//!   (cache, retry, repair, guardrail, concurrency limit);
+//!   [`toolset::ToolSearch`]: the deferred tools a model finds by search.
 //!
-//! The layers above it are crates of their own: `tools-provider` (the
-//! providers' wire formats), `tools-mcp` (the MCP bridge) and `tools-agent`
-//! (the loop); the facade crate `tools` re-exports them all.
+//! No features. The layers above it are crates of their own:
+//! `tools-provider` (the providers' wire formats), `tools-mcp` (the MCP
+//! bridge) and `tools-agent` (the loop and the model clients); the facade
+//! crate `tools` re-exports them all.
 #![deny(missing_docs)]
 
 mod arguments;

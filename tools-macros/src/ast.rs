@@ -9,7 +9,7 @@ use crate::attr::{ToolAttr, parse_tool_attr};
 use crate::ctxt::Ctxt;
 
 /// What `#[tool]` was put on.
-pub enum Input {
+pub(crate) enum Input {
     /// `#[tool] async fn ...`
     Fn(ItemFn),
     /// `#[tool] impl T { #[tool] async fn ...(&self, ...) }`
@@ -18,7 +18,7 @@ pub enum Input {
 
 /// The method form: the impl block, what its own `#[tool]` said, and the
 /// tool of its marked method.
-pub struct ToolImpl<'a> {
+pub(crate) struct ToolImpl<'a> {
     pub item: &'a ItemImpl,
     /// The tokens inside the impl's own `#[tool(...)]`; the options belong
     /// on the method, so `valid` refuses any.
@@ -33,7 +33,7 @@ pub struct ToolImpl<'a> {
 }
 
 /// A tool: its options, its docs and the signature of its async fn.
-pub struct Tool<'a> {
+pub(crate) struct Tool<'a> {
     pub attr: ToolAttr,
     /// `#[tool]` attributes after the one whose keys are in `attr`. The
     /// second would otherwise win silently (method form) or expand the fn a
@@ -51,7 +51,7 @@ pub struct Tool<'a> {
 }
 
 /// One argument of the fn, besides the receiver.
-pub struct Arg<'a> {
+pub(crate) struct Arg<'a> {
     pub pat: &'a Pat,
     pub ty: &'a Type,
     /// `#[doc]`, `#[serde]` and `#[schemars]` on the argument: they go to the
@@ -62,7 +62,7 @@ pub struct Arg<'a> {
 }
 
 /// What the fn returns.
-pub enum Return<'a> {
+pub(crate) enum Return<'a> {
     /// `Result<T, E>`, spelled with both parameters.
     Result { ok: &'a Type, err: &'a Type },
     /// A `Result` alias with one parameter (`anyhow::Result<T>`).
@@ -73,7 +73,7 @@ pub enum Return<'a> {
 
 impl Input {
     /// Parse the item under `#[tool]`.
-    pub fn parse(item: TokenStream) -> syn::Result<Self> {
+    pub(crate) fn parse(item: TokenStream) -> syn::Result<Self> {
         match syn::parse2::<syn::Item>(item)? {
             syn::Item::Fn(item) => Ok(Self::Fn(item)),
             syn::Item::Impl(item) => Ok(Self::Impl(item)),
@@ -87,7 +87,7 @@ impl Input {
 
 impl<'a> ToolImpl<'a> {
     /// The method form from an impl block and the tokens of its `#[tool(...)]`.
-    pub fn from_impl(cx: &mut Ctxt, options: TokenStream, item: &'a ItemImpl) -> Self {
+    pub(crate) fn from_impl(cx: &mut Ctxt, options: TokenStream, item: &'a ItemImpl) -> Self {
         let marked = marked_methods(item);
         let tool = marked.first().map(|method| Tool::from_method(cx, &item.self_ty, method));
         let repeated = item.attrs.iter().filter(|a| is_tool_attr(a)).collect();
@@ -99,7 +99,7 @@ impl<'a> Tool<'a> {
     /// A tool from a free fn and the tokens of its `#[tool(...)]`. The
     /// attribute that runs the macro is not in `item.attrs`, so any there
     /// is a second one.
-    pub fn from_fn(cx: &mut Ctxt, attr: TokenStream, item: &'a ItemFn) -> Self {
+    pub(crate) fn from_fn(cx: &mut Ctxt, attr: TokenStream, item: &'a ItemFn) -> Self {
         let attr = parse_tool_attr(cx, attr);
         let repeated = item.attrs.iter().filter(|a| is_tool_attr(a)).collect();
         Self::new(attr, repeated, &item.attrs, &item.sig, None)
@@ -107,7 +107,7 @@ impl<'a> Tool<'a> {
 
     /// A tool from the marked method of an impl block: its first `#[tool]`
     /// gives the keys; the others are only recorded, their keys unread.
-    pub fn from_method(cx: &mut Ctxt, self_ty: &'a Type, method: &'a ImplItemFn) -> Self {
+    pub(crate) fn from_method(cx: &mut Ctxt, self_ty: &'a Type, method: &'a ImplItemFn) -> Self {
         let mut markers = method.attrs.iter().filter(|a| is_tool_attr(a));
         let tokens = match markers.next().map(|marker| &marker.meta) {
             Some(syn::Meta::List(list)) => list.tokens.clone(),
@@ -145,12 +145,12 @@ impl<'a> Tool<'a> {
     }
 
     /// The request arguments: all but the context.
-    pub fn inputs(&self) -> impl Iterator<Item = &Arg<'a>> {
+    pub(crate) fn inputs(&self) -> impl Iterator<Item = &Arg<'a>> {
         self.args.iter().filter(|arg| !arg.is_ctx)
     }
 
     /// The tool's name: the `name` key, or the fn's name.
-    pub fn name(&self) -> (String, Span) {
+    pub(crate) fn name(&self) -> (String, Span) {
         match &self.attr.name {
             Some(name) => (name.value.clone(), name.span),
             None => (unraw(&self.sig.ident), self.sig.ident.span()),
@@ -161,7 +161,7 @@ impl<'a> Tool<'a> {
     /// UpperCamelCase (`get_weather` -> `GetWeather`), so that tools written
     /// as `async fn run` in modules of their own get types of their own.
     /// `None` when that is not an identifier (`3d_render`).
-    pub fn struct_name(&self) -> Option<Ident> {
+    pub(crate) fn struct_name(&self) -> Option<Ident> {
         match &self.attr.struct_name {
             Some(ident) => Some(ident.clone()),
             None => {
@@ -173,13 +173,13 @@ impl<'a> Tool<'a> {
 
     /// The fn's name in UpperCamelCase: where the tool's name gives no
     /// identifier, the stand-in written on error is named so.
-    pub fn fn_struct_name(&self) -> Ident {
+    pub(crate) fn fn_struct_name(&self) -> Ident {
         Ident::new(&upper_camel(&unraw(&self.sig.ident)), self.sig.ident.span())
     }
 
     /// Whether the macro writes the request struct: `#[tool(args)]`, or a
     /// tool with no arguments but the context (its request is `{}`).
-    pub fn takes_args(&self) -> bool {
+    pub(crate) fn takes_args(&self) -> bool {
         self.attr.args || self.inputs().next().is_none()
     }
 }
@@ -214,12 +214,12 @@ impl<'a> Return<'a> {
 }
 
 /// Whether an attribute is `#[tool]` or `#[tool(...)]`.
-pub fn is_tool_attr(attr: &Attribute) -> bool {
+pub(crate) fn is_tool_attr(attr: &Attribute) -> bool {
     attr.path().is_ident("tool")
 }
 
 /// Attributes of an argument that belong to the generated request field.
-pub fn is_field_attr(attr: &Attribute) -> bool {
+pub(crate) fn is_field_attr(attr: &Attribute) -> bool {
     let path = attr.path();
     path.is_ident("doc") || path.is_ident("serde") || path.is_ident("schemars")
 }
@@ -235,7 +235,7 @@ fn is_context_type(ty: &Type) -> bool {
 }
 
 /// The last path segment of a type, under any references.
-pub fn last_segment(ty: &Type) -> Option<&Ident> {
+pub(crate) fn last_segment(ty: &Type) -> Option<&Ident> {
     match ty {
         Type::Reference(reference) => last_segment(&reference.elem),
         Type::Paren(inner) => last_segment(&inner.elem),
@@ -246,7 +246,7 @@ pub fn last_segment(ty: &Type) -> Option<&Ident> {
 
 /// The doc comment: each line trimmed; lines joined by spaces, blank lines
 /// kept as paragraph breaks.
-pub fn docs(attrs: &[Attribute]) -> Option<String> {
+pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
     let mut lines = Vec::new();
     for attr in attrs {
         if let syn::Meta::NameValue(nv) = &attr.meta
@@ -277,7 +277,7 @@ fn unraw(ident: &Ident) -> String {
     text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
 }
 
-pub fn upper_camel(snake: &str) -> String {
+pub(crate) fn upper_camel(snake: &str) -> String {
     let mut out = String::new();
     for part in snake.split(['_', '-']).filter(|p| !p.is_empty()) {
         let mut chars = part.chars();

@@ -40,14 +40,14 @@ const REPEATABLE_KEYS: &[&str] = &["example"];
 const OUTPUT_KEYS: &[&str] = &["display", "crate"];
 
 /// A string value and the span of its key.
-pub struct Spanned<T> {
+pub(crate) struct Spanned<T> {
     pub value: T,
     pub span: Span,
 }
 
 /// Everything `#[tool(...)]` said.
 #[derive(Default)]
-pub struct ToolAttr {
+pub(crate) struct ToolAttr {
     pub name: Option<Spanned<String>>,
     pub description: Option<Spanned<String>>,
     pub title: Option<String>,
@@ -77,7 +77,7 @@ pub struct ToolAttr {
 }
 
 /// Parse the tokens inside `#[tool(...)]`, recording errors in `cx`.
-pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
+pub(crate) fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
     let mut attr = ToolAttr::default();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_else(|| path_text(&meta.path));
@@ -173,7 +173,7 @@ pub fn parse_tool_attr(cx: &mut Ctxt, tokens: TokenStream) -> ToolAttr {
 
 /// Everything `#[tool_output(...)]` said.
 #[derive(Default)]
-pub struct OutputAttr {
+pub(crate) struct OutputAttr {
     pub display: bool,
     pub krate: Option<Path>,
     /// The keys given so far, over all `#[tool_output]` attributes.
@@ -183,7 +183,7 @@ pub struct OutputAttr {
 }
 
 /// Parse one `#[tool_output(...)]` attribute into `out`.
-pub fn parse_output_attr(cx: &mut Ctxt, attr: &syn::Attribute, out: &mut OutputAttr) {
+pub(crate) fn parse_output_attr(cx: &mut Ctxt, attr: &syn::Attribute, out: &mut OutputAttr) {
     let result = attr.parse_nested_meta(|meta| {
         let key = path_text(&meta.path);
         let value = parse_value(&meta)?;
@@ -264,7 +264,7 @@ fn flag(cx: &mut Ctxt, path: &Path, key: &str, value: Option<Expr>) -> Option<bo
 }
 
 /// A key as written: `name`, or `a::b` for a key that is a path.
-pub fn path_text(path: &Path) -> String {
+pub(crate) fn path_text(path: &Path) -> String {
     path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::")
 }
 
@@ -273,7 +273,7 @@ fn span_of(path: &Path) -> Span {
 }
 
 /// `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or several (`"1m30s"`).
-pub fn parse_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     let mut rest = text.trim();
     if rest.is_empty() {
         return None;

@@ -10,7 +10,7 @@ use quote::ToTokens;
 /// dropped unchecked panics, as serde_derive's does, because the errors it
 /// holds would otherwise never reach the user and the macro would expand a
 /// wrong input as if it were right.
-pub struct Ctxt {
+pub(crate) struct Ctxt {
     /// `None` once checked.
     errors: Option<Vec<syn::Error>>,
 }
@@ -23,12 +23,12 @@ impl Default for Ctxt {
 
 impl Ctxt {
     /// Record an error spanned on `tokens`.
-    pub fn error_spanned_by<T: ToTokens>(&mut self, tokens: T, message: impl Display) {
+    pub(crate) fn error_spanned_by<T: ToTokens>(&mut self, tokens: T, message: impl Display) {
         self.syn_error(syn::Error::new_spanned(tokens.into_token_stream(), message));
     }
 
     /// Record an error from syn.
-    pub fn syn_error(&mut self, error: syn::Error) {
+    pub(crate) fn syn_error(&mut self, error: syn::Error) {
         // `check` takes `self`, so no error can be recorded after it.
         if let Some(errors) = &mut self.errors {
             errors.push(error);
@@ -36,7 +36,7 @@ impl Ctxt {
     }
 
     /// All errors as one, or `Ok` if there were none.
-    pub fn check(mut self) -> syn::Result<()> {
+    pub(crate) fn check(mut self) -> syn::Result<()> {
         let mut errors = self.errors.take().unwrap_or_default().into_iter();
         let Some(mut combined) = errors.next() else {
             return Ok(());

@@ -16,7 +16,7 @@ use crate::krate::Paths;
 use crate::valid;
 
 /// Expand `#[tool(attr)] item`.
-pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let input = match Input::parse(item.clone()) {
         Ok(input) => input,
         Err(error) => {

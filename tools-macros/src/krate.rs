@@ -7,7 +7,7 @@ use quote::{ToTokens, quote};
 use syn::Ident;
 
 /// The paths generated code names.
-pub struct Paths {
+pub(crate) struct Paths {
     /// The crate with the contract's items: `::tools`, `::tools_core`, or the
     /// user's `crate = "..."`.
     pub krate: TokenStream,
@@ -18,7 +18,7 @@ pub struct Paths {
 impl Paths {
     /// Resolve the crate: the user's override, else the facade, else
     /// `tools-core`, as the user's Cargo.toml names them.
-    pub fn resolve(override_path: Option<&syn::Path>) -> Self {
+    pub(crate) fn resolve(override_path: Option<&syn::Path>) -> Self {
         let krate = match override_path {
             Some(path) => path.to_token_stream(),
             None => found(),
@@ -29,7 +29,7 @@ impl Paths {
 
     /// The path of a crate `__private` re-exports, as the string that
     /// `#[serde(crate = "...")]` and `#[schemars(crate = "...")]` take.
-    pub fn private_str(&self, name: &str) -> String {
+    pub(crate) fn private_str(&self, name: &str) -> String {
         format!("{}::__private::{name}", self.krate).replace(' ', "")
     }
 }

@@ -82,6 +82,8 @@
 //! Compact JSON of a `Serialize` type; with `#[tool_output(display)]`, its
 //! `Display` text. `#[tool_output(crate = "...")]` as above.
 
+#![deny(missing_docs)]
+
 mod ast;
 mod attr;
 mod ctxt;

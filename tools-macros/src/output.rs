@@ -12,7 +12,7 @@ use crate::krate::Paths;
 use crate::valid;
 
 /// Expand the derive.
-pub fn derive(input: TokenStream) -> TokenStream {
+pub(crate) fn derive(input: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),

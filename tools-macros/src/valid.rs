@@ -12,7 +12,7 @@ use crate::ctxt::Ctxt;
 const RESERVED_WEB_SEARCH: &str = "web_search";
 
 /// Check a tool, recording every broken rule.
-pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
+pub(crate) fn check_tool(cx: &mut Ctxt, tool: &Tool) {
     check_repeated(cx, tool);
     check_signature(cx, tool);
     check_receiver(cx, tool);
@@ -24,7 +24,7 @@ pub fn check_tool(cx: &mut Ctxt, tool: &Tool) {
 }
 
 /// Check the method form: the impl block, its marked methods and the tool.
-pub fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
+pub(crate) fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
     let item = input.item;
     for attr in &input.repeated {
         cx.error_spanned_by(
@@ -72,7 +72,7 @@ pub fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
 }
 
 /// Check what `#[tool_output(...)]` said.
-pub fn check_output(cx: &mut Ctxt, attr: &OutputAttr) {
+pub(crate) fn check_output(cx: &mut Ctxt, attr: &OutputAttr) {
     repeated_keys(cx, "tool_output", &attr.repeated);
 }
 

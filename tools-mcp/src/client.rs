@@ -220,7 +220,7 @@ impl std::fmt::Debug for McpClient {
 /// connection is a failure. Cancelling the context cancels the remote
 /// request.
 ///
-/// Its result keeps every block ([`Tool::call_output`]): a first text block
+/// Its result keeps every block ([`Tool::call`]): a first text block
 /// is the output's text and later ones text parts; images are
 /// [`Part::Image`](tools_core::Part::Image) with their bytes decoded from
 /// base64; audio is a [`Part::File`](tools_core::Part::File) of its media
@@ -228,7 +228,7 @@ impl std::fmt::Debug for McpClient {
 /// last segment; a resource link is a file at its URL (an image, for an
 /// `image/*` link); `structuredContent` is a
 /// [`Part::Json`](tools_core::Part::Json) unless a text block says the same.
-/// [`Tool::call`] gives the same as text alone.
+/// [`Tool::call_text`] gives the same as text alone.
 #[derive(Clone)]
 pub struct RemoteTool {
     connection: Connection,

@@ -1,4 +1,6 @@
-//! The MCP bridge (feature `mcp`), built on the official rmcp crate.
+//! The MCP bridge (the facade's feature `mcp`), built on the official rmcp
+//! crate, over `tools-core`'s toolset and `tools-provider`'s MCP schemas. No
+//! features of its own.
 //!
 //! - [`McpServer`]: a [`Toolset`](tools_core::Toolset) as an MCP server, on stdio
 //!   ([`McpServer::serve_stdio`]) or streamable HTTP ([`HttpOptions`]);

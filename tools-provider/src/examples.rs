@@ -1,4 +1,4 @@
-//! A tool's example arguments ([`Tool::examples`]): checked against its
+//! A tool's example arguments ([`ToolSpec::examples`](tools_core::ToolSpec::examples)): checked against its
 //! schema when the definitions are built, then shown to the model as each
 //! provider takes them. Anthropic has a field for them, `input_examples`
 //! (<https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-use-examples>);

@@ -40,7 +40,7 @@
 //! Around them: [`export`] writes every definition to a folder and checks a
 //! checked-in folder against it, and [`budget`] reports how a toolset fits
 //! each provider's limits. Every transform starts from the canonical schema,
-//! [`Tool::parameters`](tools_core::Tool::parameters), and a schema that a
+//! [`ToolSpec::parameters`](tools_core::ToolSpec::parameters), and a schema that a
 //! dialect cannot express is refused here, with a [`DialectError`] naming
 //! the tool, the dialect and the keyword.
 //!
@@ -53,6 +53,7 @@
 //!     assert_eq!(dialect.tools(&tools).unwrap(), serde_json::json!([]));
 //! }
 //! ```
+#![deny(missing_docs)]
 
 pub mod anthropic;
 pub mod budget;

@@ -19,7 +19,7 @@ use wiremock::{Request, Respond, ResponseTemplate};
 
 /// Current temperature for a city.
 #[tool(args, crate = "tools_core")]
-pub async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
+pub(crate) async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     if city == "Atlantis" {
         return Err(ToolError::failed("no station there"));
     }
@@ -28,20 +28,20 @@ pub async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, Too
 
 /// The local time in a time zone.
 #[tool(args, crate = "tools_core")]
-pub async fn local_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
+pub(crate) async fn local_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
     Ok(format!("12:00 in {zone}"))
 }
 
-pub fn tools() -> Toolset {
+pub(crate) fn tools() -> Toolset {
     Toolset::builder().add(GetWeather).add(LocalTime).build().expect("a valid toolset")
 }
 
 /// Answers each request with the next response of the script (and 500
 /// once it is over).
-pub struct Script(Mutex<VecDeque<ResponseTemplate>>);
+pub(crate) struct Script(Mutex<VecDeque<ResponseTemplate>>);
 
 impl Script {
-    pub fn new(responses: impl IntoIterator<Item = ResponseTemplate>) -> Self {
+    pub(crate) fn new(responses: impl IntoIterator<Item = ResponseTemplate>) -> Self {
         Self(Mutex::new(responses.into_iter().collect()))
     }
 }
@@ -54,19 +54,19 @@ impl Respond for Script {
 }
 
 /// A server-sent events body.
-pub fn sse(body: String) -> ResponseTemplate {
+pub(crate) fn sse(body: String) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_raw(body.into_bytes(), "text/event-stream")
 }
 
 /// The JSON bodies the mock server received, in order.
-pub async fn bodies(server: &wiremock::MockServer) -> Vec<Value> {
+pub(crate) async fn bodies(server: &wiremock::MockServer) -> Vec<Value> {
     let requests = server.received_requests().await.unwrap_or_default();
     requests.iter().map(|request| request.body_json::<Value>().expect("a JSON request body")).collect()
 }
 
 /// Run the agent plain, or streamed (then the result is the `Finished`
 /// event's, which must come last, and the events are given too).
-pub async fn run(
+pub(crate) async fn run(
     agent: &Agent,
     input: &str,
     streamed: bool,
@@ -82,7 +82,7 @@ pub async fn run(
 }
 
 /// The text deltas of a streamed run, joined.
-pub fn streamed_text(events: &[AgentEvent]) -> String {
+pub(crate) fn streamed_text(events: &[AgentEvent]) -> String {
     events
         .iter()
         .filter_map(|event| match event {
@@ -95,7 +95,7 @@ pub fn streamed_text(events: &[AgentEvent]) -> String {
 /// A one-connection HTTP server on loopback that answers with a 200
 /// `text/event-stream` whose body is written in these chunks, each flushed
 /// and a little apart, then closes. Gives the base URL.
-pub fn serve_chunks(chunks: Vec<Vec<u8>>) -> String {
+pub(crate) fn serve_chunks(chunks: Vec<Vec<u8>>) -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
     let address = listener.local_addr().expect("its address");
     std::thread::spawn(move || {

@@ -68,7 +68,7 @@ const ACTIONS: [(&str, &str, &str); 5] = [
 ];
 
 /// One generated tool: a name, a description, a schema; its call echoes.
-pub struct Generated {
+pub(crate) struct Generated {
     pub name: String,
     pub spec: ToolSpec,
 }
@@ -130,7 +130,7 @@ fn schema(verb: &str, thing: &str, product: &str) -> JsonObject {
 }
 
 /// The 300 tools, service by service.
-pub fn tools() -> Vec<Generated> {
+pub(crate) fn tools() -> Vec<Generated> {
     let mut out = Vec::with_capacity(300);
     for (prefix, product, things) in SERVICES {
         for (thing, _) in things {
@@ -149,7 +149,7 @@ pub fn tools() -> Vec<Generated> {
 /// 100 requests, each for a different tool, and the tool each one needs:
 /// a spread over services, things and actions, the thing called by the
 /// other word for it every other time.
-pub fn queries() -> Vec<(String, String)> {
+pub(crate) fn queries() -> Vec<(String, String)> {
     let tools = tools();
     (0..100usize)
         .map(|i| {

@@ -19,7 +19,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 /// The key the tests send: it must never show in an error.
-pub const KEY: &str = "sk-test-very-secret-4242";
+pub(crate) const KEY: &str = "sk-test-very-secret-4242";
 
 /// Current temperature for a city.
 #[tool(args, crate = "tools_core")]
@@ -36,40 +36,40 @@ async fn get_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError>
     Ok(format!("12:00 in {zone}"))
 }
 
-pub fn tools() -> Toolset {
+pub(crate) fn tools() -> Toolset {
     Toolset::builder().add(GetWeather).add(GetTime).build().unwrap()
 }
 
 /// The same tools and the native web search.
-pub fn tools_with_search(search: tools_core::toolset::WebSearch) -> Toolset {
+pub(crate) fn tools_with_search(search: tools_core::toolset::WebSearch) -> Toolset {
     Toolset::builder().add(GetWeather).add(GetTime).web_search(search).build().unwrap()
 }
 
 /// Retries with (almost) no wait.
-pub fn fast_retry(attempts: u32) -> RetryPolicy {
+pub(crate) fn fast_retry(attempts: u32) -> RetryPolicy {
     RetryPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
 }
 
 /// One model turn, as the mock answers it: text and calls `(id, name, arguments)`.
 #[derive(Clone, Debug, Default)]
-pub struct Turn {
+pub(crate) struct Turn {
     pub text: String,
     pub calls: Vec<(String, String, String)>,
 }
 
 impl Turn {
-    pub fn text(text: &str) -> Self {
+    pub(crate) fn text(text: &str) -> Self {
         Self { text: text.into(), calls: Vec::new() }
     }
 
-    pub fn calls(calls: &[(&str, &str, &str)]) -> Self {
+    pub(crate) fn calls(calls: &[(&str, &str, &str)]) -> Self {
         let calls = calls.iter().map(|(i, n, a)| ((*i).into(), (*n).into(), (*a).into())).collect();
         Self { text: String::new(), calls }
     }
 }
 
 /// Answers each request with the next scripted response.
-pub struct Script(Mutex<VecDeque<ResponseTemplate>>);
+pub(crate) struct Script(Mutex<VecDeque<ResponseTemplate>>);
 
 impl Respond for Script {
     fn respond(&self, _: &Request) -> ResponseTemplate {
@@ -79,7 +79,7 @@ impl Respond for Script {
 }
 
 /// A mock server answering POST `/v1/{route}` with these responses, in order.
-pub async fn mock(route: &str, responses: Vec<ResponseTemplate>) -> MockServer {
+pub(crate) async fn mock(route: &str, responses: Vec<ResponseTemplate>) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path(format!("/v1/{route}")))
@@ -90,18 +90,18 @@ pub async fn mock(route: &str, responses: Vec<ResponseTemplate>) -> MockServer {
 }
 
 /// The base URL of a mock server.
-pub fn base(server: &MockServer) -> String {
+pub(crate) fn base(server: &MockServer) -> String {
     format!("{}/v1", server.uri())
 }
 
 /// The JSON bodies the mock received, in order.
-pub async fn bodies(server: &MockServer) -> Vec<Value> {
+pub(crate) async fn bodies(server: &MockServer) -> Vec<Value> {
     let requests = server.received_requests().await.unwrap_or_default();
     requests.iter().map(|request| serde_json::from_slice(&request.body).unwrap()).collect()
 }
 
 /// The Authorization headers the mock received, in order.
-pub async fn authorizations(server: &MockServer) -> Vec<Option<String>> {
+pub(crate) async fn authorizations(server: &MockServer) -> Vec<Option<String>> {
     let requests = server.received_requests().await.unwrap_or_default();
     requests
         .iter()
@@ -110,11 +110,11 @@ pub async fn authorizations(server: &MockServer) -> Vec<Option<String>> {
 }
 
 /// An SSE response from `(event name, data)` pairs (no name: a bare `data:` line).
-pub fn sse(events: &[(Option<&str>, String)]) -> ResponseTemplate {
+pub(crate) fn sse(events: &[(Option<&str>, String)]) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_raw(sse_text(events), "text/event-stream")
 }
 
-pub fn sse_text(events: &[(Option<&str>, String)]) -> String {
+pub(crate) fn sse_text(events: &[(Option<&str>, String)]) -> String {
     let mut body = String::new();
     for (name, data) in events {
         if let Some(name) = name {
@@ -126,7 +126,7 @@ pub fn sse_text(events: &[(Option<&str>, String)]) -> String {
 }
 
 /// Run the agent plainly or streamed; streamed, also the events before the end.
-pub async fn run(
+pub(crate) async fn run(
     agent: &Agent,
     input: &str,
     streamed: bool,
@@ -142,7 +142,7 @@ pub async fn run(
 }
 
 /// The arguments streamed for each call index, in order of arrival.
-pub fn streamed_arguments(events: &[AgentEvent]) -> Vec<(usize, String)> {
+pub(crate) fn streamed_arguments(events: &[AgentEvent]) -> Vec<(usize, String)> {
     events
         .iter()
         .filter_map(|event| match event {
@@ -153,20 +153,20 @@ pub fn streamed_arguments(events: &[AgentEvent]) -> Vec<(usize, String)> {
 }
 
 /// A key that the tests give explicitly (never the environment).
-pub fn key() -> Option<ApiKey> {
+pub(crate) fn key() -> Option<ApiKey> {
     Some(ApiKey::new(KEY))
 }
 
 /// A server on loopback that answers each connection, in turn, with an
 /// event stream written in exactly these byte chunks (flushed one by one,
 /// a pause between them), and records each request's body.
-pub struct ChunkedServer {
+pub(crate) struct ChunkedServer {
     pub base: String,
     thread: std::thread::JoinHandle<Vec<Value>>,
 }
 
 impl ChunkedServer {
-    pub fn start(connections: Vec<Vec<Vec<u8>>>) -> Self {
+    pub(crate) fn start(connections: Vec<Vec<Vec<u8>>>) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}/v1", listener.local_addr().unwrap());
         let thread = std::thread::spawn(move || {
@@ -191,7 +191,7 @@ impl ChunkedServer {
     }
 
     /// The request bodies, once every connection was answered.
-    pub fn bodies(self) -> Vec<Value> {
+    pub(crate) fn bodies(self) -> Vec<Value> {
         self.thread.join().unwrap()
     }
 }
@@ -217,7 +217,7 @@ fn read_request(socket: &mut std::net::TcpStream) -> Value {
 
 /// Split `text` into byte chunks at these byte offsets (which may fall
 /// inside a UTF-8 character).
-pub fn split_at(text: &str, cuts: &[usize]) -> Vec<Vec<u8>> {
+pub(crate) fn split_at(text: &str, cuts: &[usize]) -> Vec<Vec<u8>> {
     let bytes = text.as_bytes();
     let mut chunks = Vec::new();
     let mut start = 0;
@@ -230,12 +230,12 @@ pub fn split_at(text: &str, cuts: &[usize]) -> Vec<Vec<u8>> {
 }
 
 /// The key appears in neither the Display nor the Debug of an error.
-pub fn assert_no_key(error: &impl std::fmt::Debug, display: &str) {
+pub(crate) fn assert_no_key(error: &impl std::fmt::Debug, display: &str) {
     assert!(!display.contains(KEY), "the key shows in: {display}");
     assert!(!format!("{error:?}").contains(KEY), "the key shows in: {error:?}");
 }
 
 /// JSON of a string list.
-pub fn names(values: &[&str]) -> Value {
+pub(crate) fn names(values: &[&str]) -> Value {
     json!(values)
 }

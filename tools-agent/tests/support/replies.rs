@@ -7,7 +7,7 @@ use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// A mock answering every POST with these bodies, in order.
-pub async fn mock(bodies: Vec<Value>) -> MockServer {
+pub(crate) async fn mock(bodies: Vec<Value>) -> MockServer {
     let server = MockServer::start().await;
     for body in bodies {
         Mock::given(method("POST"))
@@ -21,7 +21,7 @@ pub async fn mock(bodies: Vec<Value>) -> MockServer {
 }
 
 /// The JSON bodies the mock received, in order.
-pub async fn received(server: &MockServer) -> Vec<Value> {
+pub(crate) async fn received(server: &MockServer) -> Vec<Value> {
     let requests = server.received_requests().await.unwrap_or_default();
     requests.iter().map(|request| request.body_json::<Value>().unwrap()).collect()
 }

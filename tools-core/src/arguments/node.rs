@@ -14,7 +14,7 @@ pub(super) struct Node<'a> {
 }
 
 impl<'a> Node<'a> {
-    pub fn root(root: &'a JsonObject) -> Self {
+    pub(super) fn root(root: &'a JsonObject) -> Self {
         Self { schema: root, root }
     }
 
@@ -32,21 +32,21 @@ impl<'a> Node<'a> {
     }
 
     /// The schema of the field `name` of this object schema.
-    pub fn property(self, name: &str) -> Option<Self> {
+    pub(super) fn property(self, name: &str) -> Option<Self> {
         self.child(self.schema.get("properties")?.get(name)?)
     }
 
     /// The schema of this array schema's items.
-    pub fn items(self) -> Option<Self> {
+    pub(super) fn items(self) -> Option<Self> {
         self.child(self.schema.get("items")?)
     }
 
     /// The field names of this object schema, in order.
-    pub fn property_names(self) -> impl Iterator<Item = &'a String> {
+    pub(super) fn property_names(self) -> impl Iterator<Item = &'a String> {
         self.schema.get("properties").and_then(Value::as_object).into_iter().flat_map(JsonObject::keys)
     }
 
-    pub fn is_required(self, name: &str) -> bool {
+    pub(super) fn is_required(self, name: &str) -> bool {
         match self.schema.get("required") {
             Some(Value::Array(names)) => names.iter().any(|n| n == name),
             _ => false,
@@ -54,7 +54,7 @@ impl<'a> Node<'a> {
     }
 
     /// Whether a value of this schema may be `null`.
-    pub fn takes_null(self) -> bool {
+    pub(super) fn takes_null(self) -> bool {
         let schema = self.schema;
         let typed_null = match schema.get("type") {
             Some(Value::String(name)) => name == "null",

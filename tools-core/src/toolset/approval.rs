@@ -63,7 +63,7 @@ impl Toolset {
     }
 
     /// Whether this call waits for a person's approval: its tool declares
-    /// it ([`Tool::needs_approval`]), its registration's predicate says so
+    /// it ([`ToolSpec::needs_approval`](crate::ToolSpec::needs_approval)), its registration's predicate says so
     /// ([`ToolOptions::needs_approval_when`]), or a toolset rule picks the
     /// tool ([`Toolset::require_approval`]). A call of no tool needs none:
     /// it cannot run.

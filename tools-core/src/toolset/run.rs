@@ -124,7 +124,7 @@ impl Toolset {
     /// [`Outcome::NotFound`] with the registered names in the content. The
     /// tool runs with `ctx.for_call(id, name)`, whose deadline is the
     /// earlier of `ctx`'s and the call's timeout (set at registration, else
-    /// [`Tool::timeout`](crate::Tool::timeout), else the toolset's
+    /// [`ToolSpec::timeout`](crate::ToolSpec::timeout), else the toolset's
     /// [`RunOptions::default_timeout`](super::RunOptions::default_timeout)).
     /// When the deadline passes or `ctx` is cancelled, the tool's future is
     /// dropped and the result says so; a panic is caught and reported as

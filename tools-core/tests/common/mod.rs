@@ -10,13 +10,13 @@ use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolError,
 type Body = Box<dyn Fn(ToolContext, String) -> BoxFuture<'static, Result<String, ToolError>> + Send + Sync>;
 
 /// A tool whose call is a closure over an owned context and the raw arguments.
-pub struct FnTool {
+pub(crate) struct FnTool {
     spec: ToolSpec,
     body: Body,
 }
 
 impl FnTool {
-    pub fn new<F, Fut>(name: &str, body: F) -> Self
+    pub(crate) fn new<F, Fut>(name: &str, body: F) -> Self
     where
         F: Fn(ToolContext, String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<String, ToolError>> + Send + 'static,
@@ -32,7 +32,7 @@ impl FnTool {
         }
     }
 
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+    pub(crate) fn with_timeout(mut self, timeout: Duration) -> Self {
         self.spec = self.spec.with_timeout(timeout);
         self
     }
@@ -49,13 +49,13 @@ impl Tool for FnTool {
 }
 
 /// A tool that returns its arguments.
-pub fn echo(name: &str) -> FnTool {
+pub(crate) fn echo(name: &str) -> FnTool {
     FnTool::new(name, |_, input| async move { Ok(input) })
 }
 
 /// A tool that sleeps for the number of milliseconds it is given, then
 /// returns that number.
-pub fn sleeper(name: &str) -> FnTool {
+pub(crate) fn sleeper(name: &str) -> FnTool {
     FnTool::new(name, |_, input| async move {
         let ms: u64 =
             input.trim().parse().map_err(|_| ToolError::invalid_arguments("expected milliseconds"))?;
@@ -65,7 +65,7 @@ pub fn sleeper(name: &str) -> FnTool {
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
-pub struct WeatherRequest {
+pub(crate) struct WeatherRequest {
     /// City name.
     pub city: String,
     /// Days ahead.
@@ -73,7 +73,7 @@ pub struct WeatherRequest {
 }
 
 /// A typed tool, so arguments go through the real JSON adapter.
-pub struct Weather;
+pub(crate) struct Weather;
 
 impl TypedTool for Weather {
     type Request = WeatherRequest;

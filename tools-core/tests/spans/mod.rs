@@ -9,9 +9,9 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
 /// Span name and fields, in creation order.
-pub type Spans = Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>;
+pub(crate) type Spans = Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>;
 
-pub struct Capture(pub Spans);
+pub(crate) struct Capture(pub Spans);
 
 struct Fields<'a>(&'a mut Vec<(String, String)>);
 
@@ -47,6 +47,6 @@ impl Subscriber for Capture {
 }
 
 /// The value of `key` among a span's fields.
-pub fn field<'a>(fields: &'a [(String, String)], key: &str) -> Option<&'a str> {
+pub(crate) fn field<'a>(fields: &'a [(String, String)], key: &str) -> Option<&'a str> {
     fields.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }

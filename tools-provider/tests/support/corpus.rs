@@ -11,7 +11,7 @@ use serde::Deserialize;
 use tools_core::{JsonObject, Output, OutputFuture, Tool, ToolContext, ToolSpec, Toolset};
 
 /// A tool that only has a schema: what the dialects read.
-pub struct SchemaTool {
+pub(crate) struct SchemaTool {
     pub spec: ToolSpec,
     pub schema: JsonObject,
 }
@@ -27,26 +27,26 @@ impl Tool for SchemaTool {
 
 impl SchemaTool {
     /// A tool with this schema as it is.
-    pub fn new(name: &'static str, description: &'static str, schema: JsonObject) -> Self {
+    pub(crate) fn new(name: &'static str, description: &'static str, schema: JsonObject) -> Self {
         let parameters = tools_core::Parameters::from_schema(schema.clone());
         Self { spec: ToolSpec::from_parameters(name, description, parameters), schema }
     }
 }
 
-pub fn tool<R: JsonSchema>(name: &'static str, description: &'static str) -> SchemaTool {
+pub(crate) fn tool<R: JsonSchema>(name: &'static str, description: &'static str) -> SchemaTool {
     SchemaTool::new(name, description, tools_core::Parameters::of::<R>().schema().clone())
 }
 
 /// A request with no fields.
 #[derive(Deserialize, JsonSchema)]
-pub struct Empty {}
+pub(crate) struct Empty {}
 
 #[derive(Deserialize, JsonSchema)]
-pub struct UnitRequest;
+pub(crate) struct UnitRequest;
 
 /// Current weather for a city.
 #[derive(Deserialize, JsonSchema)]
-pub struct Flat {
+pub(crate) struct Flat {
     /// City name.
     pub city: String,
     /// Days ahead; today if absent.
@@ -57,25 +57,25 @@ pub struct Flat {
 /// Units for temperatures.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Unit {
+pub(crate) enum Unit {
     Celsius,
     Fahrenheit,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct WithEnum {
+pub(crate) struct WithEnum {
     pub unit: Unit,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Point {
+pub(crate) struct Point {
     pub lat: f64,
     pub lon: f64,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Place {
+pub(crate) enum Place {
     /// A city by name.
     City { name: String },
     /// A point on the map.
@@ -83,62 +83,62 @@ pub enum Place {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Tagged {
+pub(crate) struct Tagged {
     pub place: Place,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Shape {
+pub(crate) enum Shape {
     Circle { radius: f64 },
     Square(f64),
     Dot,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct ExternallyTagged {
+pub(crate) struct ExternallyTagged {
     pub shape: Shape,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(tag = "op", content = "args", rename_all = "snake_case")]
-pub enum Command {
+pub(crate) enum Command {
     Move { dx: i32, dy: i32 },
     Say(String),
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct AdjacentlyTagged {
+pub(crate) struct AdjacentlyTagged {
     pub command: Command,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum IdOrName {
+pub(crate) enum IdOrName {
     Id(u64),
     Name(String),
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Untagged {
+pub(crate) struct Untagged {
     pub user: IdOrName,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Address {
+pub(crate) struct Address {
     pub street: String,
     pub zip: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Nested {
+pub(crate) struct Nested {
     /// Where to deliver.
     pub address: Address,
     pub billing: Option<Address>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Lists {
+pub(crate) struct Lists {
     pub stops: Vec<Point>,
     pub tags: Vec<String>,
     pub maybe: Vec<Option<String>>,
@@ -146,26 +146,26 @@ pub struct Lists {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Maps {
+pub(crate) struct Maps {
     pub headers: HashMap<String, String>,
     pub scores: BTreeMap<String, Vec<u32>>,
 }
 
 /// A file tree.
 #[derive(Deserialize, JsonSchema)]
-pub struct Tree {
+pub(crate) struct Tree {
     pub name: String,
     pub children: Vec<Tree>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Recursive {
+pub(crate) struct Recursive {
     pub root: Tree,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct Renamed {
+pub(crate) struct Renamed {
     pub query_text: String,
     #[serde(rename = "q")]
     pub short: String,
@@ -177,7 +177,7 @@ fn ten() -> u32 {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Defaults {
+pub(crate) struct Defaults {
     #[serde(default)]
     pub offset: u32,
     #[serde(default = "ten")]
@@ -187,7 +187,7 @@ pub struct Defaults {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Constraints {
+pub(crate) struct Constraints {
     #[schemars(range(min = 1, max = 16))]
     pub days: u8,
     #[schemars(length(min = 1, max = 100))]
@@ -201,13 +201,13 @@ pub struct Constraints {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct OptionalEnum {
+pub(crate) struct OptionalEnum {
     pub unit: Option<Unit>,
     pub place: Option<Place>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Numbers {
+pub(crate) struct Numbers {
     pub small: i8,
     pub big: i64,
     pub unsigned: u64,
@@ -216,51 +216,51 @@ pub struct Numbers {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Tuple {
+pub(crate) struct Tuple {
     pub pair: (f64, f64),
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct AnyValue {
+pub(crate) struct AnyValue {
     pub payload: serde_json::Value,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Formats {
+pub(crate) struct Formats {
     pub ip: Ipv4Addr,
     pub when: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Paging {
+pub(crate) struct Paging {
     pub page: u32,
     pub per_page: Option<u32>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Flattened {
+pub(crate) struct Flattened {
     pub query: String,
     #[serde(flatten)]
     pub paging: Paging,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Deep {
+pub(crate) struct Deep {
     pub level1: Level1,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Level1 {
+pub(crate) struct Level1 {
     pub level2: Vec<Level2>,
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Level2 {
+pub(crate) struct Level2 {
     pub leaf: HashMap<String, Unit>,
 }
 
 /// Every corpus type as a tool, in a stable order.
-pub fn tools() -> Vec<SchemaTool> {
+pub(crate) fn tools() -> Vec<SchemaTool> {
     vec![
         tool::<Empty>("empty", "No arguments."),
         tool::<UnitRequest>("unit_struct", "A unit struct: no arguments."),
@@ -288,7 +288,7 @@ pub fn tools() -> Vec<SchemaTool> {
 }
 
 /// The corpus as one toolset.
-pub fn toolset() -> Toolset {
+pub(crate) fn toolset() -> Toolset {
     let mut set = Toolset::new();
     for tool in tools() {
         set.add(tool).unwrap();
