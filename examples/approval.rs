@@ -127,7 +127,7 @@ async fn resume(saved: &str, disk: &Disk) -> Result<(), Box<dyn std::error::Erro
 
     let model = ScriptedModel::new()
         .then_text("Deleted old.log and build.tmp; report.pdf stays, since it is the only copy.");
-    let result = agent(model, disk)?.resume(state).await?;
+    let result = agent(model, disk)?.run(state).await?;
     println!("resumed: {:?}", result.stop);
     // The paused turn's results, in call order: the one that ran before
     // the pause and the three decided ones.

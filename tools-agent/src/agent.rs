@@ -18,10 +18,45 @@ use crate::{
     AgentError, AgentEvent, LimitExceeded, Message, Model, RunBudget, RunLimits, RunState, Transcript,
 };
 
-/// Where a run starts: a transcript, or a paused run.
-enum Start {
+/// Where a run starts, for [`Agent::run`] and [`Agent::stream`]: a user
+/// message, a saved transcript to continue (calls left without results run
+/// first; add a user message to ask more), or a paused run to resume with
+/// its decisions ([`RunState`]). Each converts into it.
+#[derive(Clone, Debug)]
+pub enum RunInput {
+    /// A new run from one user message.
+    Prompt(String),
+    /// A saved run, continued.
     Transcript(Transcript),
+    /// A paused run ([`StopReason::Paused`]), resumed: the approved calls
+    /// run (through [`Toolset::run_approved`]), the denied ones answer their
+    /// reason, then the loop goes on as if it had never paused. Calls still
+    /// undecided pause the run again; none runs without a decision.
     Paused(RunState),
+}
+
+impl From<String> for RunInput {
+    fn from(prompt: String) -> Self {
+        Self::Prompt(prompt)
+    }
+}
+
+impl From<&str> for RunInput {
+    fn from(prompt: &str) -> Self {
+        Self::Prompt(prompt.to_owned())
+    }
+}
+
+impl From<Transcript> for RunInput {
+    fn from(transcript: Transcript) -> Self {
+        Self::Transcript(transcript)
+    }
+}
+
+impl From<RunState> for RunInput {
+    fn from(state: RunState) -> Self {
+        Self::Paused(state)
+    }
 }
 
 /// Why a run ended.
@@ -46,7 +81,7 @@ pub enum StopReason {
     /// The context was cancelled.
     Cancelled,
     /// Calls wait for a person's approval: decide about each in the state,
-    /// save it if the answer takes time, and [`Agent::resume`] it.
+    /// save it if the answer takes time, and resume it with [`Agent::run`].
     Paused(Box<RunState>),
 }
 
@@ -225,64 +260,27 @@ impl Agent {
         &self.toolset
     }
 
-    /// Run from one user message.
-    pub async fn run(&self, input: impl Into<String>) -> Result<RunResult, AgentError> {
-        self.continue_run(self.start(input)).await
+    /// Run the loop from `input` ([`RunInput`]: a user message, a saved
+    /// transcript, or a paused run with its decisions), in this process or
+    /// another, until the model answers or a limit stops it.
+    pub async fn run(&self, input: impl Into<RunInput>) -> Result<RunResult, AgentError> {
+        self.drive(input.into(), None).await
     }
 
-    /// Continue a saved run: calls left without results run first, then
-    /// the loop goes on. Add a user message to the transcript to ask more.
-    pub async fn continue_run(&self, transcript: Transcript) -> Result<RunResult, AgentError> {
-        self.drive(Start::Transcript(transcript), None).await
-    }
-
-    /// Go on with a paused run ([`StopReason::Paused`]), in this process or
-    /// another: the approved calls run (through
-    /// [`Toolset::run_approved`](tools_core::Toolset::run_approved)), the
-    /// denied ones answer their reason, then the loop goes on as if it had
-    /// never paused. Calls still undecided pause the run again; none runs
-    /// without a decision.
-    pub async fn resume(&self, state: RunState) -> Result<RunResult, AgentError> {
-        self.drive(Start::Paused(state), None).await
-    }
-
-    /// Go on with a paused run as a stream of events.
-    pub fn resume_stream(&self, state: RunState) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
-        self.stream_from(Start::Paused(state))
-    }
-
-    /// Run from one user message, as a stream of events ending in
+    /// [`Agent::run`] as a stream of events ending in
     /// [`AgentEvent::Finished`].
-    pub fn stream(&self, input: impl Into<String>) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
-        self.stream_transcript(self.start(input))
-    }
-
-    /// Continue a saved run as a stream of events.
-    pub fn stream_transcript(
-        &self,
-        transcript: Transcript,
-    ) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
-        self.stream_from(Start::Transcript(transcript))
-    }
-
-    fn stream_from(&self, start: Start) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
+    pub fn stream(&self, input: impl Into<RunInput>) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
         let (events, received) = futures::channel::mpsc::unbounded();
-        let run = self.drive(start, Some(events));
+        let run = self.drive(input.into(), Some(events));
         // The run's own events first, then its end: the channel closes when
         // the run future is done and has dropped its sender.
         let ended = futures::stream::once(run).map(AgentEvent::Finished);
         Interleave { run: Box::pin(ended), events: received, run_done: None }
     }
 
-    fn start(&self, input: impl Into<String>) -> Transcript {
-        let mut transcript = Transcript { instructions: self.instructions.clone(), messages: Vec::new() };
-        transcript.push(Message::user(input));
-        transcript
-    }
-
     async fn drive(
         &self,
-        start: Start,
+        start: RunInput,
         events: Option<UnboundedSender<AgentEvent>>,
     ) -> Result<RunResult, AgentError> {
         let span = tracing::info_span!(
@@ -293,13 +291,19 @@ impl Agent {
             stop = tracing::field::Empty,
         );
         let (mut run, paused) = match start {
-            Start::Transcript(mut transcript) => {
+            RunInput::Prompt(prompt) => {
+                let mut transcript =
+                    Transcript { instructions: self.instructions.clone(), messages: Vec::new() };
+                transcript.push(Message::user(prompt));
+                (Run::new(self, transcript, Vec::new(), RunBudget::default(), events, 0), None)
+            }
+            RunInput::Transcript(mut transcript) => {
                 if transcript.instructions.is_none() {
                     transcript.instructions.clone_from(&self.instructions);
                 }
                 (Run::new(self, transcript, Vec::new(), RunBudget::default(), events, 0), None)
             }
-            Start::Paused(state) => {
+            RunInput::Paused(state) => {
                 // What was spent counts; the limits are this agent's.
                 let (transcript, done, pending, budget, usage, turns) = state.into_parts();
                 (Run::new(self, transcript, usage, budget, events, turns), Some((done, pending)))

@@ -61,7 +61,7 @@ pub struct UnknownCall {
 /// A run stopped because calls wait for a person's approval
 /// ([`StopReason::Paused`](crate::StopReason::Paused)). The turn's other
 /// calls ran; these did not, and nothing runs them but
-/// [`Agent::resume`](crate::Agent::resume) after a decision: a state that is
+/// [`Agent::run`](crate::Agent::run) after a decision: a state that is
 /// dropped, saved for days or loaded in another process runs nothing.
 ///
 /// ```

@@ -1,7 +1,8 @@
 //! The agent loop of the tools SDK: a model, a toolset and a loop that runs
 //! the model's calls until it answers.
 //!
-//! - [`Agent`]: the loop ([`Agent::run`], [`Agent::stream`]), its settings
+//! - [`Agent`]: the loop ([`Agent::run`], [`Agent::stream`], each from a
+//!   [`RunInput`]: a prompt, a saved transcript or a paused run), its settings
 //!   and what a run gives back ([`RunResult`], [`StopReason`]);
 //! - [`Model`]: one request, one response (or a stream of [`ModelEvent`]s),
 //!   implemented by the provider clients and by [`ScriptedModel`];
@@ -15,7 +16,7 @@
 //! - [`ToolIndex`]: the local tool search (BM25) the loop answers
 //!   `tool_search` with, when the toolset has tool search on;
 //! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
-//!   what they decided ([`Agent::resume`]);
+//!   what they decided (resumed by [`Agent::run`]);
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
 //!   ([`Dialect::tool_choice`](tools_provider::Dialect::tool_choice));
@@ -42,7 +43,7 @@ mod scripted;
 mod search;
 mod stream;
 
-pub use agent::{Agent, RunResult, StopReason};
+pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};

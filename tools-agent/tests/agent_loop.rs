@@ -131,7 +131,7 @@ async fn the_budget_stops_a_run_and_a_bigger_one_continues_it() {
     let saved = serde_json::to_string(&stopped.transcript).unwrap();
     let loaded: Transcript = serde_json::from_str(&saved).unwrap();
     let roomy = Agent::from_shared(model.clone(), tools()).unwrap();
-    let continued = roomy.continue_run(loaded).await.unwrap();
+    let continued = roomy.run(loaded).await.unwrap();
     assert_eq!((continued.answer.as_str(), &continued.stop), ("done", &StopReason::Answered));
     assert_eq!(results_of(&continued.transcript.messages[4]), [("3".into(), Outcome::Success)]);
 }

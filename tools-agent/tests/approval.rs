@@ -205,7 +205,7 @@ async fn resume(provider: Provider, saved: &str, decision: Decision) -> (RunResu
     state.decide("call_d1", decision).unwrap();
     let server = mock(vec![provider.body("Done.", &[])]).await;
     let deleted = Deleted::default();
-    let result = agent(provider.model(&server), true, &deleted).resume(state).await;
+    let result = agent(provider.model(&server), true, &deleted).run(state).await;
     let result = result.unwrap_or_else(|error| panic!("{provider:?}: {error}"));
     (result, received(&server).await, deleted)
 }
@@ -298,7 +298,7 @@ async fn undecided_nothing_runs_and_the_run_pauses_again() {
         let server = mock(vec![provider.body("Done.", &[])]).await;
         let deleted = Deleted::default();
         let agent = agent(provider.model(&server), true, &deleted);
-        let again = agent.resume(state).await.unwrap();
+        let again = agent.run(state).await.unwrap();
         let StopReason::Paused(mut state) = again.stop else { panic!("{provider:?}: {:?}", again.stop) };
         assert!(deleted.paths().is_empty() && received(&server).await.is_empty(), "{provider:?}");
         assert_eq!(
@@ -308,7 +308,7 @@ async fn undecided_nothing_runs_and_the_run_pauses_again() {
         );
 
         // Continuing the bare transcript (not the state) does not run it either.
-        let bare = agent.continue_run(again.transcript).await.unwrap();
+        let bare = agent.run(again.transcript).await.unwrap();
         assert!(matches!(bare.stop, StopReason::Paused(_)), "{provider:?}");
         assert!(deleted.paths().is_empty() && received(&server).await.is_empty(), "{provider:?}");
 
@@ -319,7 +319,7 @@ async fn undecided_nothing_runs_and_the_run_pauses_again() {
             "no call waiting for approval has the id `call_w1`; the pending calls are: call_d1"
         );
         state.approve("call_d1").unwrap();
-        let done = agent.resume(*state).await.unwrap();
+        let done = agent.run(*state).await.unwrap();
         assert_eq!(
             (done.answer.as_str(), deleted.paths()),
             ("Done.", vec!["old.log".to_owned()]),
@@ -364,7 +364,7 @@ async fn streamed_a_declared_tool_pauses_and_resumes_with_its_events() {
     let StopReason::Paused(mut state) = result.stop else { panic!("{:?}", result.stop) };
     state.approve("1").unwrap().deny("3", "keep the cache").unwrap();
 
-    let mut events: Vec<AgentEvent> = agent.resume_stream(*state).collect().await;
+    let mut events: Vec<AgentEvent> = agent.stream(*state).collect().await;
     let Some(AgentEvent::Finished(Ok(result))) = events.pop() else { panic!("no end") };
     assert_eq!(result.answer, "Removed tmp.");
     let results: Vec<(String, Outcome)> = events

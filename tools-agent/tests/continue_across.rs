@@ -76,7 +76,7 @@ async fn a_run_on_openai_continues_on_anthropic() {
     let claude = Anthropic::new("claude-sonnet-4-5")
         .with_api_key(ApiKey::new("sk-ant-test"))
         .with_base_url(anthropic.uri());
-    let second = Agent::new(claude, tools).unwrap().continue_run(transcript).await.unwrap();
+    let second = Agent::new(claude, tools).unwrap().run(transcript).await.unwrap();
     assert_eq!(second.answer, "I can look Rome up next.");
     assert_eq!(second.transcript.messages.len(), 6);
 
