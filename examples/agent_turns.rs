@@ -164,8 +164,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .add(ToFahrenheit)
         .add(WeatherAlerts)
         .add(AirQuality)
-        .options(RunOptions::new().with_default_timeout(Duration::from_secs(5)))
-        .build()?;
+        .build()?
+        .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(5)));
     let ctx = ToolContext::new();
     let mut budget = RunBudget::new(RunLimits::default().with_max_tool_calls(20));
 

@@ -284,8 +284,7 @@ async fn every_wrapper_and_composition_passes_on_the_whole_output() {
     let mut merged = Toolset::new();
     merged.merge(four().prefixed("inner").unwrap()).unwrap();
     four_of(&merged, "inner_four", true, "merged").await;
-    let mut held = four().prefixed("held").unwrap();
-    held.require_approval(|_| true);
+    let held = four().prefixed("held").unwrap().with_approval_rule(|_| true);
     four_of(&held, "held_four", true, "held for approval").await;
     let search = tools::toolset::WebSearch::new().with_fallback(Four);
     let mut searched = Toolset::new();

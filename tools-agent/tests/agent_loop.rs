@@ -284,17 +284,13 @@ async fn open_vault(_ctx: &ToolContext) -> Result<String, ToolError> {
 
 #[tokio::test]
 async fn the_prepare_step_decides_what_the_model_sees_each_turn() {
-    let tools = Toolset::builder()
-        .add(GetWeather)
-        .add(Unlock)
-        .add(OpenVault)
-        .prepare(|ctx, tool| match tool.spec().name() {
+    let tools = Toolset::builder().add(GetWeather).add(Unlock).add(OpenVault).build().unwrap().with_prepare(
+        |ctx, tool| match tool.spec().name() {
             "unlock" => !Unlocked::of(ctx),
             "open_vault" => Unlocked::of(ctx),
             _ => true,
-        })
-        .build()
-        .unwrap();
+        },
+    );
     let model = Arc::new(
         ScriptedModel::new()
             // The vault is hidden this turn: that call is answered as unknown.

@@ -54,7 +54,7 @@ async fn delete_file(ctx: &ToolContext, path: String) -> Result<String, ToolErro
 fn tools(approval: bool) -> Toolset {
     let mut tools = Toolset::builder().add(GetWeather).add(DeleteFile).build().unwrap();
     if approval {
-        tools.require_approval(|tool| tool.spec().annotations().destructive == Some(true));
+        tools = tools.with_approval_rule(|tool| tool.spec().annotations().destructive == Some(true));
     }
     tools
 }

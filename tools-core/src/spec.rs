@@ -210,7 +210,7 @@ impl ToolSpec {
 
     /// Whether every call waits for a person's approval
     /// (`#[tool(needs_approval)]`); a toolset can require it of more calls
-    /// ([`Toolset::require_approval`](crate::Toolset::require_approval)).
+    /// ([`Toolset::with_approval_rule`](crate::Toolset::with_approval_rule)).
     pub fn needs_approval(&self) -> bool {
         self.needs_approval
     }

@@ -81,7 +81,7 @@ async fn a_toolset_rule_holds_every_tool_it_picks_registered_before_or_after() {
     let runs = Arc::new(AtomicUsize::new(0));
     let mut tools = Toolset::new();
     tools.add(counted("drop_table", &runs)).unwrap();
-    tools.require_approval(|tool| tool.spec().name().starts_with("drop_"));
+    let mut tools = tools.with_approval_rule(|tool| tool.spec().name().starts_with("drop_"));
     tools.add(counted("drop_index", &runs)).unwrap();
     tools.add(counted("select", &runs)).unwrap();
     let ctx = ToolContext::new();
@@ -133,7 +133,7 @@ async fn a_held_call_never_reaches_the_layers_and_a_renamed_tool_keeps_its_need(
     }
     let (deletes, seen) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let renamed = tools_core::Renamed::new(DeleteFile(Arc::clone(&deletes))).with_name("rm");
-    let tools = Toolset::builder().add(renamed).layer(Answers(Arc::clone(&seen))).build().unwrap();
+    let tools = Toolset::builder().add(renamed).build().unwrap().with_layer(Answers(Arc::clone(&seen)));
     let result = tools.call(&ToolContext::new(), &call("1", "rm", r#"{"path":"x"}"#)).await;
     assert_eq!(result.outcome, Outcome::Denied);
     assert!(result.content.contains("`rm`"), "{}", result.content);

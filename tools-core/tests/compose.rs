@@ -56,8 +56,12 @@ async fn run_one(tools: &Toolset, name: &str, arguments: &str) -> ToolResult {
 #[tokio::test]
 async fn a_merge_appends_the_other_toolsets_tools_and_they_answer_by_name() {
     let mut tools = Toolset::builder().add(echo("search")).build().unwrap().with_source("docs");
-    let github =
-        Toolset::builder().add(echo("get_issue")).add(echo("list_repos")).source("github").build().unwrap();
+    let github = Toolset::builder()
+        .add(echo("get_issue"))
+        .add(echo("list_repos"))
+        .build()
+        .unwrap()
+        .with_source("github");
     tools.merge(github).unwrap();
     assert_eq!(names(&tools), ["search", "get_issue", "list_repos"]);
     assert_eq!(tools.source_of("SEARCH"), Some("docs"));
@@ -101,8 +105,9 @@ fn a_collision_names_both_tools_and_both_sources() {
 
     // A label survives a merge: a second merge names where each tool came from.
     let mut all = Toolset::new().with_source("main");
-    all.merge(Toolset::builder().add(echo("fetch")).source("web").build().unwrap()).unwrap();
-    let err = all.merge(Toolset::builder().add(echo("fetch")).source("files").build().unwrap()).unwrap_err();
+    all.merge(Toolset::builder().add(echo("fetch")).build().unwrap().with_source("web")).unwrap();
+    let err =
+        all.merge(Toolset::builder().add(echo("fetch")).build().unwrap().with_source("files")).unwrap_err();
     assert!(
         err.to_string().starts_with("tool `fetch` from `files` collides with `fetch` from `web`"),
         "{err}"
@@ -116,7 +121,7 @@ fn a_merge_is_all_or_nothing() {
         .add(echo("a"))
         .add(echo("B"))
         .add(echo("c"))
-        .web_search(WebSearch::new())
+        .add_web_search(WebSearch::new())
         .build()
         .unwrap();
     assert!(matches!(tools.merge(other), Err(ToolsetError::Collision { .. })));
@@ -131,10 +136,11 @@ fn a_merge_is_all_or_nothing() {
 
 #[test]
 fn native_web_search_moves_with_a_merge_and_two_collide() {
-    let with_search = || Toolset::builder().web_search(WebSearch::new().with_max_uses(2)).build().unwrap();
-    let tools = Toolset::new().with_merged(with_search()).unwrap();
+    let with_search =
+        || Toolset::builder().add_web_search(WebSearch::new().with_max_uses(2)).build().unwrap();
+    let tools = Toolset::builder().merge(with_search()).build().unwrap();
     assert_eq!(tools.web_search().and_then(|search| search.max_uses), Some(2));
-    let err = tools.with_merged(with_search().with_source("web")).unwrap_err();
+    let err = Toolset::builder().merge(tools).merge(with_search().with_source("web")).build().unwrap_err();
     assert!(err.to_string().starts_with("tool `web_search` from `web` collides with `web_search`"), "{err}");
 }
 
@@ -150,7 +156,7 @@ async fn a_merged_tool_keeps_its_registration_options_and_counters() {
         .build()
         .unwrap();
     run_one(&other, "layered", "").await;
-    let tools = Toolset::new().with_merged(other.clone()).unwrap();
+    let tools = Toolset::builder().merge(other.clone()).build().unwrap();
 
     assert_eq!(run_one(&tools, "slow", "1000").await.outcome, Outcome::TimedOut);
     assert_eq!(run_one(&tools, "layered", "").await.content, "own layer");
@@ -166,11 +172,12 @@ async fn the_merged_toolsets_own_settings_hold_for_its_tools_only() {
     let (mine_heard, theirs_heard) = (Arc::new(Heard::default()), Arc::new(Heard::default()));
     let other = Toolset::builder()
         .add(echo("theirs"))
-        .layer(Answer("their layer"))
-        .observer(Arc::clone(&theirs_heard))
         .build()
-        .unwrap();
-    let mut tools = Toolset::builder().add(echo("mine")).observer(Arc::clone(&mine_heard)).build().unwrap();
+        .unwrap()
+        .with_layer(Answer("their layer"))
+        .with_observer(Arc::clone(&theirs_heard));
+    let mut tools =
+        Toolset::builder().add(echo("mine")).build().unwrap().with_observer(Arc::clone(&mine_heard));
     tools.merge(other).unwrap();
 
     assert_eq!(run_one(&tools, "theirs", "x").await.content, "their layer");
@@ -180,10 +187,10 @@ async fn the_merged_toolsets_own_settings_hold_for_its_tools_only() {
     // Their default timeout bounds their tools; mine have none.
     let other = Toolset::builder()
         .add(sleeper("their_nap"))
-        .options(RunOptions::new().with_default_timeout(Duration::from_millis(10)))
         .build()
-        .unwrap();
-    let tools = Toolset::builder().add(sleeper("my_nap")).build().unwrap().with_merged(other).unwrap();
+        .unwrap()
+        .with_options(RunOptions::new().with_default_timeout(Duration::from_millis(10)));
+    let tools = Toolset::builder().add(sleeper("my_nap")).merge(other).build().unwrap();
     assert_eq!(run_one(&tools, "their_nap", "50").await.outcome, Outcome::TimedOut);
     assert_eq!(run_one(&tools, "their_nap", "5").await.outcome, Outcome::Success);
     assert_eq!(run_one(&tools, "my_nap", "50").await.outcome, Outcome::Success);
@@ -204,11 +211,11 @@ async fn approval_survives_every_composition() {
     let github = Toolset::builder()
         .add(counted("delete_repo"))
         .add(counted("get_issue"))
-        .require_approval(|tool| tool.spec().name() == "delete_repo")
-        .source("github")
         .build()
-        .unwrap();
-    let mut tools = Toolset::new().with_merged(github.prefixed("github").unwrap()).unwrap();
+        .unwrap()
+        .with_approval_rule(|tool| tool.spec().name() == "delete_repo")
+        .with_source("github");
+    let mut tools = Toolset::builder().merge(github.prefixed("github").unwrap()).build().unwrap();
     tools.rename("github_delete_repo", "remove_repository").unwrap();
     tools.redescribe("remove_repository", "Removes a repository.").unwrap();
     let tools = tools.filtered(|_| true).only(["remove_repository", "github_get_issue"]).unwrap();
@@ -264,7 +271,8 @@ async fn filters_keep_the_remaining_tools_with_their_options_and_counters() {
 
 #[test]
 fn filters_and_the_native_web_search() {
-    let with_native = || Toolset::builder().add(echo("fetch")).web_search(WebSearch::new()).build().unwrap();
+    let with_native =
+        || Toolset::builder().add(echo("fetch")).add_web_search(WebSearch::new()).build().unwrap();
     // Without a fallback, a predicate has no tool to judge: the native entry stays.
     assert!(with_native().filtered(|_| false).web_search().is_some());
     assert!(with_native().without(["web_search"]).web_search().is_none());
@@ -272,7 +280,7 @@ fn filters_and_the_native_web_search() {
     assert!(with_native().only(["web_search"]).unwrap().web_search().is_some());
     // With a fallback, the native entry follows it.
     let with_fallback =
-        Toolset::builder().web_search(WebSearch::new().with_fallback(echo("search"))).build().unwrap();
+        Toolset::builder().add_web_search(WebSearch::new().with_fallback(echo("search"))).build().unwrap();
     assert!(with_fallback.clone().filtered(|tool| tool.spec().name() != "web_search").web_search().is_none());
     assert!(with_fallback.filtered(|_| true).web_search().is_some());
 }
@@ -330,7 +338,7 @@ fn a_prefix_that_breaks_a_name_is_an_error_naming_the_tool() {
     ));
 
     // The native web search keeps its name: not prefixed silently.
-    let with_search = Toolset::builder().add(echo("fetch")).web_search(WebSearch::new()).build().unwrap();
+    let with_search = Toolset::builder().add(echo("fetch")).add_web_search(WebSearch::new()).build().unwrap();
     let err = with_search.prefixed("web").unwrap_err();
     assert_eq!(err, ToolsetError::WebSearchName { prefix: Some("web".into()) });
     assert!(err.to_string().contains("prefix the toolset before Toolset::add_web_search"), "{err}");
@@ -367,7 +375,7 @@ async fn rename_and_redescribe_one_tool() {
     assert_eq!(names(&tools), ["search", "fetch", "upper"]);
 
     let mut with_fallback =
-        Toolset::builder().web_search(WebSearch::new().with_fallback(echo("s"))).build().unwrap();
+        Toolset::builder().add_web_search(WebSearch::new().with_fallback(echo("s"))).build().unwrap();
     assert_eq!(
         with_fallback.rename("web_search", "search").unwrap_err(),
         ToolsetError::WebSearchName { prefix: None }
@@ -379,8 +387,11 @@ fn names_stay_stable_and_lower_cased_under_every_combination() {
     let build = || {
         let github = Toolset::builder().add(echo("Get_Issue")).add(echo("Search")).build().unwrap();
         let docs = Toolset::builder().add(echo("SEARCH")).build().unwrap();
-        let mut tools =
-            github.prefixed("GitHub").unwrap().with_merged(docs.prefixed("Docs").unwrap()).unwrap();
+        let mut tools = Toolset::builder()
+            .merge(github.prefixed("GitHub").unwrap())
+            .merge(docs.prefixed("Docs").unwrap())
+            .build()
+            .unwrap();
         tools.rename("docs_search", "Docs_Find").unwrap();
         tools.without(["github_search"])
     };
@@ -396,12 +407,10 @@ struct SignedIn;
 
 #[tokio::test]
 async fn the_prepare_step_decides_what_a_turn_shows() {
-    let tools = Toolset::builder()
-        .add(echo("search"))
-        .add(echo("account_delete"))
-        .prepare(|ctx, tool| !tool.spec().name().starts_with("account_") || ctx.get::<SignedIn>().is_some())
-        .build()
-        .unwrap();
+    let tools =
+        Toolset::builder().add(echo("search")).add(echo("account_delete")).build().unwrap().with_prepare(
+            |ctx, tool| !tool.spec().name().starts_with("account_") || ctx.get::<SignedIn>().is_some(),
+        );
     let guest = ToolContext::new();
     let prepared = tools.prepared(&guest);
     assert!(matches!(prepared, Cow::Owned(_)));

@@ -50,10 +50,10 @@ async fn layers_run_toolset_first_outside_in_then_the_tools_own() {
     let tools = Toolset::builder()
         .add_with(echo("echo"), ToolOptions::new().with_layer(Logs("c", Arc::clone(&log))))
         .add(echo("plain"))
-        .layer(Logs("a", Arc::clone(&log)))
-        .layer(Logs("b", Arc::clone(&log)))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_layer(Logs("a", Arc::clone(&log)))
+        .with_layer(Logs("b", Arc::clone(&log)));
     let results = run(&tools, &[("echo", "x")]).await;
     // Each before step rewrote the arguments, each after step the output.
     assert_eq!(results[0].content, "x+++cba");
@@ -86,7 +86,7 @@ async fn a_before_step_can_answer_without_running_the_tool() {
             async { Ok("ran".to_owned()) }
         })
     };
-    let tools = Toolset::builder().add(counted).add(echo("echo")).layer(Forbid).build().unwrap();
+    let tools = Toolset::builder().add(counted).add(echo("echo")).build().unwrap().with_layer(Forbid);
     let results = run(&tools, &[("forbidden", "{}"), ("echo", "{}")]).await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Retry, "not now"));
     assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "{}"));
@@ -107,7 +107,7 @@ impl Layer for Panics {
 
 #[tokio::test]
 async fn a_panicking_layer_is_that_calls_panic_only() {
-    let tools = Toolset::builder().add(echo("echo")).add(echo("other")).layer(Panics).build().unwrap();
+    let tools = Toolset::builder().add(echo("echo")).add(echo("other")).build().unwrap().with_layer(Panics);
     let results = run(&tools, &[("echo", "{}"), ("other", "{}")]).await;
     assert_eq!(results[0].outcome, Outcome::Panicked);
     assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "{}"));
@@ -136,9 +136,9 @@ async fn retry_runs_transient_failures_again_with_backoff_and_stops_at_its_bound
         .add(flaky("recovers", 2, Arc::clone(&recovers), true))
         .add(flaky("gives_up", 10, Arc::clone(&gives_up), true))
         .add(flaky("permanent", 10, Arc::clone(&permanent), false))
-        .layer(Retry::new(3).with_backoff(Duration::from_millis(100), Duration::from_millis(250)))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_layer(Retry::new(3).with_backoff(Duration::from_millis(100), Duration::from_millis(250)));
     let started = tokio::time::Instant::now();
     let results = run(&tools, &[("recovers", "{}"), ("gives_up", "{}"), ("permanent", "{}")]).await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "answered on run 3"));
@@ -163,9 +163,9 @@ async fn retries_end_with_the_calls_timeout() {
             flaky("flaky", 100, Arc::clone(&runs), true),
             ToolOptions::new().with_timeout(Duration::from_millis(120)),
         )
-        .layer(Retry::new(100).with_backoff(Duration::from_millis(50), Duration::from_millis(50)))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_layer(Retry::new(100).with_backoff(Duration::from_millis(50), Duration::from_millis(50)));
     assert_eq!(run(&tools, &[("flaky", "{}")]).await[0].outcome, Outcome::TimedOut);
     assert_eq!(runs.load(Ordering::SeqCst), 3);
 }
@@ -186,7 +186,7 @@ async fn at_most_the_limit_of_one_tools_calls_run_at_once() {
         })
     };
     let tools =
-        Toolset::builder().add(busy).add(echo("echo")).layer(ConcurrencyLimit::new(2)).build().unwrap();
+        Toolset::builder().add(busy).add(echo("echo")).build().unwrap().with_layer(ConcurrencyLimit::new(2));
     let mut calls = vec![("busy", "{}"); 6];
     calls.push(("echo", "{}"));
     let results = run(&tools, &calls).await;
@@ -236,9 +236,9 @@ async fn the_cache_answers_read_only_idempotent_tools_for_the_same_cleaned_argum
     let tools = Toolset::builder()
         .add(Forecast::new("cached", true, &cached_runs))
         .add(Forecast::new("other", false, &other_runs))
-        .layer(Arc::clone(&cache))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_layer(Arc::clone(&cache));
     let first = run(&tools, &[("cached", r#"{"days":3}"#)]).await;
     let same = run(&tools, &[("cached", "```json\n{ \"days\": 3 }\n```")]).await;
     assert_eq!((first[0].content.as_str(), same[0].content.as_str()), ("3 days, run 1", "3 days, run 1"));
@@ -253,9 +253,9 @@ async fn the_cache_answers_read_only_idempotent_tools_for_the_same_cleaned_argum
     let runs = Arc::new(AtomicUsize::new(0));
     let tools = Toolset::builder()
         .add(Forecast::new("cached", true, &runs))
-        .layer(Cache::new(100, Duration::ZERO))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_layer(Cache::new(100, Duration::ZERO));
     run(&tools, &[("cached", r#"{"days":3}"#)]).await;
     run(&tools, &[("cached", r#"{"days":3}"#)]).await;
     assert_eq!(runs.load(Ordering::SeqCst), 2);
@@ -283,7 +283,7 @@ async fn repair_gets_the_schema_the_text_and_the_reason_and_its_arguments_are_ch
         })
     };
     let tools =
-        Toolset::builder().add(Forecast::new("forecast", false, &runs)).layer(repair).build().unwrap();
+        Toolset::builder().add(Forecast::new("forecast", false, &runs)).build().unwrap().with_layer(repair);
     let results = run(
         &tools,
         &[("forecast", r#"{"days":"3"}"#), ("forecast", r#"{"days":"many"}"#), ("forecast", "{}")],
@@ -313,7 +313,7 @@ async fn repairs_stop_when_the_runs_budget_is_spent() {
     };
     let runs = Arc::new(AtomicUsize::new(0));
     let tools =
-        Toolset::builder().add(Forecast::new("forecast", false, &runs)).layer(repair).build().unwrap();
+        Toolset::builder().add(Forecast::new("forecast", false, &runs)).build().unwrap().with_layer(repair);
     let budget = RepairBudget::new(2);
     let ctx = ToolContext::new().with_extension(budget.clone());
     let calls: Vec<ToolCall> = (0..3).map(|i| ToolCall::new(i.to_string(), "forecast", "{}")).collect();
@@ -326,16 +326,16 @@ async fn repairs_stop_when_the_runs_budget_is_spent() {
 
 #[tokio::test]
 async fn a_guardrail_replaces_an_output_with_an_error_the_model_reads() {
-    let tools = Toolset::builder()
-        .add(echo("echo"))
-        .layer(Guardrail::new(|call, output| match output.contains("sk-") {
-            true => {
-                Err(format!("the output of `{}` held an API key and was withheld", call.tool.spec().name()))
+    let tools =
+        Toolset::builder().add(echo("echo")).build().unwrap().with_layer(Guardrail::new(|call, output| {
+            match output.contains("sk-") {
+                true => Err(format!(
+                    "the output of `{}` held an API key and was withheld",
+                    call.tool.spec().name()
+                )),
+                false => Ok(()),
             }
-            false => Ok(()),
-        }))
-        .build()
-        .unwrap();
+        }));
     let results = run(&tools, &[("echo", "key sk-123"), ("echo", "fine")]).await;
     assert_eq!(
         (results[0].outcome, results[0].content.as_str()),
@@ -360,7 +360,7 @@ impl Layer for RetryOnce {
 
 #[tokio::test]
 async fn an_error_step_can_run_the_call_again_with_other_arguments() {
-    let tools = Toolset::builder().add(common::sleeper("sleeper")).layer(RetryOnce).build().unwrap();
+    let tools = Toolset::builder().add(common::sleeper("sleeper")).build().unwrap().with_layer(RetryOnce);
     let results = run(&tools, &[("sleeper", "not a number")]).await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "5"));
 }

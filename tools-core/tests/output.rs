@@ -66,7 +66,7 @@ async fn parts_and_the_artifact_reach_the_result_and_round_trip_as_json() {
 async fn text_past_the_cap_keeps_its_ends_and_the_artifact_is_whole() {
     let cap = OutputCap::chars(100);
     let tools =
-        Toolset::builder().add(Chart).options(RunOptions::new().with_output_cap(cap)).build().unwrap();
+        Toolset::builder().add(Chart).build().unwrap().with_options(RunOptions::new().with_output_cap(cap));
     let result = chart(&tools, 1_000).await;
     assert_eq!(result.outcome, Outcome::Success);
     assert!(result.text().chars().count() <= 100, "{}", result.text());
@@ -78,7 +78,7 @@ async fn text_past_the_cap_keeps_its_ends_and_the_artifact_is_whole() {
 async fn an_image_past_the_cap_is_an_error_the_model_reads_and_a_tool_can_have_its_own_cap() {
     let small = OutputCap::chars(10_000).with_media_bytes(500);
     let tools =
-        Toolset::builder().add(Chart).options(RunOptions::new().with_output_cap(small)).build().unwrap();
+        Toolset::builder().add(Chart).build().unwrap().with_options(RunOptions::new().with_output_cap(small));
     let result = chart(&tools, 1_000).await;
     assert_eq!(result.outcome, Outcome::Failed);
     assert!(
@@ -90,9 +90,9 @@ async fn an_image_past_the_cap_is_an_error_the_model_reads_and_a_tool_can_have_i
     // The tool's own cap wins over the toolset's.
     let tools = Toolset::builder()
         .add_with(Chart, ToolOptions::new().with_output_cap(OutputCap::NONE))
-        .options(RunOptions::new().with_output_cap(small))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_options(RunOptions::new().with_output_cap(small));
     assert_eq!(chart(&tools, 1_000).await.outcome, Outcome::Success);
 }
 

@@ -173,10 +173,10 @@ fn calls_that_end_at_once_need_no_timer() {
     // A timeout on every call, and no Tokio runtime: a call that ends the
     // first time it is polled never reaches its deadline's timer.
     let tools = Toolset::builder()
-        .options(RunOptions::new().with_default_timeout(Duration::from_secs(1)))
         .add(echo("echo"))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(1)));
     let calls = [call("1", "echo", "a"), call("2", "echo", "b")];
     let results = futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
     let contents: Vec<_> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
@@ -210,11 +210,9 @@ async fn a_call_that_cancels_the_turn_stops_the_calls_after_it() {
 async fn a_queued_calls_timeout_counts_from_when_it_starts() {
     // One at a time, 100 ms each, 150 ms allowed each: the third starts
     // 200 ms into the turn and still has its whole 150 ms.
-    let tools = Toolset::builder()
-        .options(RunOptions::new().with_max_concurrency(1).with_default_timeout(Duration::from_millis(150)))
-        .add(sleeper("sleep"))
-        .build()
-        .unwrap();
+    let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap().with_options(
+        RunOptions::new().with_max_concurrency(1).with_default_timeout(Duration::from_millis(150)),
+    );
     let calls: Vec<_> = (0..3).map(|i| call(&i.to_string(), "sleep", "100")).collect();
     let results = tools.run(&ToolContext::new(), &calls).await;
     assert!(results.iter().all(|r| r.outcome == Outcome::Success), "{results:?}");
@@ -413,7 +411,6 @@ async fn a_concurrency_bound_is_respected_and_keeps_order() {
     let peak = Arc::new(AtomicUsize::new(0));
     let (running_in, peak_in) = (Arc::clone(&running), Arc::clone(&peak));
     let tools = Toolset::builder()
-        .options(RunOptions::new().with_max_concurrency(3))
         .add(FnTool::new("work", move |ctx, _| {
             let (running, peak) = (Arc::clone(&running_in), Arc::clone(&peak_in));
             async move {
@@ -425,7 +422,8 @@ async fn a_concurrency_bound_is_respected_and_keeps_order() {
             }
         }))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_options(RunOptions::new().with_max_concurrency(3));
     let calls: Vec<_> = (0..12).map(|i| call(&i.to_string(), "work", "{}")).collect();
     let results = tools.run(&ToolContext::new(), &calls).await;
     assert_eq!(peak.load(Ordering::SeqCst), 3);
@@ -501,12 +499,12 @@ impl Observer for Silent {}
 async fn observers_see_start_then_exactly_one_ending() {
     let recorder = Arc::new(Recorder::default());
     let tools = Toolset::builder()
-        .observer(Arc::clone(&recorder))
-        .observer(Silent)
         .add(Weather)
         .add(FnTool::new("fail", |_, _| async { Err(ToolError::failed("no")) }))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_observer(Arc::clone(&recorder))
+        .with_observer(Silent);
     for (id, name, args) in [
         ("1", "get_weather", r#"{"city":"A"}"#),
         ("2", "get_weather", "[]"),
@@ -546,8 +544,12 @@ impl Observer for Panicky {
 #[tokio::test]
 async fn a_panicking_observer_is_passed_over_and_the_turn_goes_on() {
     let recorder = Arc::new(Recorder::default());
-    let tools =
-        Toolset::builder().observer(Panicky).observer(Arc::clone(&recorder)).add(Weather).build().unwrap();
+    let tools = Toolset::builder()
+        .add(Weather)
+        .build()
+        .unwrap()
+        .with_observer(Panicky)
+        .with_observer(Arc::clone(&recorder));
     let calls = [call("1", "get_weather", r#"{"city":"A"}"#), call("2", "ghost", "{}")];
     let results = tools.run(&ToolContext::new(), &calls).await;
     assert_eq!(results.iter().map(|r| r.outcome).collect::<Vec<_>>(), [Outcome::Success, Outcome::NotFound]);

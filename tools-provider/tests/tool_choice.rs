@@ -35,7 +35,7 @@ fn tools_with_search() -> Toolset {
     Toolset::builder()
         .add(named("get_weather"))
         .add(named("get_time"))
-        .web_search(WebSearch::new())
+        .add_web_search(WebSearch::new())
         .build()
         .unwrap()
 }
@@ -249,7 +249,7 @@ fn gemini() {
     let search = tools_with_search();
     let error = refused(Dialect::Gemini, &search, ToolChoice::allowed_required(["web_search"]), None);
     assert!(error.problem.contains("Google Search is not a function declaration"), "{error}");
-    let only_search = Toolset::builder().web_search(WebSearch::new()).build().unwrap();
+    let only_search = Toolset::builder().add_web_search(WebSearch::new()).build().unwrap();
     assert_eq!(fields(Dialect::Gemini, &only_search, ToolChoice::Auto, None), json!({}));
     refused(Dialect::Gemini, &only_search, ToolChoice::Required, None);
 }

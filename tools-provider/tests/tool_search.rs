@@ -93,7 +93,7 @@ fn no_tool_may_take_the_name() {
     let error = tools.add(corpus::tool::<corpus::Flat>("Tool_Search", "Mine.")).unwrap_err();
     assert!(matches!(error, ToolsetError::Reserved { .. }), "{error:?}");
     assert!(
-        error.to_string().contains("reserved for tool search: turn it on with Toolset::add_tool_search"),
+        error.to_string().contains("reserved for tool search: turn it on with Toolset::with_tool_search"),
         "{error}"
     );
     tools.add(corpus::tool::<corpus::Flat>("finder", "Mine.")).unwrap();

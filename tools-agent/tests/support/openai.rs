@@ -42,7 +42,7 @@ pub(crate) fn tools() -> Toolset {
 
 /// The same tools and the native web search.
 pub(crate) fn tools_with_search(search: tools_core::toolset::WebSearch) -> Toolset {
-    Toolset::builder().add(GetWeather).add(GetTime).web_search(search).build().unwrap()
+    Toolset::builder().add(GetWeather).add(GetTime).add_web_search(search).build().unwrap()
 }
 
 /// Retries with (almost) no wait.

@@ -37,35 +37,26 @@ impl ToolOptions {
 }
 
 impl Toolset {
-    /// Hold every call of the tools `rule` picks for approval, for tools
-    /// registered before or after, e.g. every destructive tool. A tool the
-    /// rule picks stays held when its toolset is merged into another, and
-    /// when it is prefixed, renamed or re-described ([`Toolset::merge`]):
-    /// composition never clears an approval.
+    /// This toolset holding every call of the tools `rule` picks for
+    /// approval, for tools registered before or after, e.g. every
+    /// destructive tool. A tool the rule picks stays held when its toolset
+    /// is merged into another, and when it is prefixed, renamed or
+    /// re-described ([`Toolset::merge`]): composition never clears an
+    /// approval.
     ///
     /// ```
     /// use tools_core::Toolset;
-    /// let mut tools = Toolset::new();
-    /// tools.require_approval(|tool| tool.spec().annotations().destructive == Some(true));
+    /// let tools = Toolset::new().with_approval_rule(|tool| tool.spec().annotations().destructive == Some(true));
     /// ```
-    pub fn require_approval(
-        &mut self,
-        rule: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static,
-    ) -> &mut Self {
-        self.approval_rules.push(Arc::new(rule));
-        self
-    }
-
-    /// The same toolset with this approval rule ([`Toolset::require_approval`]).
     pub fn with_approval_rule(mut self, rule: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
-        self.require_approval(rule);
+        self.approval_rules.push(Arc::new(rule));
         self
     }
 
     /// Whether this call waits for a person's approval: its tool declares
     /// it ([`ToolSpec::needs_approval`](crate::ToolSpec::needs_approval)), its registration's predicate says so
     /// ([`ToolOptions::needs_approval_when`]), or a toolset rule picks the
-    /// tool ([`Toolset::require_approval`]). A call of no tool needs none:
+    /// tool ([`Toolset::with_approval_rule`]). A call of no tool needs none:
     /// it cannot run.
     pub fn needs_approval(&self, ctx: &ToolContext, call: &ToolCall) -> bool {
         self.entry(&call.name).is_some_and(|entry| self.entry_needs_approval(ctx, entry, call))

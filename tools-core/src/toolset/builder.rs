@@ -1,10 +1,13 @@
 //! Many tools into one toolset, with one `?` at the end.
 
-use super::{Layer, Observer, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch};
-use crate::{Tool, ToolContext};
+use super::{ToolOptions, Toolset, ToolsetError, WebSearch};
+use crate::Tool;
 
-/// Builds a [`Toolset`] in one expression: every step is kept, and
+/// Registers many tools in one expression: every step is kept, and
 /// [`build`](Self::build) returns the first registration that was refused.
+/// The toolset's settings (layers, observers, approval rules, prepare
+/// steps, run options, tool search, its label) are its `with_*` methods,
+/// one spelling each, on the toolset it builds.
 ///
 /// ```
 /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
@@ -55,61 +58,14 @@ impl ToolsetBuilder {
     }
 
     /// Record the native web search ([`Toolset::add_web_search`]).
-    pub fn web_search(self, search: WebSearch) -> Self {
+    pub fn add_web_search(self, search: WebSearch) -> Self {
         self.step(|toolset| toolset.add_web_search(search).map(drop))
-    }
-
-    /// Add an observer ([`Toolset::add_observer`]).
-    pub fn observer(self, observer: impl Observer + 'static) -> Self {
-        self.step(|toolset| {
-            toolset.add_observer(observer);
-            Ok(())
-        })
-    }
-
-    /// Add a layer around every call ([`Toolset::add_layer`]).
-    pub fn layer(self, layer: impl Layer + 'static) -> Self {
-        self.step(|toolset| {
-            toolset.add_layer(layer);
-            Ok(())
-        })
-    }
-
-    /// Hold the calls of the tools `rule` picks for approval
-    /// ([`Toolset::require_approval`]).
-    pub fn require_approval(self, rule: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
-        self.step(|toolset| {
-            toolset.require_approval(rule);
-            Ok(())
-        })
     }
 
     /// Merge another toolset's tools ([`Toolset::merge`]): a collision is
     /// the builder's error.
     pub fn merge(self, other: Toolset) -> Self {
         self.step(|toolset| toolset.merge(other).map(drop))
-    }
-
-    /// Label the toolset ([`Toolset::with_source`]), its tools before and after.
-    pub fn source(mut self, source: impl Into<String>) -> Self {
-        self.toolset = std::mem::take(&mut self.toolset).with_source(source);
-        self
-    }
-
-    /// Show a tool in a turn only when `step` says so ([`Toolset::add_prepare`]).
-    pub fn prepare(self, step: impl Fn(&ToolContext, &dyn Tool) -> bool + Send + Sync + 'static) -> Self {
-        self.step(|toolset| {
-            toolset.add_prepare(step);
-            Ok(())
-        })
-    }
-
-    /// Run the turns with these options ([`Toolset::with_options`]).
-    pub fn options(self, options: RunOptions) -> Self {
-        self.step(|toolset| {
-            toolset.options = options;
-            Ok(())
-        })
     }
 
     /// The toolset, or the first registration that was refused.

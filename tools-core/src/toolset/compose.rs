@@ -33,7 +33,7 @@ impl Toolset {
     /// let github = Toolset::builder().add(tool("search")).build()?.with_source("github");
     /// let docs = Toolset::builder().add(tool("search")).build()?.with_source("docs");
     /// assert_eq!(github.source_of("search"), Some("github"));
-    /// let err = docs.with_merged(github).unwrap_err();
+    /// let err = Toolset::builder().merge(docs).merge(github).build().unwrap_err();
     /// assert!(err.to_string().starts_with("tool `search` from `github` collides with `search` from `docs`"));
     /// # Ok(()) }
     /// ```
@@ -167,12 +167,6 @@ impl Toolset {
             (Some(mine), Some(theirs)) => Some(mine.with_loaded_of(&theirs)),
             (mine, theirs) => mine.or(theirs),
         };
-        Ok(self)
-    }
-
-    /// This toolset with `other` merged into it ([`Toolset::merge`]).
-    pub fn with_merged(mut self, other: Toolset) -> Result<Self, ToolsetError> {
-        self.merge(other)?;
         Ok(self)
     }
 

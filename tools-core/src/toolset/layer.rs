@@ -174,16 +174,10 @@ impl<L: Layer + ?Sized> Layer for Arc<L> {
 }
 
 impl Toolset {
-    /// Wrap every call of this toolset in `layer`, inside the layers added
-    /// before it ([`Layer`] has the order).
-    pub fn add_layer(&mut self, layer: impl Layer + 'static) -> &mut Self {
-        self.layers.push(Arc::new(layer));
-        self
-    }
-
-    /// The same toolset with `layer` added.
+    /// This toolset with every call wrapped in `layer`, inside the layers
+    /// added before it ([`Layer`] has the order).
     pub fn with_layer(mut self, layer: impl Layer + 'static) -> Self {
-        self.add_layer(layer);
+        self.layers.push(Arc::new(layer));
         self
     }
 }

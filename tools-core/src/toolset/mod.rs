@@ -130,7 +130,7 @@ pub enum ToolsetError {
 fn reserved(name: &str) -> String {
     if name.eq_ignore_ascii_case(RESERVED_TOOL_SEARCH) {
         return format!(
-            "tool name `{name}` is reserved for tool search: turn it on with Toolset::add_tool_search, or give \
+            "tool name `{name}` is reserved for tool search: turn it on with Toolset::with_tool_search, or give \
              the tool another name"
         );
     }

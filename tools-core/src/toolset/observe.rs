@@ -71,15 +71,10 @@ impl<T: Observer + ?Sized> Observer for Arc<T> {
 }
 
 impl Toolset {
-    /// Add an observer; observers are called in the order they were added.
-    pub fn add_observer(&mut self, observer: impl Observer + 'static) -> &mut Self {
-        self.observers.push(Arc::new(observer));
-        self
-    }
-
-    /// The same toolset with `observer` added.
+    /// This toolset with `observer` added; observers are called in the
+    /// order they were added.
     pub fn with_observer(mut self, observer: impl Observer + 'static) -> Self {
-        self.add_observer(observer);
+        self.observers.push(Arc::new(observer));
         self
     }
 

@@ -48,25 +48,16 @@ impl Toolset {
     /// assert_eq!(tools.prepared(&user).names().collect::<Vec<_>>(), ["search", "account_delete"]);
     /// # Ok(()) }
     /// ```
-    pub fn add_prepare(
-        &mut self,
-        step: impl Fn(&ToolContext, &dyn Tool) -> bool + Send + Sync + 'static,
-    ) -> &mut Self {
-        self.prepare.push(Arc::new(step));
-        self
-    }
-
-    /// The same toolset with this prepare step ([`Toolset::add_prepare`]).
     pub fn with_prepare(
         mut self,
         step: impl Fn(&ToolContext, &dyn Tool) -> bool + Send + Sync + 'static,
     ) -> Self {
-        self.add_prepare(step);
+        self.prepare.push(Arc::new(step));
         self
     }
 
     /// The tools the model sees in a turn with this context: the ones every
-    /// prepare step says yes to ([`Toolset::add_prepare`]; a tool merged
+    /// prepare step says yes to ([`Toolset::with_prepare`]; a tool merged
     /// from another toolset answers to that toolset's steps as well).
     ///
     /// It is this toolset itself, borrowed, when there is no step or every

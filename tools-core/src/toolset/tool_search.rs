@@ -74,15 +74,10 @@ impl ToolSearch {
 }
 
 impl Toolset {
-    /// Turn tool search on ([`ToolSearch`]); replaces an earlier setting.
-    pub fn add_tool_search(&mut self, search: ToolSearch) -> &mut Self {
-        self.tool_search = Some(search);
-        self
-    }
-
-    /// The same toolset with tool search on ([`Toolset::add_tool_search`]).
+    /// This toolset with tool search on ([`ToolSearch`]); replaces an
+    /// earlier setting.
     pub fn with_tool_search(mut self, search: ToolSearch) -> Self {
-        self.add_tool_search(search);
+        self.tool_search = Some(search);
         self
     }
 
