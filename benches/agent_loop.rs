@@ -52,7 +52,7 @@ async fn completions(Json(request): Json<Value>) -> Json<Value> {
 }
 
 /// The same run written by hand: two POSTs, the dialect's parsing and
-/// formatting, and `Toolset::run`.
+/// formatting, and `Toolset::run_turn`.
 async fn by_hand(client: &reqwest::Client, url: &str, tools: &Toolset) -> String {
     let dialect = Dialect::OpenAiChat;
     let definitions = dialect.tools(tools).expect("definitions");
@@ -67,7 +67,7 @@ async fn by_hand(client: &reqwest::Client, url: &str, tools: &Toolset) -> String
         if calls.is_empty() {
             return response["choices"][0]["message"]["content"].as_str().unwrap_or_default().to_owned();
         }
-        let results = tools.run(&ToolContext::new(), &calls).await;
+        let results = tools.run_turn(&ToolContext::new(), &calls).await;
         messages.push(response["choices"][0]["message"].clone());
         messages.extend(dialect.format_results(&results).expect("results"));
     }

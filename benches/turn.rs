@@ -1,5 +1,5 @@
 //! The cost of the turn executor: turns of 1, 8, 64 and 512 trivial calls
-//! through `Toolset::run` against the same serde parse and function called
+//! through `Toolset::run_turn` against the same serde parse and function called
 //! directly, in time and in allocations per call.
 //!
 //! `cargo bench --bench turn -- --warm-up-time 1 --measurement-time 3`
@@ -143,13 +143,13 @@ impl tools::toolset::Layer for Noop {}
 /// read-only nor idempotent, so the cache passes it through; nothing fails,
 /// so retry and repair only look).
 fn layered(schema: &JsonObject) -> Vec<(&'static str, Toolset)> {
-    use tools::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Retry};
+    use tools::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Rerun};
     let with = |layer: Box<dyn FnOnce(Toolset) -> Toolset>| {
         layer(Toolset::builder().add(RawAdd::new(schema.clone())).build().unwrap())
     };
     vec![
         ("noop", with(Box::new(|t| t.with_layer(Noop)))),
-        ("retry", with(Box::new(|t| t.with_layer(Retry::new(3))))),
+        ("retry", with(Box::new(|t| t.with_layer(Rerun::new(3))))),
         ("concurrency_limit", with(Box::new(|t| t.with_layer(ConcurrencyLimit::new(1_000))))),
         ("cache", with(Box::new(|t| t.with_layer(Cache::new(1_000, std::time::Duration::from_secs(60)))))),
         ("repair", with(Box::new(|t| t.with_layer(RepairArguments::new(|_| Box::pin(async { None })))))),
@@ -196,7 +196,7 @@ fn bench(c: &mut Criterion, f: &Fixture) {
         b.iter_custom(|iters| support::timed(rt, iters, || raw_tool.call(ctx, black_box(&one[0].arguments))))
     });
     group.bench_function("typed_run_1", |b| {
-        b.iter_custom(|iters| support::timed(rt, iters, || typed.run(ctx, black_box(&one))))
+        b.iter_custom(|iters| support::timed(rt, iters, || typed.run_turn(ctx, black_box(&one))))
     });
     for n in SIZES {
         let turn = calls(n);
@@ -204,13 +204,13 @@ fn bench(c: &mut Criterion, f: &Fixture) {
             b.iter_custom(|iters| support::timed(rt, iters, || direct_all(&turn)))
         });
         group.bench_function(format!("run_{n}"), |b| {
-            b.iter_custom(|iters| support::timed(rt, iters, || raw.run(ctx, black_box(&turn))))
+            b.iter_custom(|iters| support::timed(rt, iters, || raw.run_turn(ctx, black_box(&turn))))
         });
     }
     let turn = calls(LAYERED);
     for (name, tools) in &f.layered {
         group.bench_function(format!("layer_{name}_{LAYERED}"), |b| {
-            b.iter_custom(|iters| support::timed(rt, iters, || tools.run(ctx, black_box(&turn))))
+            b.iter_custom(|iters| support::timed(rt, iters, || tools.run_turn(ctx, black_box(&turn))))
         });
     }
     group.finish();
@@ -225,16 +225,16 @@ fn main() {
 
     let estimate = |id: &str| support::estimate_ns(&dir, "turn", id);
     println!(
-        "\nsummary of this run (a trivial tool: through Toolset::run against the same parse and fn called directly):"
+        "\nsummary of this run (a trivial tool: through Toolset::run_turn against the same parse and fn called directly):"
     );
     for n in SIZES {
         let turn = calls(n);
         let allocs_direct = allocations_per_call(&fixture.rt, n, || direct_all(&turn));
-        let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.raw.run(&fixture.ctx, &turn));
+        let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.raw.run_turn(&fixture.ctx, &turn));
         // Paired, not criterion's estimates: those of the same code moved
         // by 2x between runs here.
         let paired =
-            support::paired(&fixture.rt, || direct_all(&turn), || fixture.raw.run(&fixture.ctx, &turn));
+            support::paired(&fixture.rt, || direct_all(&turn), || fixture.raw.run_turn(&fixture.ctx, &turn));
         println!(
             "  {n:>3} call(s), paired: direct {:>9.0} ns, run {:>9.0} ns: ratio {:.2}x, overhead {:.0} ns/call; \
              allocations per call {allocs_direct:.1} direct, {allocs_run:.1} run",
@@ -247,11 +247,11 @@ fn main() {
     for n in [64, 512] {
         let turn = calls(n);
         let allocs_by_hand = allocations_per_call(&fixture.rt, n, || typed_all(&fixture.ctx, &turn));
-        let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.typed.run(&fixture.ctx, &turn));
+        let allocs_run = allocations_per_call(&fixture.rt, n, || fixture.typed.run_turn(&fixture.ctx, &turn));
         let paired = support::paired(
             &fixture.rt,
             || typed_all(&fixture.ctx, &turn),
-            || fixture.typed.run(&fixture.ctx, &turn),
+            || fixture.typed.run_turn(&fixture.ctx, &turn),
         );
         println!(
             "  {n:>3} call(s) of a TypedTool (one box a call), paired: call_typed by hand {:>9.0} ns, run {:>9.0} ns: \

@@ -1,4 +1,4 @@
-//! Memory per call of one turn as the turn grows: one `Toolset::run` of
+//! Memory per call of one turn as the turn grows: one `Toolset::run_turn` of
 //! 1,000, 5,000 and 10,000 calls against the same tool's calls joined by
 //! hand (`join_all` of the bare `Tool::call` futures, no executor), counted
 //! by a counting global allocator: bytes allocated, the peak of live bytes
@@ -145,7 +145,7 @@ fn both(rt: &tokio::runtime::Runtime, tools: &Toolset, n: usize) -> (Usage, Usag
     let bare = measure(rt, n, || {
         futures::future::join_all(turn.iter().map(|call| tool.call(&ctx, &call.arguments)))
     });
-    let run = measure(rt, n, || tools.run(&ctx, &turn));
+    let run = measure(rt, n, || tools.run_turn(&ctx, &turn));
     (bare, run)
 }
 
@@ -159,7 +159,7 @@ fn main() {
         rows.push(("gather", n, both(&rt, &gathering, n)));
     }
     rows.sort_by_key(|(tool, n, _)| (*tool, *n));
-    println!("\none turn, per call: by hand (join_all of Tool::call) / through Toolset::run");
+    println!("\none turn, per call: by hand (join_all of Tool::call) / through Toolset::run_turn");
     println!(
         "  {:<7} {:>6} {:>15} {:>21} {:>19} {:>17}",
         "tool", "calls", "allocations", "bytes allocated", "peak live bytes", "results kept"

@@ -174,7 +174,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     while let Some(calls) = model(turn, &results) {
         budget.admit(&calls)?;
         let started = Instant::now();
-        results = tools.run(&ctx, &calls).await;
+        results = tools.run_turn(&ctx, &calls).await;
         println!("turn {turn}: {} call(s) in {:?}", calls.len(), started.elapsed());
         for result in &results {
             println!(

@@ -14,7 +14,7 @@ mod export_set;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tools::provider::{Dialect, budget, export};
+use tools::provider::{Dialect, export, limits};
 
 fn main() -> ExitCode {
     let mut out = None;
@@ -44,7 +44,7 @@ fn main() -> ExitCode {
         Err(error) => return fail(&error.to_string()),
     }
     for dialect in dialects {
-        eprintln!("{}", budget::report(dialect, &tools));
+        eprintln!("{}", limits::report(dialect, &tools));
     }
     ExitCode::SUCCESS
 }

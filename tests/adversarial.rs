@@ -104,7 +104,7 @@ async fn a_100_mb_argument_is_refused_by_its_size_without_being_parsed() {
         one(&tools, "small", "measure", r#"{"text":"four"}"#),
         one(&tools, "other", "double", r#"{"n":21}"#),
     ];
-    let results = within("a turn with a 100 MB argument", tools.run(&ToolContext::new(), &calls)).await;
+    let results = within("a turn with a 100 MB argument", tools.run_turn(&ToolContext::new(), &calls)).await;
 
     assert_eq!(results[0].outcome, Outcome::InvalidArguments);
     assert_eq!(
@@ -169,7 +169,7 @@ async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion
         one(&tools, "shallow", "any_value", r#"{"value":[[[1]]]}"#),
         one(&tools, "bystander", "double", r#"{"n":1}"#),
     ];
-    let results = within("a turn with deep nesting", tools.run(&ToolContext::new(), &calls)).await;
+    let results = within("a turn with deep nesting", tools.run_turn(&ToolContext::new(), &calls)).await;
 
     // `double` reads a number: serde refuses the first bracket, and the
     // text needs no depth scan. A key it does not name is skipped.
@@ -337,7 +337,7 @@ async fn duplicate_keys_are_refused_with_or_without_a_validator() {
         one(&tools, "checked_days_last", "checked_trip", r#"{"city":"Oslo","days":3,"days":99}"#),
         one(&tools, "bystander", "double", r#"{"n":5}"#),
     ];
-    let results = within("a turn with duplicate keys", tools.run(&ToolContext::new(), &calls)).await;
+    let results = within("a turn with duplicate keys", tools.run_turn(&ToolContext::new(), &calls)).await;
     let got: Vec<(Outcome, &str)> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
     // Every tool reads the text with serde first, whose derived struct
     // refuses the second key (no field path: it is the object's), so a
@@ -376,7 +376,8 @@ async fn numbers_out_of_range_name_their_field() {
         one(&tools, "fine", "sizes", r#"{"small":255,"big":-9223372036854775808}"#),
         one(&tools, "bystander", "double", r#"{"n":-4}"#),
     ];
-    let results = within("a turn with numbers out of range", tools.run(&ToolContext::new(), &calls)).await;
+    let results =
+        within("a turn with numbers out of range", tools.run_turn(&ToolContext::new(), &calls)).await;
     let got: Vec<(Outcome, &str)> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
     let expected_invalid = [
         "at `small`: invalid value: integer `300`, expected u8",
@@ -425,7 +426,8 @@ async fn ten_thousand_concurrent_calls_all_succeed_in_call_order() {
     let tools = Toolset::builder().add(Gather(Arc::new(Barrier::new(CALLS)))).build().unwrap();
     let calls: Vec<ToolCall> =
         (0..CALLS).map(|n| ToolCall::new(format!("call_{n}"), "gather", format!(r#"{{"n":{n}}}"#))).collect();
-    let results = within("10,000 calls waiting for each other", tools.run(&ToolContext::new(), &calls)).await;
+    let results =
+        within("10,000 calls waiting for each other", tools.run_turn(&ToolContext::new(), &calls)).await;
     assert_eq!(results.len(), CALLS);
     for (n, result) in results.iter().enumerate() {
         let expected = ToolResult::new(format!("call_{n}"), "gather", (n * 2).to_string(), Outcome::Success);
@@ -474,7 +476,7 @@ async fn a_tool_that_never_returns_times_out_alone() {
         one(&tools, "2", "double", r#"{"n":8}"#),
         one(&tools, "3", "hang_default", "{}"),
     ];
-    let results = within("a turn with hanging tools", tools.run(&ToolContext::new(), &calls)).await;
+    let results = within("a turn with hanging tools", tools.run_turn(&ToolContext::new(), &calls)).await;
     assert_eq!(results[0].outcome, Outcome::TimedOut);
     assert_eq!(results[0].content, r#"{"error":"tool `hang_registered` timed out after 200ms"}"#);
     assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "16"));
@@ -561,7 +563,7 @@ async fn a_panic_that_poisons_a_mutex_fails_only_its_own_call() {
         one(&tools, "2", "panics_holding_lock", r#"{"n":1}"#),
         one(&tools, "3", "double", r#"{"n":3}"#),
     ];
-    let results = within("a turn with a panic under a lock", tools.run(&ctx, &turn)).await;
+    let results = within("a turn with a panic under a lock", tools.run_turn(&ctx, &turn)).await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "[1, 2]"));
     assert_eq!(results[1].outcome, Outcome::Panicked);
     // The panic message stays in the logs, away from the model.
@@ -576,7 +578,7 @@ async fn a_panic_that_poisons_a_mutex_fails_only_its_own_call() {
         one(&tools, "5", "append_careless", r#"{"n":5}"#),
         one(&tools, "6", "double", r#"{"n":6}"#),
     ];
-    let results = within("the turn after the poisoning", tools.run(&ctx, &turn)).await;
+    let results = within("the turn after the poisoning", tools.run_turn(&ctx, &turn)).await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "[1, 2, 4]"));
     assert_eq!(results[1].outcome, Outcome::Panicked);
     assert_eq!((results[2].outcome, results[2].content.as_str()), (Outcome::Success, "12"));

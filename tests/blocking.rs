@@ -66,7 +66,7 @@ async fn a_blocking_tool_leaves_its_siblings_running() {
     let tools = Toolset::builder().add(WaitForSibling).add(Sibling).build().unwrap();
     let calls =
         [call("1", "wait_for_sibling", r#"{"label":"got"}"#), call("2", "sibling", r#"{"word":"hello"}"#)];
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(results[0].outcome, Outcome::Success, "{:?}", results[0]);
     assert_eq!(results[0].content, "got: hello");
     assert_eq!(results[1].content, "sent");
@@ -75,7 +75,7 @@ async fn a_blocking_tool_leaves_its_siblings_running() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_blocking_tool_past_its_timeout_is_timed_out_and_its_turn_ends() {
     let tools = Toolset::builder().add(Stuck).add(Sibling).build().unwrap();
-    let results = tools.run(&ToolContext::new(), &[call("1", "stuck", "{}")]).await;
+    let results = tools.run_turn(&ToolContext::new(), &[call("1", "stuck", "{}")]).await;
     assert_eq!(results[0].outcome, Outcome::TimedOut, "{:?}", results[0]);
     // The thread runs on until its body returns: let it.
     SLOW.open("released");
@@ -84,7 +84,7 @@ async fn a_blocking_tool_past_its_timeout_is_timed_out_and_its_turn_ends() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_panic_on_the_blocking_pool_is_the_calls_failure() {
     let tools = Toolset::builder().add(Explode).build().unwrap();
-    let results = tools.run(&ToolContext::new(), &[call("1", "explode", "{}")]).await;
+    let results = tools.run_turn(&ToolContext::new(), &[call("1", "explode", "{}")]).await;
     assert!(results[0].outcome.is_failure(), "{:?}", results[0]);
     // What the model reads of any panicking tool.
     assert_eq!(results[0].content, r#"{"error":"tool `explode` panicked"}"#);

@@ -247,7 +247,7 @@ impl TypedTool for Four {
 /// image and, where it has one, artifact.
 async fn four_of(tools: &Toolset, name: &str, artifact: bool, case: &str) {
     let call = ToolCall::new("1", name, "{}");
-    let result = tools.run_approved(&ToolContext::new(), std::slice::from_ref(&call)).await.remove(0);
+    let result = tools.run_turn_approved(&ToolContext::new(), std::slice::from_ref(&call)).await.remove(0);
     assert_eq!(result.outcome, Outcome::Success, "{case}: {}", result.content);
     assert_eq!(result.content, "four kinds", "{case}");
     assert!(

@@ -29,7 +29,7 @@ pub enum RunInput {
     /// A saved run, continued.
     Transcript(Transcript),
     /// A paused run ([`StopReason::Paused`]), resumed: the approved calls
-    /// run (through [`Toolset::run_approved`]), the denied ones answer their
+    /// run (through [`Toolset::run_turn_approved`]), the denied ones answer their
     /// reason, then the loop goes on as if it had never paused. Calls still
     /// undecided pause the run again; none runs without a decision.
     Paused(RunState),

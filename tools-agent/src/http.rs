@@ -47,13 +47,14 @@ impl std::fmt::Debug for ApiKey {
 }
 
 /// How often, and how long, a request that met a rate limit, an overloaded
-/// server or a server error is tried again.
+/// server or a server error is sent again. ("Retry" is the model's word: a
+/// tool asks the model to retry with [`ToolError::retry`](tools_core::ToolError::retry).)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct RetryPolicy {
+pub struct ResendPolicy {
     /// Requests in all, the first included (at least one).
     pub max_attempts: u32,
-    /// The wait before the first retry; it doubles after each.
+    /// The wait before the first resend; it doubles after each.
     pub initial_backoff: Duration,
     /// The longest wait between two attempts, `Retry-After` included.
     pub max_backoff: Duration,
@@ -61,7 +62,7 @@ pub struct RetryPolicy {
     pub max_total: Duration,
 }
 
-impl Default for RetryPolicy {
+impl Default for ResendPolicy {
     /// 4 attempts, from 500 ms doubling up to 8 s, 60 s in all.
     fn default() -> Self {
         Self {
@@ -73,8 +74,8 @@ impl Default for RetryPolicy {
     }
 }
 
-impl RetryPolicy {
-    /// No retry at all.
+impl ResendPolicy {
+    /// Never resend.
     pub fn none() -> Self {
         Self { max_attempts: 1, ..Self::default() }
     }
@@ -99,14 +100,14 @@ impl RetryPolicy {
 }
 
 /// One provider's HTTP side: its name, the variable its key comes from,
-/// the client and the retry policy.
+/// the client and the resend policy.
 #[derive(Clone, Debug)]
 
 pub(crate) struct Endpoint {
     pub(crate) provider: &'static str,
     pub(crate) key_variable: &'static str,
     pub(crate) client: reqwest::Client,
-    pub(crate) retry: RetryPolicy,
+    pub(crate) resend: ResendPolicy,
 }
 
 /// A server-sent event stream, each event's data as text.
@@ -114,7 +115,7 @@ pub(crate) type Events = BoxStream<'static, Result<Event, ModelError>>;
 
 impl Endpoint {
     pub(crate) fn new(provider: &'static str, key_variable: &'static str) -> Self {
-        Self { provider, key_variable, client: reqwest::Client::new(), retry: RetryPolicy::default() }
+        Self { provider, key_variable, client: reqwest::Client::new(), resend: ResendPolicy::default() }
     }
 
     /// POST `body` and read the JSON answer.
@@ -166,7 +167,7 @@ impl Endpoint {
         timeout: Option<Duration>,
     ) -> Result<reqwest::Response, ModelError> {
         let started = Instant::now();
-        let mut backoff = self.retry.initial_backoff;
+        let mut backoff = self.resend.initial_backoff;
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -191,15 +192,15 @@ impl Endpoint {
                 Err(error) if error.is_connect() => (self.transport(error, timeout), None),
                 Err(error) => return Err(self.transport(error, timeout)),
             };
-            let wait = wait_hint.unwrap_or(backoff).min(self.retry.max_backoff);
-            if attempt >= self.retry.max_attempts || started.elapsed() + wait > self.retry.max_total {
+            let wait = wait_hint.unwrap_or(backoff).min(self.resend.max_backoff);
+            if attempt >= self.resend.max_attempts || started.elapsed() + wait > self.resend.max_total {
                 return Err(retryable);
             }
             tracing::warn!(
                 provider = self.provider,
                 attempt,
                 wait_ms = wait.as_millis() as u64,
-                "retrying the model request"
+                "resending the model request"
             );
             tokio::time::sleep(wait).await;
             backoff = backoff.saturating_mul(2);

@@ -23,7 +23,7 @@
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`DialectError`]: a toolset the model's dialect cannot express, refused
 //!   by [`Agent::new`];
-//! - [`ApiKey`] and [`RetryPolicy`]: what every HTTP client shares.
+//! - [`ApiKey`] and [`ResendPolicy`]: what every HTTP client shares.
 //!
 //! No features of its own (the facade's feature `agent` brings it in). It
 //! sits on `tools-core` (the tools and the toolset that runs their calls)
@@ -48,7 +48,7 @@ pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};
-pub use http::{ApiKey, RetryPolicy};
+pub use http::{ApiKey, ResendPolicy};
 pub use model::{
     CallAssembler, Model, ModelEvent, ModelRequest, ModelResponse, ModelSettings, ModelStream, ToolChoice,
     Usage,

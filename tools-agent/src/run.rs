@@ -225,9 +225,9 @@ impl<'a> Run<'a> {
             None => Cow::Borrowed(&self.context),
         };
         if approved {
-            self.tools.run_approved(&context, calls).await
+            self.tools.run_turn_approved(&context, calls).await
         } else {
-            self.tools.run(&context, calls).await
+            self.tools.run_turn(&context, calls).await
         }
     }
 

@@ -14,7 +14,8 @@ use std::time::Duration;
 use ag::{Script, bodies, run, serve_chunks, sse, streamed_text, tools};
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentEvent, Anthropic, ApiKey, Message, ModelError, RetryPolicy, RunLimits, StopReason, ToolChoice,
+    Agent, AgentEvent, Anthropic, ApiKey, Message, ModelError, ResendPolicy, RunLimits, StopReason,
+    ToolChoice,
 };
 use tools_core::Outcome;
 use wiremock::matchers::{method, path};
@@ -114,8 +115,8 @@ fn reply(turn: &Turn, streamed: bool) -> ResponseTemplate {
     if streamed { sse(events(turn, false)) } else { plain(turn) }
 }
 
-fn fast_retry(attempts: u32) -> RetryPolicy {
-    RetryPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
+fn fast_retry(attempts: u32) -> ResendPolicy {
+    ResendPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
 }
 
 async fn server(responses: Vec<ResponseTemplate>) -> MockServer {
@@ -132,7 +133,7 @@ fn client(server: &MockServer) -> Anthropic {
     Anthropic::new("claude-sonnet-4-5")
         .with_base_url(server.uri())
         .with_api_key(ApiKey::new(KEY))
-        .with_retry(fast_retry(1))
+        .with_resend(fast_retry(1))
 }
 
 /// Each `tool_use` block is answered, in the next message and first in it,
@@ -352,7 +353,7 @@ async fn rate_limited_then_overloaded_then_answered(streamed: bool) {
         reply(&text("Hello."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(3)), tools()).unwrap();
+    let agent = Agent::new(client(&server).with_resend(fast_retry(3)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     assert_eq!(result.expect("answered on the third attempt").answer, "Hello.");
     assert_eq!(bodies(&server).await.len(), 3);
@@ -374,7 +375,7 @@ async fn server_errors_exhaust_the_retries(streamed: bool) {
         error(500, "api_error", "Internal server error"),
     ])
     .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
+    let agent = Agent::new(client(&server).with_resend(fast_retry(2)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     let error = result.expect_err("the retries run out");
     assert!(matches!(error.error, ModelError::Server { status: 500, attempts: 2, .. }), "{:?}", error.error);
@@ -468,7 +469,7 @@ async fn a_character_split_across_network_chunks_arrives_whole() {
     let model = Anthropic::new("claude-sonnet-4-5")
         .with_base_url(base)
         .with_api_key(ApiKey::new(KEY))
-        .with_retry(fast_retry(1));
+        .with_resend(fast_retry(1));
     let agent = Agent::new(model, tools()).unwrap();
     let (result, events) = run(&agent, "Weather?", true).await;
     assert_eq!(result.expect("answered").answer, "12°C in Oslo");

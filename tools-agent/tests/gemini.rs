@@ -15,7 +15,7 @@ use std::time::Duration;
 use ag::{Script, run, serve_chunks, sse, streamed_text, tools};
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, RetryPolicy, RunLimits, StopReason, ToolChoice,
+    Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, ResendPolicy, RunLimits, StopReason, ToolChoice,
 };
 use tools_core::Outcome;
 use wiremock::matchers::method;
@@ -103,8 +103,8 @@ fn reply(turn: &Turn, streamed: bool) -> ResponseTemplate {
     if streamed { sse(chunks(turn, false)) } else { plain(turn) }
 }
 
-fn fast_retry(attempts: u32) -> RetryPolicy {
-    RetryPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
+fn fast_retry(attempts: u32) -> ResendPolicy {
+    ResendPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
 }
 
 async fn server(responses: Vec<ResponseTemplate>) -> MockServer {
@@ -114,7 +114,7 @@ async fn server(responses: Vec<ResponseTemplate>) -> MockServer {
 }
 
 fn client(server: &MockServer) -> Gemini {
-    Gemini::new(MODEL).with_base_url(server.uri()).with_api_key(ApiKey::new(KEY)).with_retry(fast_retry(1))
+    Gemini::new(MODEL).with_base_url(server.uri()).with_api_key(ApiKey::new(KEY)).with_resend(fast_retry(1))
 }
 
 async fn bodies(server: &MockServer) -> Vec<Value> {
@@ -346,7 +346,7 @@ async fn rate_limited_then_answered(streamed: bool) {
         reply(&text("Hello."), streamed),
     ])
     .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
+    let agent = Agent::new(client(&server).with_resend(fast_retry(2)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     assert_eq!(result.expect("answered on the second attempt").answer, "Hello.");
     assert_eq!(bodies(&server).await.len(), 2);
@@ -365,7 +365,7 @@ async fn a_429_is_retried_streamed() {
 async fn server_errors_exhaust_the_retries(streamed: bool) {
     let internal = || error(500, "INTERNAL", "An internal error has occurred.");
     let server = server(vec![internal(), internal()]).await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
+    let agent = Agent::new(client(&server).with_resend(fast_retry(2)), tools()).unwrap();
     let (result, _) = run(&agent, "Hi", streamed).await;
     let error = result.expect_err("the retries run out");
     assert!(matches!(error.error, ModelError::Server { status: 500, attempts: 2, .. }), "{:?}", error.error);
@@ -449,7 +449,7 @@ async fn a_character_split_across_network_chunks_arrives_whole() {
     let pieces = vec![body[..degree].to_vec(), body[degree..].to_vec()];
     let base = serve_chunks(pieces);
     let model =
-        Gemini::new(MODEL).with_base_url(base).with_api_key(ApiKey::new(KEY)).with_retry(fast_retry(1));
+        Gemini::new(MODEL).with_base_url(base).with_api_key(ApiKey::new(KEY)).with_resend(fast_retry(1));
     let agent = Agent::new(model, tools()).unwrap();
     let (result, events) = run(&agent, "Weather?", true).await;
     assert_eq!(result.expect("answered").answer, "12°C in Oslo");

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tools_agent::{Agent, ApiKey, ModelError, OpenAiChat, RetryPolicy, StopReason};
+use tools_agent::{Agent, ApiKey, ModelError, OpenAiChat, ResendPolicy, StopReason};
 use tools_core::ToolContext;
 use tools_core::toolset::Toolset;
 use wiremock::matchers::{method, path};
@@ -28,7 +28,7 @@ async fn slow_server(delay: Duration) -> MockServer {
 
 fn client(server: &MockServer) -> OpenAiChat {
     OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), Some(&format!("{}/v1", server.uri())))
-        .with_retry(RetryPolicy::none())
+        .with_resend(ResendPolicy::none())
 }
 
 #[tokio::test]

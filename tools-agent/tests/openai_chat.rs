@@ -127,7 +127,7 @@ fn reply(turn: &Turn, streamed: bool) -> ResponseTemplate {
 }
 
 fn client(base: &str) -> OpenAiChat {
-    OpenAiChat::from_values("gpt-4o", key(), Some(base)).with_retry(fast_retry(2))
+    OpenAiChat::from_values("gpt-4o", key(), Some(base)).with_resend(fast_retry(2))
 }
 
 fn agent(base: &str) -> Agent {

@@ -135,7 +135,7 @@ fn reply(turn: &Turn, streamed: bool) -> ResponseTemplate {
 }
 
 fn client(base: &str) -> OpenAiResponses {
-    OpenAiResponses::from_values("gpt-4.1", key(), Some(base)).with_retry(fast_retry(2))
+    OpenAiResponses::from_values("gpt-4.1", key(), Some(base)).with_resend(fast_retry(2))
 }
 
 fn agent(base: &str) -> Agent {

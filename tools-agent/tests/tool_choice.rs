@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use tools_agent::{
     Agent, AgentError, Anthropic, ApiKey, Gemini, Model, ModelError, OpenAiChat, OpenAiResponses,
-    RetryPolicy, ToolChoice,
+    ResendPolicy, ToolChoice,
 };
 use tools_core::toolset::Toolset;
 use tools_core::{ToolContext, ToolError};
@@ -54,8 +54,8 @@ fn keys(body: &Value) -> BTreeSet<&str> {
     body.as_object().map(|body| body.keys().map(String::as_str).collect()).unwrap_or_default()
 }
 
-fn no_retry() -> RetryPolicy {
-    RetryPolicy::default().with_max_attempts(1)
+fn no_retry() -> ResendPolicy {
+    ResendPolicy::default().with_max_attempts(1)
 }
 
 /// Run one request's worth of agent with this choice and parallel setting.
@@ -92,7 +92,7 @@ async fn openai_chat_sends_the_allowed_tools_and_parallel_off() {
     let client =
         || OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new(KEY)), Some(&format!("{}/v1", server.uri())));
     let answer =
-        run(client().with_retry(no_retry()), ToolChoice::allowed(["get_weather"]), Some(false)).await;
+        run(client().with_resend(no_retry()), ToolChoice::allowed(["get_weather"]), Some(false)).await;
     assert_eq!(answer.unwrap(), "Mild.");
     let sent = bodies(&server).await;
     assert_eq!(
@@ -122,7 +122,7 @@ async fn openai_responses_sends_the_allowed_tools_and_parallel_off() {
     let server = server(answer).await;
     let base = format!("{}/v1", server.uri());
     let client =
-        OpenAiResponses::from_values("gpt-4.1", Some(ApiKey::new(KEY)), Some(&base)).with_retry(no_retry());
+        OpenAiResponses::from_values("gpt-4.1", Some(ApiKey::new(KEY)), Some(&base)).with_resend(no_retry());
     let answer = run(client, ToolChoice::allowed_required(["get_weather", "get_time"]), Some(false)).await;
     assert_eq!(answer.unwrap(), "Mild.");
     let sent = bodies(&server).await;
@@ -147,7 +147,7 @@ async fn anthropic_has_no_allowed_set_but_says_what_it_can() {
         Anthropic::new("claude-sonnet-4-5")
             .with_base_url(server.uri())
             .with_api_key(ApiKey::new(KEY))
-            .with_retry(no_retry())
+            .with_resend(no_retry())
     };
 
     // A set of some of the tools: refused before anything is sent.
@@ -189,7 +189,7 @@ async fn gemini_has_no_parallel_switch_and_sends_the_allowed_names() {
         Gemini::new("gemini-2.5-flash")
             .with_base_url(server.uri())
             .with_api_key(ApiKey::new(KEY))
-            .with_retry(no_retry())
+            .with_resend(no_retry())
     };
 
     // Parallel off: Gemini has no such switch, so nothing is sent.

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tools_agent::{Agent, ApiKey, OpenAiChat, ToolIndex};
 use tools_core::Tool;
 use tools_core::toolset::{ToolSearch, Toolset};
-use tools_provider::{Dialect, budget};
+use tools_provider::{Dialect, limits};
 
 #[test]
 fn the_index_finds_the_needed_tool_in_its_top_five_for_90_of_100_requests() {
@@ -53,12 +53,12 @@ fn full() -> Toolset {
 fn the_first_request_with_search_on_is_at_most_5_percent_of_all_the_definitions() {
     let (all, searched) = (full(), searched(&[]));
     for dialect in Dialect::ALL {
-        let whole = budget::report(dialect, &all).usage.total_bytes;
+        let whole = limits::report(dialect, &all).size.total_bytes;
         let first = if dialect.has_native_tool_search() {
             // The deferred tools travel with the request, marked
             // `defer_loading`: the model reads only the search tool and the
             // tools kept loaded.
-            let sent = budget::report(dialect, &searched).usage.total_bytes;
+            let sent = limits::report(dialect, &searched).size.total_bytes;
             println!(
                 "{dialect}: the request carries {sent} bytes, {:.0}% of {whole}",
                 100.0 * sent as f64 / whole as f64
@@ -68,7 +68,7 @@ fn the_first_request_with_search_on_is_at_most_5_percent_of_all_the_definitions(
                 loaded.map(|tool| dialect.function(tool.as_ref()).unwrap().to_string().len()).sum();
             loaded + tools_provider::search::anthropic_native().to_string().len()
         } else {
-            budget::report(dialect, &searched).usage.total_bytes
+            limits::report(dialect, &searched).size.total_bytes
         };
         let ratio = first as f64 / whole as f64;
         println!("{dialect}: first request {first} of {whole} bytes of definitions ({:.2}%)", 100.0 * ratio);

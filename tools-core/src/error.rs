@@ -71,7 +71,7 @@ impl ToolError {
 
     /// A failure that may pass if the call is simply made again (an
     /// upstream timeout, a 503): [`ToolError::Failed`] to the model, and what
-    /// [`layers::Retry`](crate::layers::Retry) retries.
+    /// [`layers::Rerun`](crate::layers::Rerun) runs again.
     ///
     /// ```
     /// use tools_core::ToolError;

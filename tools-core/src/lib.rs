@@ -16,7 +16,7 @@
 //! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the argument
 //!   pipeline (cleaning, limits, the JSON Schema of a request type);
 //! - [`Toolset`]: the registry, under lower-cased names, and the executor of
-//!   a turn ([`Toolset::run`]: timeouts, panics, approval, output caps);
+//!   a turn ([`Toolset::run_turn`]: timeouts, panics, approval, output caps);
 //!   [`ToolCall`] and [`ToolResult`]: one turn's calls as data (ids and names
 //!   as [`SmolStr`], which a call's context and result share without
 //!   copying); [`Renamed`]: any tool under another name;

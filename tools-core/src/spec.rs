@@ -201,7 +201,7 @@ impl ToolSpec {
     }
 
     /// Hold every call until a person approves it: a toolset never runs it
-    /// unapproved ([`Toolset::run_approved`](crate::Toolset::run_approved)
+    /// unapproved ([`Toolset::run_turn_approved`](crate::Toolset::run_turn_approved)
     /// runs it once approved; the agent loop pauses for it).
     pub fn with_approval_required(mut self) -> Self {
         self.needs_approval = true;

@@ -59,7 +59,7 @@ async fn a_call_that_needs_approval_is_denied_by_run_and_the_others_run() {
     let calls = [call("1", "delete_file", r#"{"path":"a.txt"}"#), call("2", "echo", "hi")];
     assert!(tools.needs_approval(&ctx, &calls[0]) && !tools.needs_approval(&ctx, &calls[1]));
 
-    let results = tools.run(&ctx, &calls).await;
+    let results = tools.run_turn(&ctx, &calls).await;
     assert_eq!((results[0].outcome, results[1].outcome), (Outcome::Denied, Outcome::Success));
     assert_eq!(
         results[0].content,
@@ -70,7 +70,7 @@ async fn a_call_that_needs_approval_is_denied_by_run_and_the_others_run() {
     assert_eq!(deletes.load(Ordering::SeqCst), 0);
     assert_eq!(tools.counts("delete_file").unwrap().denied, 2);
 
-    let approved = tools.run_approved(&ctx, &calls[..1]).await;
+    let approved = tools.run_turn_approved(&ctx, &calls[..1]).await;
     assert_eq!((approved[0].outcome, approved[0].content.as_str()), (Outcome::Success, "deleted a.txt"));
     assert_eq!(tools.call_approved(&ctx, &calls[0]).await.outcome, Outcome::Success);
     assert_eq!(deletes.load(Ordering::SeqCst), 2);
@@ -86,7 +86,7 @@ async fn a_toolset_rule_holds_every_tool_it_picks_registered_before_or_after() {
     tools.add(counted("select", &runs)).unwrap();
     let ctx = ToolContext::new();
     let calls = [call("1", "drop_table", "{}"), call("2", "DROP_INDEX", "{}"), call("3", "select", "{}")];
-    let outcomes: Vec<_> = tools.run(&ctx, &calls).await.into_iter().map(|r| r.outcome).collect();
+    let outcomes: Vec<_> = tools.run_turn(&ctx, &calls).await.into_iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::Denied, Outcome::Denied, Outcome::Success]);
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     // Unknown tools need no approval: they cannot run.
@@ -111,10 +111,10 @@ async fn a_predicate_sees_the_context_and_arguments_and_holds_what_it_cannot_rea
     assert!(tools.needs_approval(&user, &garbled), "arguments the rule cannot read are held");
     assert!(!tools.needs_approval(&admin, &large));
 
-    let results = tools.run(&user, &[small, large.clone(), garbled]).await;
+    let results = tools.run_turn(&user, &[small, large.clone(), garbled]).await;
     let outcomes: Vec<_> = results.iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::Success, Outcome::Denied, Outcome::Denied]);
-    assert_eq!(tools.run(&admin, &[large]).await[0].outcome, Outcome::Success);
+    assert_eq!(tools.run_turn(&admin, &[large]).await[0].outcome, Outcome::Success);
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 

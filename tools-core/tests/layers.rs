@@ -1,5 +1,5 @@
 //! Layers around calls: their order, short-circuits, panics, and each
-//! ready layer's behaviour, through `Toolset::run`.
+//! ready layer's behaviour, through `Toolset::run_turn`.
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use common::{FnTool, echo};
 use futures::future::BoxFuture;
-use tools_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, RepairBudget, Retry};
+use tools_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, RepairBudget, Rerun};
 use tools_core::toolset::{Before, Layer, LayerCall, Next, OnError, ToolOptions, Toolset};
 use tools_core::{
     Outcome, Output, OutputFuture, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool,
@@ -21,7 +21,7 @@ async fn run(tools: &Toolset, calls: &[(&str, &str)]) -> Vec<ToolResult> {
         .enumerate()
         .map(|(i, (name, args))| ToolCall::new(i.to_string(), *name, *args))
         .collect();
-    tools.run(&ToolContext::new(), &calls).await
+    tools.run_turn(&ToolContext::new(), &calls).await
 }
 
 /// Writes what it sees into a shared log.
@@ -101,7 +101,7 @@ impl Layer for Panics {
         if call.tool.spec().name() == "echo" {
             panic!("a layer's bug");
         }
-        next.run(call)
+        next.call(call)
     }
 }
 
@@ -138,7 +138,7 @@ async fn retry_runs_transient_failures_again_with_backoff_and_stops_at_its_bound
         .add(flaky("permanent", 10, Arc::clone(&permanent), false))
         .build()
         .unwrap()
-        .with_layer(Retry::new(3).with_backoff(Duration::from_millis(100), Duration::from_millis(250)));
+        .with_layer(Rerun::new(3).with_backoff(Duration::from_millis(100), Duration::from_millis(250)));
     let started = tokio::time::Instant::now();
     let results = run(&tools, &[("recovers", "{}"), ("gives_up", "{}"), ("permanent", "{}")]).await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "answered on run 3"));
@@ -165,7 +165,7 @@ async fn retries_end_with_the_calls_timeout() {
         )
         .build()
         .unwrap()
-        .with_layer(Retry::new(100).with_backoff(Duration::from_millis(50), Duration::from_millis(50)));
+        .with_layer(Rerun::new(100).with_backoff(Duration::from_millis(50), Duration::from_millis(50)));
     assert_eq!(run(&tools, &[("flaky", "{}")]).await[0].outcome, Outcome::TimedOut);
     assert_eq!(runs.load(Ordering::SeqCst), 3);
 }
@@ -317,7 +317,8 @@ async fn repairs_stop_when_the_runs_budget_is_spent() {
     let budget = RepairBudget::new(2);
     let ctx = ToolContext::new().with_extension(budget.clone());
     let calls: Vec<ToolCall> = (0..3).map(|i| ToolCall::new(i.to_string(), "forecast", "{}")).collect();
-    let outcomes: Vec<Outcome> = tools.run(&ctx, &calls).await.iter().map(|result| result.outcome).collect();
+    let outcomes: Vec<Outcome> =
+        tools.run_turn(&ctx, &calls).await.iter().map(|result| result.outcome).collect();
     // Two calls were repaired; the third was left to the model.
     assert_eq!(outcomes.iter().filter(|outcome| **outcome == Outcome::Success).count(), 2, "{outcomes:?}");
     assert_eq!(outcomes.iter().filter(|outcome| **outcome == Outcome::InvalidArguments).count(), 1);
@@ -351,7 +352,7 @@ impl Layer for RetryOnce {
     fn on_error<'a>(&'a self, _: LayerCall<'a>, error: ToolError, attempt: u32) -> BoxFuture<'a, OnError> {
         Box::pin(async move {
             match attempt {
-                0 => OnError::RetryWith("5".to_owned()),
+                0 => OnError::RerunWith("5".to_owned()),
                 _ => OnError::Fail(error),
             }
         })

@@ -21,7 +21,7 @@ fn every_call_gets_a_span_with_its_outcome_and_duration() {
         .unwrap();
     let calls = [ToolCall::new("a1", "echo", "{}"), ToolCall::new("a2", "FAIL", "{}")];
     tracing::subscriber::with_default(Capture(Arc::clone(&spans)), || {
-        futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
+        futures::executor::block_on(tools.run_turn(&ToolContext::new(), &calls));
     });
     let spans = spans.lock().unwrap();
     let calls: Vec<_> = spans.iter().filter(|(name, _)| name == "tool_call").collect();

@@ -124,7 +124,7 @@ async fn a_panic_is_that_calls_error_only() {
         .build()
         .unwrap();
     let calls = [call("1", "boom", "{}"), call("2", "echo", "hi")];
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(results[0].outcome, Outcome::Panicked);
     let message = error_message(&results[0]);
     assert!(message.contains("`boom` panicked") && !message.contains("secret"), "{message}");
@@ -162,7 +162,8 @@ async fn a_panic_after_the_tool_first_waited_is_caught_too() {
         .build()
         .unwrap();
     let calls = [call("1", "late", "{}"), call("2", "echo", "hi"), call("3", "late", "{}")];
-    let outcomes: Vec<_> = tools.run(&ToolContext::new(), &calls).await.iter().map(|r| r.outcome).collect();
+    let outcomes: Vec<_> =
+        tools.run_turn(&ToolContext::new(), &calls).await.iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::Panicked, Outcome::Success, Outcome::Panicked]);
     let single = tools.call(&ToolContext::new(), &calls[0]).await;
     assert_eq!(single.outcome, Outcome::Panicked);
@@ -178,7 +179,7 @@ fn calls_that_end_at_once_need_no_timer() {
         .unwrap()
         .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(1)));
     let calls = [call("1", "echo", "a"), call("2", "echo", "b")];
-    let results = futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
+    let results = futures::executor::block_on(tools.run_turn(&ToolContext::new(), &calls));
     let contents: Vec<_> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
     assert_eq!(contents, [(Outcome::Success, "a"), (Outcome::Success, "b")]);
 }
@@ -200,7 +201,7 @@ async fn a_call_that_cancels_the_turn_stops_the_calls_after_it() {
         .build()
         .unwrap();
     let calls = [call("1", "stop", "{}"), call("2", "count", "{}"), call("3", "count", "{}")];
-    let results = tools.run(&ToolContext::new().with_cancellation(token), &calls).await;
+    let results = tools.run_turn(&ToolContext::new().with_cancellation(token), &calls).await;
     let outcomes: Vec<_> = results.iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::Success, Outcome::Cancelled, Outcome::Cancelled]);
     assert_eq!(ran.load(Ordering::SeqCst), 0);
@@ -214,10 +215,11 @@ async fn a_queued_calls_timeout_counts_from_when_it_starts() {
         RunOptions::new().with_max_concurrency(1).with_default_timeout(Duration::from_millis(150)),
     );
     let calls: Vec<_> = (0..3).map(|i| call(&i.to_string(), "sleep", "100")).collect();
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert!(results.iter().all(|r| r.outcome == Outcome::Success), "{results:?}");
     let slow = [call("3", "sleep", "100"), call("4", "sleep", "200")];
-    let outcomes: Vec<_> = tools.run(&ToolContext::new(), &slow).await.iter().map(|r| r.outcome).collect();
+    let outcomes: Vec<_> =
+        tools.run_turn(&ToolContext::new(), &slow).await.iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::Success, Outcome::TimedOut]);
 }
 
@@ -250,7 +252,7 @@ async fn a_registration_timeout_wins_over_the_tools_and_the_default_fills_in() {
         call("3", "defaulted", "400"),
         call("4", "own", "1000"),
     ];
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     let outcomes: Vec<_> = results.iter().map(|r| r.outcome).collect();
     assert_eq!(outcomes, [Outcome::TimedOut, Outcome::Success, Outcome::TimedOut, Outcome::Success]);
     assert!(error_message(&results[0]).contains("after 50ms"));
@@ -309,7 +311,7 @@ async fn cancelling_the_turn_stops_running_calls_promptly() {
     });
     let calls = [call("1", "forever", "{}"), call("2", "quick", "ok"), call("3", "forever", "{}")];
     let started = Instant::now();
-    let results = tools.run(&ctx, &calls).await;
+    let results = tools.run_turn(&ctx, &calls).await;
     canceller.await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
     let outcomes: Vec<_> = results.iter().map(|r| r.outcome).collect();
@@ -332,7 +334,7 @@ async fn an_already_cancelled_turn_runs_nothing() {
         .unwrap();
     let ctx = ToolContext::new();
     ctx.cancellation().cancel();
-    let results = tools.run(&ctx, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
+    let results = tools.run_turn(&ctx, &[call("1", "t", "{}"), call("2", "t", "{}")]).await;
     assert!(results.iter().all(|r| r.outcome == Outcome::Cancelled));
     assert_eq!(ran.load(Ordering::SeqCst), 0);
 }
@@ -342,7 +344,7 @@ async fn fifty_sleeping_calls_run_at_once() {
     let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     let calls: Vec<_> = (0..50).map(|i| call(&format!("c{i}"), "sleep", "100")).collect();
     let started = Instant::now();
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     let elapsed = started.elapsed();
     // Sequentially this is 5 s.
     assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
@@ -370,7 +372,7 @@ async fn results_keep_call_order_when_later_calls_finish_first() {
     let delays = [200, 20, 120, 5, 60];
     let calls: Vec<_> =
         delays.iter().enumerate().map(|(i, ms)| call(&i.to_string(), "sleep", &ms.to_string())).collect();
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(results.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["0", "1", "2", "3", "4"]);
     assert_eq!(
         results.iter().map(|r| r.content.as_str()).collect::<Vec<_>>(),
@@ -384,7 +386,7 @@ async fn results_keep_the_order_of_the_calls_not_of_their_endings() {
     // The calls end in reverse order; the results keep the calls' order.
     let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap();
     let calls: Vec<_> = (0..40).map(|i| call(&i.to_string(), "sleep", &((40 - i) * 2).to_string())).collect();
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     let ids: Vec<String> = results.iter().map(|r| r.id.to_string()).collect();
     assert_eq!(ids, (0..40).map(|i| i.to_string()).collect::<Vec<_>>());
 }
@@ -397,7 +399,7 @@ async fn large_turns_keep_order_and_run_at_once() {
         let calls: Vec<_> =
             (0..n).map(|i| call(&i.to_string(), "sleep", &((n - i) % 7 * 10).to_string())).collect();
         let started = Instant::now();
-        let results = tools.run(&ToolContext::new(), &calls).await;
+        let results = tools.run_turn(&ToolContext::new(), &calls).await;
         assert!(started.elapsed() < Duration::from_secs(2), "{n} calls took {:?}", started.elapsed());
         let ids: Vec<String> = results.iter().map(|r| r.id.to_string()).collect();
         assert_eq!(ids, (0..n).map(|i| i.to_string()).collect::<Vec<_>>());
@@ -425,7 +427,7 @@ async fn a_concurrency_bound_is_respected_and_keeps_order() {
         .unwrap()
         .with_options(RunOptions::new().with_max_concurrency(3));
     let calls: Vec<_> = (0..12).map(|i| call(&i.to_string(), "work", "{}")).collect();
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(peak.load(Ordering::SeqCst), 3);
     assert_eq!(
         results.iter().map(|r| r.content.clone()).collect::<Vec<_>>(),
@@ -450,7 +452,7 @@ async fn one_turn_of_every_outcome() {
         call("6", "slow", "10000"),
         call("7", "boom", "{}"),
     ];
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     let outcomes: Vec<_> = results.iter().map(|r| r.outcome).collect();
     assert_eq!(
         outcomes,
@@ -551,7 +553,7 @@ async fn a_panicking_observer_is_passed_over_and_the_turn_goes_on() {
         .with_observer(Panicky)
         .with_observer(Arc::clone(&recorder));
     let calls = [call("1", "get_weather", r#"{"city":"A"}"#), call("2", "ghost", "{}")];
-    let results = tools.run(&ToolContext::new(), &calls).await;
+    let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(results.iter().map(|r| r.outcome).collect::<Vec<_>>(), [Outcome::Success, Outcome::NotFound]);
     assert!(results[0].content.contains('A'), "{}", results[0].content);
     // The observer after the panicking one still hears of every call.
@@ -573,7 +575,7 @@ async fn counters_are_per_tool_and_shared_by_clones() {
         call("4", "fail", "{}"),
         call("5", "ghost", "{}"),
     ];
-    clone.run(&ToolContext::new(), &calls).await;
+    clone.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(counts(&tools, "GET_WEATHER"), (3, 0, 1, 0));
     assert_eq!(counts(&tools, "fail"), (1, 1, 0, 0));
     assert!(tools.counts("ghost").is_none());
@@ -597,5 +599,5 @@ async fn the_tool_sees_its_own_call_id_and_name() {
 
 #[tokio::test]
 async fn an_empty_turn_has_no_results() {
-    assert!(Toolset::new().run(&ToolContext::new(), &[]).await.is_empty());
+    assert!(Toolset::new().run_turn(&ToolContext::new(), &[]).await.is_empty());
 }

@@ -34,7 +34,7 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::budget::ProviderLimits;
+use super::limits::ProviderLimits;
 use super::parts;
 use super::payload::{list, read};
 use super::transform::{self, Keyword, Refuse};

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{DialectError, MessageError, UnknownDialect, anthropic, budget, gemini, mcp, openai, search};
+use super::{DialectError, MessageError, UnknownDialect, anthropic, gemini, limits, mcp, openai, search};
 use tools_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, ToolSearch, Toolset, WebSearch};
 use tools_core::{Tool, ToolCall, ToolResult};
 
@@ -47,7 +47,7 @@ use tools_core::{Tool, ToolCall, ToolResult};
 /// let response = json!({"role": "assistant", "content": [
 ///     {"type": "tool_use", "id": "toolu_01", "name": "now", "input": {}}]});
 /// let calls = dialect.parse_calls(&response).unwrap();
-/// // What `tools.run(&ctx, &calls).await` returns: one result per call, in order.
+/// // What `tools.run_turn(&ctx, &calls).await` returns: one result per call, in order.
 /// let results: Vec<ToolResult> =
 ///     calls.iter().map(|call| ToolResult::new(call.id.clone(), call.name.clone(), "12:00", Outcome::Success)).collect();
 /// conversation.push(response);
@@ -128,7 +128,7 @@ impl Dialect {
     }
 
     /// The provider's documented limits for this dialect.
-    pub fn limits(self) -> budget::ProviderLimits {
+    pub fn limits(self) -> limits::ProviderLimits {
         match self {
             Self::OpenAiChat | Self::OpenAiResponses => openai::LIMITS,
             Self::OpenAiChatStrict | Self::OpenAiResponsesStrict => openai::STRICT_LIMITS,
@@ -151,7 +151,7 @@ impl Dialect {
         matches!(self, Self::Anthropic | Self::AnthropicStrict)
     }
 
-    /// One function tool's definition (no budget check: see [`Self::definitions`]).
+    /// One function tool's definition (no limits check: see [`Self::definitions`]).
     pub fn function(self, tool: &dyn Tool) -> Result<Value, DialectError> {
         crate::examples::check(self, tool)?;
         match self {
@@ -187,7 +187,7 @@ impl Dialect {
     /// ```
     pub fn check(self, tool: &dyn Tool) -> Result<(), DialectError> {
         let definition = Definition { name: tool.spec().name().to_owned(), value: self.function(tool)? };
-        budget::enforce(self, std::slice::from_ref(&definition))
+        limits::enforce(self, std::slice::from_ref(&definition))
     }
 
     /// The provider's native web search tool, for dialects that have one.
@@ -214,17 +214,17 @@ impl Dialect {
     /// as an ordinary function, and without a fallback nothing is.
     ///
     /// Fails if any tool cannot be expressed or the toolset breaks the
-    /// provider's limits ([`budget`]).
+    /// provider's limits ([`limits`]).
     pub fn definitions(self, toolset: &Toolset) -> Result<Vec<Definition>, DialectError> {
         let definitions = self.build(toolset).collect::<Result<Vec<_>, _>>()?;
-        budget::enforce(self, &definitions)?;
+        limits::enforce(self, &definitions)?;
         Ok(definitions)
     }
 
     /// Each entry of the toolset built in this dialect, in the order of
-    /// [`Self::definitions`], without the budget check: the one path from a
+    /// [`Self::definitions`], without the limits check: the one path from a
     /// toolset to definitions, for [`Self::definitions`] (which stops at the
-    /// first error) and [`budget::report`] (which collects them all).
+    /// first error) and [`limits::report`] (which collects them all).
     pub(crate) fn build(self, toolset: &Toolset) -> impl Iterator<Item = Result<Definition, DialectError>> {
         entries(toolset, self).into_iter().filter_map(move |entry| match entry {
             Entry::Function(tool) => Some(

@@ -38,7 +38,7 @@
 //! built, and sent as Anthropic's `input_examples` or after the description.
 //!
 //! Around them: [`export`] writes every definition to a folder and checks a
-//! checked-in folder against it, and [`budget`] reports how a toolset fits
+//! checked-in folder against it, and [`limits`] reports how a toolset fits
 //! each provider's limits. Every transform starts from the canonical schema,
 //! [`ToolSpec::parameters`](tools_core::ToolSpec::parameters), and a schema that a
 //! dialect cannot express is refused here, with a [`DialectError`] naming
@@ -56,13 +56,13 @@
 #![deny(missing_docs)]
 
 pub mod anthropic;
-pub mod budget;
 mod choice;
 mod dialect;
 mod error;
 mod examples;
 pub mod export;
 pub mod gemini;
+pub mod limits;
 pub mod mcp;
 pub mod openai;
 mod parts;

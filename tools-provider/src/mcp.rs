@@ -32,7 +32,7 @@
 
 use serde_json::{Value, json};
 
-use super::budget::ProviderLimits;
+use super::limits::ProviderLimits;
 use super::transform::{self, Keyword};
 use tools_core::{JsonObject, Tool};
 

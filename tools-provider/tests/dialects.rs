@@ -65,7 +65,7 @@ mod behaviour {
     use serde_json::json;
     use tools_core::toolset::{Toolset, WebSearch};
     use tools_core::{ArgumentLimits, Parameters};
-    use tools_provider::{Dialect, budget, gemini, openai};
+    use tools_provider::{Dialect, gemini, limits, openai};
 
     fn error(dialect: Dialect, tool: &SchemaTool) -> tools_provider::DialectError {
         dialect.function(tool).unwrap_err()
@@ -212,10 +212,10 @@ mod behaviour {
         assert_eq!(Dialect::AnthropicStrict.tools(&many(21)).unwrap_err().keyword, "max_tools = 20");
         // Each Flat has one optional (and union-typed) parameter: 25 > 24, within 20 tools is impossible,
         // so check the optional-parameter limit through the report.
-        let report = budget::report(Dialect::AnthropicStrict, &many(20));
-        assert_eq!(report.usage.optional_params, 20);
-        assert_eq!(report.usage.union_params, 20);
-        let report = budget::report(Dialect::AnthropicStrict, &many(25));
+        let report = limits::report(Dialect::AnthropicStrict, &many(20));
+        assert_eq!(report.size.optional_params, 20);
+        assert_eq!(report.size.union_params, 20);
+        let report = limits::report(Dialect::AnthropicStrict, &many(25));
         let keywords: Vec<&str> = report.problems.iter().map(|p| p.keyword.as_str()).collect();
         assert_eq!(keywords, ["max_tools = 20", "max_optional_params = 24", "max_union_params = 16"]);
     }
@@ -347,8 +347,8 @@ mod behaviour {
     }
 
     #[test]
-    fn the_budget_report_covers_every_dialect() {
-        let reports = budget::check(&corpus::toolset());
+    fn the_limits_report_covers_every_dialect() {
+        let reports = limits::check(&corpus::toolset());
         let fits: Vec<(&str, bool)> = reports.iter().map(|r| (r.dialect.name(), r.fits())).collect();
         assert_eq!(
             fits,
@@ -366,7 +366,7 @@ mod behaviour {
         let text = reports[6].to_string();
         assert!(text.starts_with("gemini: 19/128 tools, longest name 13/64"), "{text}");
         assert!(text.contains("tool `recursive` cannot be sent as gemini"), "{text}");
-        assert_eq!(reports[0].usage.tools, 22);
+        assert_eq!(reports[0].size.tools, 22);
     }
 
     #[test]

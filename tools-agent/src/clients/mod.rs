@@ -24,7 +24,7 @@ use tools_provider::Dialect;
 
 use crate::http::{Decode, Endpoint, model_stream};
 use crate::model::{ModelRequest, ModelResponse, ModelStream};
-use crate::{ApiKey, Model, ModelError, RetryPolicy};
+use crate::{ApiKey, Model, ModelError, ResendPolicy};
 
 /// What one provider's API adds to the shared [`Client`]: where requests
 /// go, its own headers, its request body, and its readers of a response
@@ -91,14 +91,14 @@ pub trait Strict {
 /// ```
 /// use std::time::Duration;
 /// use reqwest::header::{HeaderName, HeaderValue};
-/// use tools_agent::{Anthropic, ApiKey, Model, RetryPolicy};
+/// use tools_agent::{Anthropic, ApiKey, Model, ResendPolicy};
 ///
 /// let model = Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-...")), None)
 ///     .with_base_url("http://proxy.local/")
-///     .with_retry(RetryPolicy::default().with_max_attempts(2))
+///     .with_resend(ResendPolicy::default().with_max_attempts(2))
 ///     .with_header(HeaderName::from_static("anthropic-beta"), HeaderValue::from_static("x"));
 /// assert_eq!((model.provider(), model.model(), model.base_url()), ("anthropic", "claude-sonnet-4-5", "http://proxy.local"));
-/// assert_eq!(model.retry().max_attempts, 2);
+/// assert_eq!(model.resend().max_attempts, 2);
 /// ```
 #[derive(Clone)]
 pub struct Client<P> {
@@ -152,9 +152,10 @@ impl<P: Provider> Client<P> {
         self
     }
 
-    /// The same client retrying rate limits and server errors with this policy.
-    pub fn with_retry(mut self, policy: RetryPolicy) -> Self {
-        self.endpoint.retry = policy;
+    /// The same client resending a request that met a rate limit or a server
+    /// error by this policy.
+    pub fn with_resend(mut self, policy: ResendPolicy) -> Self {
+        self.endpoint.resend = policy;
         self
     }
 
@@ -177,9 +178,9 @@ impl<P: Provider> Client<P> {
         &self.base_url
     }
 
-    /// The retry policy.
-    pub fn retry(&self) -> RetryPolicy {
-        self.endpoint.retry
+    /// How a request is resent ([`ResendPolicy`]).
+    pub fn resend(&self) -> ResendPolicy {
+        self.endpoint.resend
     }
 
     /// The request headers: the provider's, the extra ones, and the key's
@@ -226,7 +227,7 @@ impl<P: Provider> std::fmt::Debug for Client<P> {
             .field("api_key", &self.key.as_ref().map(|_| "***"))
             .field("dialect", &self.provider.dialect())
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
-            .field("retry", &self.endpoint.retry)
+            .field("resend", &self.endpoint.resend)
             .finish()
     }
 }

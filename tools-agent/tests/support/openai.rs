@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tools_agent::{Agent, AgentError, AgentEvent, ApiKey, RetryPolicy, RunResult};
+use tools_agent::{Agent, AgentError, AgentEvent, ApiKey, ResendPolicy, RunResult};
 use tools_core::toolset::Toolset;
 use tools_core::{ToolContext, ToolError};
 use tools_macros::tool;
@@ -46,8 +46,8 @@ pub(crate) fn tools_with_search(search: tools_core::toolset::WebSearch) -> Tools
 }
 
 /// Retries with (almost) no wait.
-pub(crate) fn fast_retry(attempts: u32) -> RetryPolicy {
-    RetryPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
+pub(crate) fn fast_retry(attempts: u32) -> ResendPolicy {
+    ResendPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
 }
 
 /// One model turn, as the mock answers it: text and calls `(id, name, arguments)`.

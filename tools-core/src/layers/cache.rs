@@ -48,7 +48,7 @@ impl Layer for Cache {
             .map(|args| (call.tool.spec().name().to_owned(), args));
         Box::pin(async move {
             let Some(key) = key else {
-                return next.run(call).await;
+                return next.call(call).await;
             };
             if let Some((stored, output)) = self.outputs.get(&key) {
                 if stored.elapsed() < self.ttl {
@@ -56,7 +56,7 @@ impl Layer for Cache {
                 }
                 self.outputs.remove(&key);
             }
-            let output = next.run(call).await?;
+            let output = next.call(call).await?;
             self.outputs.insert(key, (Instant::now(), output.clone()));
             Ok(output)
         })

@@ -47,7 +47,7 @@ impl Layer for ConcurrencyLimit {
         Box::pin(async move {
             // Never closed, so acquiring only waits.
             let _permit = semaphore.acquire().await;
-            next.run(call).await
+            next.call(call).await
         })
     }
 }

@@ -1,6 +1,6 @@
 //! Ready layers ([`Layer`](crate::toolset::Layer)), each one small type:
 //!
-//! - [`Retry`]: run a call again, with backoff, when the tool failed
+//! - [`Rerun`]: run a call again, with backoff, when the tool failed
 //!   [transiently](crate::ToolError::transient);
 //! - [`ConcurrencyLimit`]: at most so many calls of each tool at once;
 //! - [`Cache`]: the output of `read_only` and `idempotent` tools, by their
@@ -14,10 +14,10 @@ mod cache;
 mod guardrail;
 mod limit;
 mod repair;
-mod retry;
+mod rerun;
 
 pub use cache::Cache;
 pub use guardrail::Guardrail;
 pub use limit::ConcurrencyLimit;
 pub use repair::{Repair, RepairArguments, RepairBudget};
-pub use retry::Retry;
+pub use rerun::Rerun;

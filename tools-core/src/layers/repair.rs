@@ -75,7 +75,7 @@ where
                 reason,
             };
             match (self.repair)(repair).await {
-                Some(repaired) => OnError::RetryWith(repaired),
+                Some(repaired) => OnError::RerunWith(repaired),
                 None => OnError::Fail(error),
             }
         })

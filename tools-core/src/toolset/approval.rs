@@ -1,7 +1,7 @@
 //! Which calls wait for a person's approval: the tool's own declaration,
 //! a predicate of its registration, the toolset's rules. A call that needs
-//! approval never runs through [`Toolset::run`]; it runs through
-//! [`Toolset::run_approved`] once someone said yes.
+//! approval never runs through [`Toolset::run_turn`]; it runs through
+//! [`Toolset::run_turn_approved`] once someone said yes.
 
 use std::sync::Arc;
 

@@ -63,9 +63,9 @@ pub enum OnError {
     /// The call fails with this error (the one it got, or another).
     Fail(ToolError),
     /// Run the layers inside and the tool again, after this pause.
-    Retry(Duration),
+    Rerun(Duration),
     /// Run them again with these arguments.
-    RetryWith(String),
+    RerunWith(String),
     /// The call's answer instead of the error.
     Answer(Result<Output, ToolError>),
 }
@@ -138,19 +138,19 @@ pub trait Layer: Send + Sync {
             let mut attempt = 0;
             loop {
                 let current = arguments.as_deref().map_or(call, |arguments| call.with_arguments(arguments));
-                let error = match next.run(current).await {
+                let error = match next.call(current).await {
                     Ok(output) => return self.after(current, output).await,
                     Err(error) => error,
                 };
                 match self.on_error(current, error, attempt).await {
                     OnError::Fail(error) => return Err(error),
                     OnError::Answer(answer) => return answer,
-                    OnError::Retry(pause) => {
+                    OnError::Rerun(pause) => {
                         if !pause.is_zero() {
                             tokio::time::sleep(pause).await;
                         }
                     }
-                    OnError::RetryWith(repaired) => arguments = Some(repaired),
+                    OnError::RerunWith(repaired) => arguments = Some(repaired),
                 }
                 attempt = attempt.saturating_add(1);
             }
@@ -195,8 +195,8 @@ impl<'a> Next<'a> {
         Self { outer, inner }
     }
 
-    /// Run the rest of the chain for `call`.
-    pub fn run(self, call: LayerCall<'a>) -> OutputFuture<'a> {
+    /// Call the rest of the chain (the layers inside, then the tool).
+    pub fn call(self, call: LayerCall<'a>) -> OutputFuture<'a> {
         match (self.outer.split_first(), self.inner.split_first()) {
             (Some((layer, outer)), _) => layer.around(call, Next { outer, ..self }),
             (None, Some((layer, inner))) => layer.around(call, Next { outer: &[], inner }),

@@ -58,23 +58,23 @@ impl Toolset {
     ///
     /// let tools = Toolset::builder().add(echo).build().unwrap();
     /// let calls = [ToolCall::new("1", "echo", "{}"), ToolCall::new("2", "nope", "{}")];
-    /// let results = futures::executor::block_on(tools.run(&ToolContext::new(), &calls));
+    /// let results = futures::executor::block_on(tools.run_turn(&ToolContext::new(), &calls));
     /// assert_eq!(results[0].outcome, Outcome::Success);
     /// assert_eq!(results[1].outcome, Outcome::NotFound);
     /// assert!(results[1].content.contains("echo"));
     /// ```
-    pub async fn run(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
-        self.run_turn(ctx, calls, false).await
+    pub async fn run_turn(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+        self.turn(ctx, calls, false).await
     }
 
-    /// Run one turn's calls that a person approved: as [`Toolset::run`],
+    /// Run one turn's calls that a person approved: as [`Toolset::run_turn`],
     /// except that calls which need approval ([`Toolset::needs_approval`])
     /// run instead of being denied.
-    pub async fn run_approved(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
-        self.run_turn(ctx, calls, true).await
+    pub async fn run_turn_approved(&self, ctx: &ToolContext, calls: &[ToolCall]) -> Vec<ToolResult> {
+        self.turn(ctx, calls, true).await
     }
 
-    async fn run_turn(&self, ctx: &ToolContext, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
+    async fn turn(&self, ctx: &ToolContext, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
         if let [call] = calls {
             return vec![self.call_gated(ctx, call, approved).await];
         }
@@ -141,7 +141,7 @@ impl Toolset {
         self.call_gated(ctx, call, false).await
     }
 
-    /// Run one call that a person approved ([`Toolset::run_approved`]).
+    /// Run one call that a person approved ([`Toolset::run_turn_approved`]).
     pub async fn call_approved(&self, ctx: &ToolContext, call: &ToolCall) -> ToolResult {
         self.call_gated(ctx, call, true).await
     }
@@ -215,7 +215,7 @@ impl Toolset {
         let first = running.span.in_scope(|| {
             catch_unwind(AssertUnwindSafe(|| {
                 let layered = LayerCall { tool, ctx, id: &call.id, arguments: &call.arguments };
-                let mut future = Next::new(&self.layers, &entry.options.layers).run(layered);
+                let mut future = Next::new(&self.layers, &entry.options.layers).call(layered);
                 match future.as_mut().poll(cx) {
                     Poll::Ready(output) => Err(output),
                     Poll::Pending => Ok(future),

@@ -53,7 +53,7 @@ mod schema;
 
 use serde_json::{Value, json};
 
-use super::budget::ProviderLimits;
+use super::limits::ProviderLimits;
 use super::{Definition, Dialect, DialectError};
 use tools_core::Tool;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};

@@ -75,7 +75,7 @@ pub mod responses;
 
 use serde_json::Value;
 
-use super::budget::ProviderLimits;
+use super::limits::ProviderLimits;
 use super::{Dialect, DialectError};
 use tools_core::Tool;
 

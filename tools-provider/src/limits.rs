@@ -8,8 +8,8 @@
 //! reports them for every dialect at once:
 //!
 //! ```
-//! use tools_provider::budget;
-//! let reports = budget::check(&tools_core::Toolset::new());
+//! use tools_provider::limits;
+//! let reports = limits::check(&tools_core::Toolset::new());
 //! assert!(reports.iter().all(|report| report.fits()));
 //! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest definition 0 bytes: fits
 //! ```
@@ -56,9 +56,9 @@ impl ProviderLimits {
     };
 }
 
-/// What a toolset uses of the limits in one dialect.
+/// How large a toolset is in one dialect, measured as its limits count.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Usage {
+pub struct Size {
     /// Tools sent (the native web search counts as one).
     pub tools: usize,
     /// The longest name and its length in characters.
@@ -88,8 +88,8 @@ pub struct Report {
     pub dialect: Dialect,
     /// Its limits.
     pub limits: ProviderLimits,
-    /// What the toolset uses (of the definitions that could be built).
-    pub usage: Usage,
+    /// How large the toolset is (of the definitions that could be built).
+    pub size: Size,
     /// Everything that does not fit; empty if the toolset fits.
     pub problems: Vec<DialectError>,
 }
@@ -108,11 +108,11 @@ impl fmt::Display for Report {
             f,
             "{}: {}{} tools, longest name {}/{}, largest definition {} bytes",
             self.dialect,
-            self.usage.tools,
+            self.size.tools,
             of(self.limits.max_tools),
-            self.usage.longest_name.1,
+            self.size.longest_name.1,
             self.limits.max_name_len,
-            self.usage.largest_definition.1,
+            self.size.largest_definition.1,
         )?;
         if self.problems.is_empty() {
             return f.write_str(": fits");
@@ -140,9 +140,9 @@ pub fn report(dialect: Dialect, toolset: &Toolset) -> Report {
             Err(error) => problems.push(error),
         }
     }
-    let usage = measure(&definitions);
+    let size = measure(&definitions);
     problems.extend(compare(dialect, &limits, &definitions));
-    Report { dialect, limits, usage, problems }
+    Report { dialect, limits, size, problems }
 }
 
 /// The first limit the definitions break, as an error.
@@ -221,29 +221,29 @@ fn compare(dialect: Dialect, limits: &ProviderLimits, definitions: &[Definition]
     problems
 }
 
-fn measure(definitions: &[Definition]) -> Usage {
-    let mut usage = Usage { tools: definitions.len(), ..Usage::default() };
+fn measure(definitions: &[Definition]) -> Size {
+    let mut size = Size { tools: definitions.len(), ..Size::default() };
     for definition in definitions {
         let len = definition.name.chars().count();
-        if len > usage.longest_name.1 {
-            usage.longest_name = (definition.name.clone(), len);
+        if len > size.longest_name.1 {
+            size.longest_name = (definition.name.clone(), len);
         }
         let bytes = definition.value.to_string().len();
-        usage.total_bytes += bytes;
-        if bytes > usage.largest_definition.1 {
-            usage.largest_definition = (definition.name.clone(), bytes);
+        size.total_bytes += bytes;
+        if bytes > size.largest_definition.1 {
+            size.largest_definition = (definition.name.clone(), bytes);
         }
         if let Some(schema) = schema_of(&definition.value) {
             let stats = Stats::of(schema);
-            usage.properties = usage.properties.max(stats.properties);
-            usage.nesting = usage.nesting.max(stats.nesting);
-            usage.enum_values = usage.enum_values.max(stats.enum_values);
-            usage.schema_chars = usage.schema_chars.max(stats.chars);
-            usage.optional_params += stats.optional_params;
-            usage.union_params += stats.union_params;
+            size.properties = size.properties.max(stats.properties);
+            size.nesting = size.nesting.max(stats.nesting);
+            size.enum_values = size.enum_values.max(stats.enum_values);
+            size.schema_chars = size.schema_chars.max(stats.chars);
+            size.optional_params += stats.optional_params;
+            size.union_params += stats.union_params;
         }
     }
-    usage
+    size
 }
 
 /// The argument schema inside a definition, wherever the dialect puts it.

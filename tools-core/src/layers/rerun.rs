@@ -6,26 +6,26 @@ use crate::ToolError;
 use crate::toolset::{Layer, LayerCall, OnError};
 
 /// Run a call again when its tool failed [transiently](ToolError::transient),
-/// at most `max_retries` times, pausing `base`, then twice that, and so on
+/// at most `max_reruns` times, pausing `base`, then twice that, and so on
 /// up to `max_pause`. Other errors pass through; the call's timeout still
 /// bounds the whole.
 ///
 /// ```
 /// use std::time::Duration;
-/// use tools_core::{Toolset, layers::Retry};
-/// let tools = Toolset::new().with_layer(Retry::new(3).with_backoff(Duration::from_millis(100), Duration::from_secs(2)));
+/// use tools_core::{Toolset, layers::Rerun};
+/// let tools = Toolset::new().with_layer(Rerun::new(3).with_backoff(Duration::from_millis(100), Duration::from_secs(2)));
 /// ```
 #[derive(Clone, Debug)]
-pub struct Retry {
-    max_retries: u32,
+pub struct Rerun {
+    max_reruns: u32,
     base: Duration,
     max_pause: Duration,
 }
 
-impl Retry {
-    /// At most `max_retries` more runs, pausing 50 ms, then 100 ms, ... up to 5 s.
-    pub fn new(max_retries: u32) -> Self {
-        Self { max_retries, base: Duration::from_millis(50), max_pause: Duration::from_secs(5) }
+impl Rerun {
+    /// At most `max_reruns` more runs, pausing 50 ms, then 100 ms, ... up to 5 s.
+    pub fn new(max_reruns: u32) -> Self {
+        Self { max_reruns, base: Duration::from_millis(50), max_pause: Duration::from_secs(5) }
     }
 
     /// The first pause, and the longest.
@@ -35,21 +35,21 @@ impl Retry {
         self
     }
 
-    /// The pause before retry number `attempt + 1`.
+    /// The pause before rerun number `attempt + 1`.
     fn pause(&self, attempt: u32) -> Duration {
         self.base.saturating_mul(2u32.saturating_pow(attempt)).min(self.max_pause)
     }
 }
 
-impl Layer for Retry {
+impl Layer for Rerun {
     fn on_error<'a>(
         &'a self,
         _call: LayerCall<'a>,
         error: ToolError,
         attempt: u32,
     ) -> BoxFuture<'a, OnError> {
-        let decision = if error.is_transient() && attempt < self.max_retries {
-            OnError::Retry(self.pause(attempt))
+        let decision = if error.is_transient() && attempt < self.max_reruns {
+            OnError::Rerun(self.pause(attempt))
         } else {
             OnError::Fail(error)
         };
