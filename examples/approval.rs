@@ -47,7 +47,7 @@ async fn list_files(ctx: &ToolContext) -> Result<String, ToolError> {
 // `destructive` is an annotation the provider formats and MCP pass on; the
 // toolset's rule below turns it into "needs approval". `#[tool(args,
 // needs_approval)]` would hold every call of this one tool without a rule,
-// and `ToolOptions::needs_approval_when(|ctx, args| ...)` only some calls.
+// and `ToolOptions::with_approval_when(|ctx, args| ...)` only some calls.
 #[tool(args, destructive)]
 async fn delete_file(ctx: &ToolContext, path: String) -> Result<String, ToolError> {
     let disk = ctx.get::<Disk>().ok_or_else(|| ToolError::failed("no disk is mounted"))?;

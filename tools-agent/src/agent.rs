@@ -160,7 +160,7 @@ impl Agent {
     /// }
     ///
     /// let tools = Toolset::builder().add(Store).build().unwrap();
-    /// let model = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).strict(true);
+    /// let model = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).with_strict(true);
     /// // Strict mode cannot express a field that takes any value.
     /// let refused = Agent::new(model, tools).unwrap_err();
     /// assert_eq!(refused.tool.as_deref(), Some("store"));
@@ -239,7 +239,7 @@ impl Agent {
     }
 
     /// End the run when this tool succeeds; its output is the answer.
-    pub fn ending_on(mut self, tool: impl Into<String>) -> Self {
+    pub fn with_end_tool(mut self, tool: impl Into<String>) -> Self {
         self.end_tools.push(tool.into());
         self
     }

@@ -155,7 +155,7 @@ async fn an_ending_tool_gives_the_answer() {
     let model = ScriptedModel::new()
         .then_calls([call("1", "final_answer", r#"{"answer":"42"}"#)])
         .then_text("never asked");
-    let agent = Agent::new(model, tools()).unwrap().ending_on("final_answer");
+    let agent = Agent::new(model, tools()).unwrap().with_end_tool("final_answer");
     let result = agent.run("?").await.unwrap();
     assert_eq!(
         (result.answer.as_str(), &result.stop),

@@ -29,7 +29,7 @@ fn chat() -> OpenAiChat {
 
 #[test]
 fn a_schema_strict_mode_cannot_express_is_refused_when_the_agent_is_built() {
-    let refused = Agent::new(chat().strict(true), tools()).unwrap_err();
+    let refused = Agent::new(chat().with_strict(true), tools()).unwrap_err();
     assert_eq!(refused.tool.as_deref(), Some("store"));
     assert_eq!(refused.dialect, Dialect::OpenAiChatStrict);
     assert!(!refused.keyword.is_empty(), "{refused}");
@@ -42,8 +42,8 @@ fn a_schema_strict_mode_cannot_express_is_refused_when_the_agent_is_built() {
 
 #[test]
 fn a_deferred_tool_is_checked_too_where_the_local_search_may_load_it() {
-    let searched = tools().with_tool_search(ToolSearch::new().keep_loaded(["get_weather"]));
-    let model = OpenAiResponses::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), None).strict(true);
+    let searched = tools().with_tool_search(ToolSearch::new().with_loaded(["get_weather"]));
+    let model = OpenAiResponses::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), None).with_strict(true);
     let refused = Agent::new(model, searched).unwrap_err();
     assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::OpenAiResponsesStrict));
 }

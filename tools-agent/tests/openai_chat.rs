@@ -382,7 +382,8 @@ async fn a_keyless_local_server_gets_no_authorization_header() {
 
 #[tokio::test]
 async fn the_key_is_given_explicitly_and_never_debugged() {
-    let model = OpenAiChat::from_values("gpt-4o", None, None).with_api_key(ApiKey::new(KEY)).strict(true);
+    let model =
+        OpenAiChat::from_values("gpt-4o", None, None).with_api_key(ApiKey::new(KEY)).with_strict(true);
     let debug = format!("{model:?}");
     assert!(debug.contains("gpt-4o") && debug.contains("https://api.openai.com/v1"), "{debug}");
     assert!(!debug.contains(KEY), "{debug}");
@@ -395,7 +396,7 @@ async fn the_key_is_given_explicitly_and_never_debugged() {
 #[tokio::test]
 async fn strict_mode_sends_strict_functions() {
     let server = mock(ROUTE, vec![reply(&Turn::text("ok"), false)]).await;
-    let model = client(&base(&server)).strict(true);
+    let model = client(&base(&server)).with_strict(true);
     Agent::new(model, tools()).unwrap().run("Hi").await.unwrap();
     let sent = bodies(&server).await;
     let function = &sent[0]["tools"][0]["function"];

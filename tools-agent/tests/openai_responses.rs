@@ -320,7 +320,7 @@ async fn max_turns_ends_with_a_request_without_tools() {
 async fn the_native_web_search_is_sent_with_the_functions() {
     let server = mock(ROUTE, vec![reply(&Turn::text("Found it."), false)]).await;
     let toolset = support::tools_with_search(WebSearch::new().with_allowed_domains(["example.org"]));
-    let model = client(&base(&server)).strict(true);
+    let model = client(&base(&server)).with_strict(true);
     Agent::new(model, toolset).unwrap().run("Search").await.unwrap();
     let sent = bodies(&server).await;
     let tools = sent[0]["tools"].as_array().unwrap();

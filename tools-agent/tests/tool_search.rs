@@ -38,7 +38,7 @@ fn searched(keep: &[&str]) -> Toolset {
     for tool in many_tools::tools() {
         tools.add(tool).unwrap();
     }
-    tools.with_tool_search(ToolSearch::new().keep_loaded(keep))
+    tools.with_tool_search(ToolSearch::new().with_loaded(keep))
 }
 
 fn full() -> Toolset {

@@ -122,14 +122,14 @@ impl ToolSpec {
 
     /// Read a call's raw arguments into `R` through the one argument
     /// pipeline, under this spec's schema and limits ([`Parameters::parse`]).
-    pub fn parse<R: DeserializeOwned>(&self, raw: &str) -> Result<R, ToolError> {
-        self.parameters.parse(raw, &self.limits)
+    pub fn parse<R: DeserializeOwned>(&self, arguments: &str) -> Result<R, ToolError> {
+        self.parameters.parse(arguments, &self.limits)
     }
 
     /// Read a call's raw arguments as a JSON object, for a tool with no
     /// request type ([`Parameters::parse_object`]).
-    pub fn parse_object(&self, raw: &str) -> Result<JsonObject, ToolError> {
-        self.parameters.parse_object(raw, &self.limits)
+    pub fn parse_object(&self, arguments: &str) -> Result<JsonObject, ToolError> {
+        self.parameters.parse_object(arguments, &self.limits)
     }
 
     /// The size and depth limits of the arguments.

@@ -26,7 +26,7 @@ pub trait Arguments: Sized {
     fn parameters() -> Parameters;
 
     /// Read a call's raw arguments through `spec`'s pipeline ([`ToolSpec::parse`]).
-    fn parse(spec: &ToolSpec, raw: &str) -> Result<Self, ToolError>;
+    fn parse(spec: &ToolSpec, arguments: &str) -> Result<Self, ToolError>;
 }
 
 // Not recommended: the compiler then reports the missing `Arguments` (with
@@ -37,8 +37,8 @@ impl<R: DeserializeOwned + JsonSchema> Arguments for R {
         Parameters::of::<R>()
     }
 
-    fn parse(spec: &ToolSpec, raw: &str) -> Result<Self, ToolError> {
-        spec.parse(raw)
+    fn parse(spec: &ToolSpec, arguments: &str) -> Result<Self, ToolError> {
+        spec.parse(arguments)
     }
 }
 

@@ -96,7 +96,7 @@ async fn a_toolset_rule_holds_every_tool_it_picks_registered_before_or_after() {
 #[tokio::test]
 async fn a_predicate_sees_the_context_and_arguments_and_holds_what_it_cannot_read() {
     let runs = Arc::new(AtomicUsize::new(0));
-    let options = ToolOptions::new().needs_approval_when(|ctx, args| {
+    let options = ToolOptions::new().with_approval_when(|ctx, args| {
         ctx.get::<&'static str>() != Some(&"admin")
             && args["amount"].as_u64().is_none_or(|amount| amount > 100)
     });

@@ -151,7 +151,7 @@ async fn a_merged_tool_keeps_its_registration_options_and_counters() {
         .add_with(echo("layered"), ToolOptions::new().with_layer(Answer("own layer")))
         .add_with(
             echo("guarded"),
-            ToolOptions::new().needs_approval_when(|_, args| args["amount"].as_u64() > Some(100)),
+            ToolOptions::new().with_approval_when(|_, args| args["amount"].as_u64() > Some(100)),
         )
         .build()
         .unwrap();

@@ -20,7 +20,7 @@ fn toolset() -> Toolset {
     ] {
         tools.add(corpus::tool::<corpus::Flat>(name, description)).unwrap();
     }
-    tools.with_tool_search(ToolSearch::new().keep_loaded(["Get_Weather"]))
+    tools.with_tool_search(ToolSearch::new().with_loaded(["Get_Weather"]))
 }
 
 fn name_of(dialect: Dialect, definition: &Value) -> String {

@@ -213,7 +213,7 @@ impl<P: Provider + Strict> Client<P> {
     /// Send the tools in strict mode (`Dialect::OpenAiChatStrict`,
     /// `OpenAiResponsesStrict`, `AnthropicStrict`): the model's arguments
     /// then follow the schemas exactly.
-    pub fn strict(mut self, strict: bool) -> Self {
+    pub fn with_strict(mut self, strict: bool) -> Self {
         self.provider.set_strict(strict);
         self
     }

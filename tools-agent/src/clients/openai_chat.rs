@@ -35,7 +35,7 @@ use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, Usage
 /// use tools_agent::{ApiKey, Model, OpenAiChat};
 ///
 /// // OpenAI itself, the key given (`OpenAiChat::new` reads OPENAI_API_KEY).
-/// let openai = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).strict(true);
+/// let openai = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).with_strict(true);
 /// assert_eq!(openai.base_url(), "https://api.openai.com/v1");
 /// // A local server: no key, no Authorization header.
 /// let local = OpenAiChat::from_values("llama3.2", None, Some("http://localhost:11434/v1"));

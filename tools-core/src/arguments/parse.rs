@@ -16,8 +16,12 @@ impl Parameters {
     /// Turn a raw argument string into `R`: check its size, clean it, check
     /// its depth, deserialize, check the constraints. Every failure is
     /// [`ToolError::InvalidArguments`] with a reason that names the field.
-    pub fn parse<R: DeserializeOwned>(&self, raw: &str, limits: &ArgumentLimits) -> Result<R, ToolError> {
-        let json = self.prepare(raw, limits)?;
+    pub fn parse<R: DeserializeOwned>(
+        &self,
+        arguments: &str,
+        limits: &ArgumentLimits,
+    ) -> Result<R, ToolError> {
+        let json = self.prepare(arguments, limits)?;
         if self.unit {
             // Any object will do: there is nothing in it to read.
             serde_json::from_str::<serde::de::IgnoredAny>(&json).map_err(|error| not_json(&error))?;
@@ -86,8 +90,8 @@ impl Parameters {
     /// let expected = "invalid arguments: the arguments must be a JSON object with the fields `q`, not an array (`[1]`)";
     /// assert_eq!(err.to_string(), expected);
     /// ```
-    pub fn parse_object(&self, raw: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
-        let json = self.prepare(raw, limits)?;
+    pub fn parse_object(&self, arguments: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
+        let json = self.prepare(arguments, limits)?;
         let object = match serde_json::from_str::<Value>(&json) {
             Ok(Value::Object(object)) => object,
             Ok(other) => return Err(self.not_an_object(&other)),
@@ -100,9 +104,9 @@ impl Parameters {
     }
     /// The steps before any parser sees the text: its size, the cleaner,
     /// and its depth when the schema does not bound it within the limit.
-    fn prepare<'a>(&self, raw: &'a str, limits: &ArgumentLimits) -> Result<Cow<'a, str>, ToolError> {
-        limits.check_size(raw)?;
-        let json = clean_json(raw);
+    fn prepare<'a>(&self, arguments: &'a str, limits: &ArgumentLimits) -> Result<Cow<'a, str>, ToolError> {
+        limits.check_size(arguments)?;
+        let json = clean_json(arguments);
         if self.depth.is_none_or(|depth| depth > limits.max_depth) {
             limits.check_depth(&json)?;
         }

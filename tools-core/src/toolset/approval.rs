@@ -24,10 +24,10 @@ impl ToolOptions {
     /// ```
     /// use tools_core::toolset::ToolOptions;
     /// // Transfers above 100 wait for a person.
-    /// let options = ToolOptions::new().needs_approval_when(|_ctx, args| args["amount"].as_f64().is_none_or(|a| a > 100.0));
+    /// let options = ToolOptions::new().with_approval_when(|_ctx, args| args["amount"].as_f64().is_none_or(|a| a > 100.0));
     /// # let _ = options;
     /// ```
-    pub fn needs_approval_when(
+    pub fn with_approval_when(
         mut self,
         rule: impl Fn(&ToolContext, &Value) -> bool + Send + Sync + 'static,
     ) -> Self {
@@ -55,7 +55,7 @@ impl Toolset {
 
     /// Whether this call waits for a person's approval: its tool declares
     /// it ([`ToolSpec::needs_approval`](crate::ToolSpec::needs_approval)), its registration's predicate says so
-    /// ([`ToolOptions::needs_approval_when`]), or a toolset rule picks the
+    /// ([`ToolOptions::with_approval_when`]), or a toolset rule picks the
     /// tool ([`Toolset::with_approval_rule`]). A call of no tool needs none:
     /// it cannot run.
     pub fn needs_approval(&self, ctx: &ToolContext, call: &ToolCall) -> bool {

@@ -270,7 +270,7 @@ pub struct ToolOptions {
     /// This tool's own layers, inside the toolset's, outermost first.
     pub layers: Vec<Arc<dyn Layer>>,
     /// Which of this tool's calls wait for approval
-    /// ([`ToolOptions::needs_approval_when`]).
+    /// ([`ToolOptions::with_approval_when`]).
     approval: Option<approval::CallRule>,
     /// Every call waits for approval: a toolset rule picked the tool before
     /// it was merged, prefixed or renamed, and composition never clears an

@@ -19,7 +19,7 @@ use crate::{Renamed, Tool};
 ///
 /// ```
 /// use tools_core::toolset::{ToolSearch, Toolset};
-/// let tools = Toolset::new().with_tool_search(ToolSearch::new().keep_loaded(["Get_Weather"]).with_max_results(3));
+/// let tools = Toolset::new().with_tool_search(ToolSearch::new().with_loaded(["Get_Weather"]).with_max_results(3));
 /// assert!(!tools.is_deferred("get_weather"));
 /// assert!(tools.is_deferred("github_create_issue"));
 /// assert_eq!(tools.tool_search().unwrap().max_results(), 3);
@@ -45,7 +45,7 @@ impl ToolSearch {
 
     /// Offer these tools from the start (names compared ignoring case):
     /// the ones most turns need.
-    pub fn keep_loaded<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+    pub fn with_loaded<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         self.loaded.extend(names.into_iter().map(|name| name.as_ref().to_ascii_lowercase()));
         self
     }
@@ -110,7 +110,7 @@ impl Toolset {
     /// loop offers once a search found them.
     pub fn with_loaded<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         if let Some(search) = self.tool_search.take() {
-            self.tool_search = Some(search.keep_loaded(names));
+            self.tool_search = Some(search.with_loaded(names));
         }
         self
     }
