@@ -1,0 +1,99 @@
+//! Anthropic: Messages API tools (`input_schema`), strict tool use, the
+//! native web search tool, and `tool_use` / `tool_result` blocks.
+//!
+//! Rules, from Anthropic's documentation:
+//!
+//! - A tool is `{"name", "description", "input_schema"}`; `input_schema` is
+//!   a JSON Schema whose root has `type: "object"`; names match
+//!   `^[a-zA-Z0-9_-]{1,64}$`:
+//!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
+//!   Outside strict mode no further subset is published, so the canonical
+//!   schema is sent as it is.
+//! - The model's calls are `tool_use` content blocks with an object `input`;
+//!   the results go back in *one* user message of `tool_result` blocks
+//!   (`tool_use_id`, `content`, `is_error`), before any other content:
+//!   <https://docs.anthropic.com/en/api/messages>. A result's images and
+//!   files are `image` and `document` blocks in its `content`
+//!   ([`format_results`] has the rules and their sources).
+//! - Strict tool use (`"strict": true`) supports a subset of JSON Schema:
+//!   types, `enum`, `const`, `anyOf`, `allOf`, local `$ref`/`$defs`, string
+//!   formats date-time, time, date, duration, email, hostname, uri, ipv4,
+//!   ipv6, uuid, `minItems` of 0 or 1, and every object with
+//!   `additionalProperties: false`; not recursion, numerical constraints,
+//!   string length constraints; at most 20 strict tools, 24 optional
+//!   parameters and 16 union-typed parameters per request:
+//!   <https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs>.
+//!   (Anthropic's Python SDK, `anthropic.lib.tools.transform_schema`, also
+//!   moves unsupported keywords into the description, as [`strict_schema`]
+//!   does.)
+//! - Web search is `{"type": "web_search_20250305", "name": "web_search",
+//!   "max_uses", "allowed_domains" | "blocked_domains"}`, and the two domain
+//!   lists cannot be used together:
+//!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool>.
+
+mod messages;
+mod strict;
+
+pub use messages::{IMAGE_TYPES, format_results, messages, parse_calls, tool_input};
+pub use strict::strict_schema;
+
+use serde_json::{Value, json};
+
+use super::limits::ProviderLimits;
+use super::{Dialect, DialectError};
+use tools_core::Tool;
+use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+
+/// Anthropic tools outside strict mode.
+pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 64, ..ProviderLimits::NONE };
+
+/// Strict tool use: the per-request limits of structured outputs.
+pub const STRICT_LIMITS: ProviderLimits = ProviderLimits {
+    max_tools: Some(20),
+    max_optional_params: Some(24),
+    max_union_params: Some(16),
+    ..LIMITS
+};
+
+/// One tool: `{"name", "description", "input_schema"[, "strict": true]}`.
+pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
+    let schema = if strict {
+        strict_schema(tool.spec().name(), tool.spec().parameters())?
+    } else {
+        tool.spec().parameters().clone()
+    };
+    let mut definition =
+        json!({"name": tool.spec().name(), "description": tool.spec().description(), "input_schema": schema});
+    if strict {
+        definition["strict"] = Value::Bool(true);
+    }
+    if !tool.spec().examples().is_empty() {
+        // Anthropic's own field for them:
+        // <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-use-examples>.
+        definition["input_examples"] = Value::Array(tool.spec().examples().to_vec());
+    }
+    Ok(definition)
+}
+
+/// The native web search tool, `web_search_20250305`.
+pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
+    if !search.allowed_domains.is_empty() && !search.blocked_domains.is_empty() {
+        return Err(DialectError::tool(
+            RESERVED_WEB_SEARCH,
+            Dialect::Anthropic,
+            "allowed_domains",
+            "allowed_domains and blocked_domains cannot be used together",
+        ));
+    }
+    let mut tool = json!({"type": "web_search_20250305", "name": RESERVED_WEB_SEARCH});
+    if let Some(max_uses) = search.max_uses {
+        tool["max_uses"] = json!(max_uses);
+    }
+    if !search.allowed_domains.is_empty() {
+        tool["allowed_domains"] = json!(search.allowed_domains);
+    }
+    if !search.blocked_domains.is_empty() {
+        tool["blocked_domains"] = json!(search.blocked_domains);
+    }
+    Ok(tool)
+}
