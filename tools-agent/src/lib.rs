@@ -13,8 +13,9 @@
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
-//! - [`ToolIndex`]: the local tool search (BM25) the loop answers
-//!   `tool_search` with, when the toolset has tool search on;
+//! - [`ToolIndex`]: the local tool search (BM25) behind the `tool_search`
+//!   function the agent registers when the toolset has tool search on (it
+//!   runs as every tool does);
 //! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
 //!   what they decided (resumed by [`Agent::run`]);
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the

@@ -2,9 +2,10 @@
 //! the model starts with a few tools and a search, and finds the rest when
 //! it needs them. Where the provider has a native tool search (Anthropic),
 //! the deferred tools are sent marked as such and the provider searches;
-//! elsewhere the model calls a local `tool_search` function, which the agent
-//! loop answers (BM25), and the tools it found are offered from the next
-//! turn on.
+//! elsewhere the model calls a local `tool_search` function, registered
+//! beside the other tools ([`Toolset::with_search_function`]; the agent
+//! registers its BM25 search) and run as they are, and the tools it found
+//! are offered from the next turn on.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
