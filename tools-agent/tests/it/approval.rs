@@ -8,8 +8,7 @@
 //! - Gemini generateContent: <https://ai.google.dev/api/generate-content>
 //!   and <https://ai.google.dev/gemini-api/docs/function-calling>.
 
-#[path = "support/replies.rs"]
-mod replies;
+use crate::support::replies;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,10 +2,10 @@
 //! `model_request` span with its provider, model, tokens and duration, and
 //! the toolset's `tool_call` spans inside.
 
-#[path = "../../tools-core/tests/spans/mod.rs"]
-mod spans;
+#[path = "../../../tools-core/tests/spans/mod.rs"]
+mod capture;
 
-use spans::{Capture, Spans, field};
+use capture::{Capture, Spans, field};
 use tools_agent::{Agent, ModelResponse, ScriptedModel, Usage};
 use tools_core::toolset::Toolset;
 use tools_core::{ToolCall, ToolContext, ToolError};

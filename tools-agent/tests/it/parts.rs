@@ -7,8 +7,7 @@
 //! message is text, so the image follows in a user message). An image the
 //! provider cannot read stops the run before the request, naming it.
 
-#[path = "support/replies.rs"]
-mod replies;
+use crate::support::replies;
 
 use std::sync::{Arc, LazyLock};
 

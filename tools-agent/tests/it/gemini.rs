@@ -1,5 +1,7 @@
-//! The Gemini client against a mock Gemini API on loopback, plain and
-//! streamed, driving a real agent. The response bodies are shaped as the
+//! `Gemini`: its mock for the scenarios (`scenarios.rs`), and what only
+//! Gemini does (thought signatures, id-less calls, its URL, a bad key told
+//! with a 400), against a mock on loopback, plain and streamed, driving a
+//! real agent. The response bodies are shaped as the
 //! documentation shows them: <https://ai.google.dev/api/generate-content>
 //! (`GenerateContentResponse`, and the stream of them),
 //! <https://ai.google.dev/gemini-api/docs/function-calling> (`functionCall`
@@ -7,26 +9,22 @@
 //! (`thoughtSignature`) and <https://ai.google.dev/gemini-api/docs/troubleshooting>
 //! (error bodies).
 
-#[path = "support/ag.rs"]
-mod ag;
-
-use std::time::Duration;
-
-use ag::{Script, run, serve_chunks, sse, streamed_text, tools};
 use serde_json::{Value, json};
-use tools_agent::{
-    Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, RetryPolicy, RunLimits, StopReason, ToolChoice,
-};
+use tools_agent::{Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, StopReason};
 use tools_core::Outcome;
 use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{MockServer, Request, ResponseTemplate};
+
+use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult};
+use crate::support::ag::{self, Script, run, sse, streamed_text, tools};
+use crate::support::openai::{Turn, fast_retry};
 
 const KEY: &str = "AIzaSy-test-7d2b0c";
 const MODEL: &str = "gemini-2.5-flash";
 
 /// One model turn: its text and its `functionCall` parts (name, args, id,
 /// thought signature).
-struct Turn {
+struct Reply {
     text: &'static str,
     calls: Vec<Call>,
 }
@@ -42,8 +40,8 @@ fn call(name: &'static str, args: Value) -> Call {
     Call { name, args, id: None, signature: None }
 }
 
-fn text(text: &'static str) -> Turn {
-    Turn { text, calls: Vec::new() }
+fn text(text: &'static str) -> Reply {
+    Reply { text, calls: Vec::new() }
 }
 
 fn call_part(call: &Call) -> Value {
@@ -72,7 +70,7 @@ fn response(parts: Vec<Value>, finish: bool) -> Value {
 }
 
 /// The turn as one `GenerateContentResponse`.
-fn plain(turn: &Turn) -> ResponseTemplate {
+fn plain(turn: &Reply) -> ResponseTemplate {
     let mut parts = Vec::new();
     if !turn.text.is_empty() {
         parts.push(json!({"text": turn.text}));
@@ -83,7 +81,7 @@ fn plain(turn: &Turn) -> ResponseTemplate {
 
 /// The turn as a stream of responses: the text in two chunks, each call
 /// in a chunk of its own, the `finishReason` on the last unless `cut`.
-fn chunks(turn: &Turn, cut: bool) -> String {
+fn chunks(turn: &Reply, cut: bool) -> String {
     let mut pieces: Vec<Vec<Value>> = Vec::new();
     if !turn.text.is_empty() {
         let middle = turn.text.char_indices().nth(turn.text.chars().count() / 2).map_or(0, |(i, _)| i);
@@ -99,17 +97,13 @@ fn chunks(turn: &Turn, cut: bool) -> String {
         .collect()
 }
 
-fn reply(turn: &Turn, streamed: bool) -> ResponseTemplate {
+fn reply(turn: &Reply, streamed: bool) -> ResponseTemplate {
     if streamed { sse(chunks(turn, false)) } else { plain(turn) }
-}
-
-fn fast_retry(attempts: u32) -> RetryPolicy {
-    RetryPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1))
 }
 
 async fn server(responses: Vec<ResponseTemplate>) -> MockServer {
     let server = MockServer::start().await;
-    Mock::given(method("POST")).respond_with(Script::new(responses)).mount(&server).await;
+    wiremock::Mock::given(method("POST")).respond_with(Script::new(responses)).mount(&server).await;
     server
 }
 
@@ -152,7 +146,7 @@ fn assert_every_call_answered(contents: &[Value]) {
 async fn parallel_bad_unknown_failing_then_fixed(streamed: bool) {
     let server = server(vec![
         reply(
-            &Turn {
+            &Reply {
                 text: "Checking.",
                 calls: vec![
                     Call {
@@ -167,7 +161,7 @@ async fn parallel_bad_unknown_failing_then_fixed(streamed: bool) {
             },
             streamed,
         ),
-        reply(&Turn { text: "", calls: vec![call("get_weather", json!({"city": "Rome"}))] }, streamed),
+        reply(&Reply { text: "", calls: vec![call("get_weather", json!({"city": "Rome"}))] }, streamed),
         reply(&text("Oslo and Rome: 12°C."), streamed),
     ])
     .await;
@@ -271,67 +265,155 @@ async fn parallel_bad_unknown_and_failing_calls_then_a_fix_streamed() {
     parallel_bad_unknown_failing_then_fixed(true).await;
 }
 
-async fn budget_and_tool_config(streamed: bool) {
-    let calls =
-        vec![call("get_weather", json!({"city": "Oslo"})), call("get_weather", json!({"city": "Rome"}))];
-    let server = server(vec![reply(&Turn { text: "", calls }, streamed)]).await;
-    let agent = Agent::new(client(&server), tools())
-        .unwrap()
-        .with_limits(RunLimits::default().with_max_tool_calls(1))
-        .with_tool_choice(ToolChoice::Tool("get_weather".into()))
-        .with_max_tokens(300);
-    let (result, _) = run(&agent, "Weather?", streamed).await;
-    let result = result.expect("a budget stop is a result");
-    assert!(matches!(result.stop, StopReason::Budget(_)), "{:?}", result.stop);
-    assert_eq!(result.transcript.pending_calls().len(), 2);
-    let bodies = bodies(&server).await;
-    assert_eq!(bodies.len(), 1);
-    assert_eq!(
-        bodies[0]["toolConfig"],
-        json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}})
-    );
-    assert_eq!(bodies[0]["generationConfig"], json!({"maxOutputTokens": 300}));
+/// The parts of a shared scenario turn: its text, then its calls, which
+/// carry no id (Gemini's client makes one).
+fn parts_of(turn: &Turn) -> (Vec<Value>, Vec<Value>) {
+    let text = if turn.text.is_empty() { Vec::new() } else { vec![json!({"text": turn.text})] };
+    let calls = turn
+        .calls
+        .iter()
+        .map(|(_, name, arguments)| {
+            let args: Value = serde_json::from_str(arguments).expect("JSON arguments");
+            json!({"functionCall": {"name": name, "args": args}})
+        })
+        .collect();
+    (text, calls)
+}
+
+/// The Gemini API, for the scenarios.
+pub struct Mock;
+
+impl ProviderMock for Mock {
+    type Client = Gemini;
+    const NAME: &'static str = "gemini";
+    const KEY: &'static str = KEY;
+    const KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
+    const USAGE: (u64, u64) = (30, 8);
+    const STREAM_END: &'static str = "finishReason";
+
+    fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> Gemini {
+        Gemini::from_values(MODEL, key, Some(root)).with_retry(fast_retry(attempts))
+    }
+
+    fn path(streamed: bool) -> String {
+        if streamed {
+            format!("/v1beta/models/{MODEL}:streamGenerateContent?alt=sse")
+        } else {
+            format!("/v1beta/models/{MODEL}:generateContent")
+        }
+    }
+
+    fn body(turn: &Turn) -> Value {
+        let (mut parts, calls) = parts_of(turn);
+        parts.extend(calls);
+        response(parts, true)
+    }
+
+    /// The text in two chunks, each call in a chunk of its own, the
+    /// `finishReason` on the last unless `cut`.
+    fn stream(turn: &Turn, cut: bool) -> String {
+        let (text, calls) = parts_of(turn);
+        let mut pieces: Vec<Vec<Value>> = Vec::new();
+        if !text.is_empty() {
+            let middle = turn.text.char_indices().nth(turn.text.chars().count() / 2).map_or(0, |(i, _)| i);
+            pieces.push(vec![json!({"text": &turn.text[..middle]})]);
+            pieces.push(vec![json!({"text": &turn.text[middle..]})]);
+        }
+        pieces.extend(calls.into_iter().map(|call| vec![call]));
+        let count = pieces.len();
+        pieces
+            .into_iter()
+            .enumerate()
+            .map(|(at, parts)| format!("data: {}\r\n\r\n", response(parts, !cut && at + 1 == count)))
+            .collect()
+    }
+
+    fn error(status: u16, message: &str) -> ResponseTemplate {
+        let kind = match status {
+            401 => "UNAUTHENTICATED",
+            429 => "RESOURCE_EXHAUSTED",
+            _ => "INTERNAL",
+        };
+        error(status, kind, message)
+    }
+
+    /// Each call arrives whole, in one delta.
+    fn pieces(arguments: &str) -> Vec<String> {
+        vec![arguments.to_owned()]
+    }
+
+    fn call_id(index: usize, _id: &str, name: &str) -> String {
+        format!("gemini-call-{index}-{name}")
+    }
+
+    fn key_sent(request: &Request) -> Option<String> {
+        request.headers.get("x-goog-api-key").map(|value| value.to_str().unwrap().to_owned())
+    }
+
+    fn streamed(request: &Request) -> bool {
+        request.url.path().ends_with(":streamGenerateContent")
+    }
+
+    fn read(body: &Value) -> Sent {
+        let mut sent = Sent {
+            system: body["systemInstruction"]["parts"][0]["text"].as_str().map(str::to_owned),
+            tools: body["tools"][0]["functionDeclarations"].as_array().map_or_else(Vec::new, |tools| {
+                tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+            }),
+            tool_choice: body.get("toolConfig").cloned(),
+            ..Sent::default()
+        };
+        for content in body["contents"].as_array().unwrap() {
+            let parts = content["parts"].as_array().unwrap();
+            let key = |call: &Value| call.get("id").unwrap_or(&call["name"]).as_str().unwrap().to_owned();
+            if parts.iter().any(|part| part.get("functionResponse").is_some()) {
+                let results = parts
+                    .iter()
+                    .map(|part| {
+                        let response = &part["functionResponse"];
+                        let content = match response["response"]["content"].as_str() {
+                            Some(text) => text.to_owned(),
+                            None => response["response"].to_string(),
+                        };
+                        SentResult { key: key(response), content }
+                    })
+                    .collect();
+                sent.messages.push(Item::Results(results));
+                continue;
+            }
+            let text: String = parts.iter().filter_map(|part| part["text"].as_str()).collect();
+            if content["role"] == "user" {
+                sent.messages.push(Item::User(text));
+                continue;
+            }
+            let calls = parts
+                .iter()
+                .filter_map(|part| part.get("functionCall"))
+                .map(|call| SentCall {
+                    key: key(call),
+                    name: call["name"].as_str().unwrap().into(),
+                    args: call["args"].clone(),
+                })
+                .collect();
+            sent.messages.push(Item::Assistant { text, calls });
+        }
+        sent
+    }
 }
 
 #[tokio::test]
-async fn the_budget_stops_the_run_and_the_tool_config_is_sent() {
-    budget_and_tool_config(false).await;
-}
-
-#[tokio::test]
-async fn the_budget_stops_the_run_and_the_tool_config_is_sent_streamed() {
-    budget_and_tool_config(true).await;
-}
-
-async fn max_turns(streamed: bool) {
-    let server = server(vec![
-        reply(&Turn { text: "", calls: vec![call("get_weather", json!({"city": "Oslo"}))] }, streamed),
-        reply(&text("12°C in Oslo, as far as I know."), streamed),
-    ])
-    .await;
-    let agent = Agent::new(client(&server), tools()).unwrap().with_max_turns(1);
-    let (result, _) = run(&agent, "Weather?", streamed).await;
-    let result = result.expect("the run ends");
-    assert_eq!(result.stop, StopReason::MaxTurns { turns: 1 });
-    assert_eq!(result.answer, "12°C in Oslo, as far as I know.");
-    let bodies = bodies(&server).await;
-    assert_eq!(bodies.len(), 2);
-    assert!(bodies[0].get("tools").is_some());
-    assert!(bodies[1].get("tools").is_none(), "{}", bodies[1]);
-    assert!(bodies[1].get("toolConfig").is_none());
-    let contents = bodies[1]["contents"].as_array().expect("contents");
-    assert_eq!(contents.len(), 3);
-    assert_every_call_answered(contents);
-}
-
-#[tokio::test]
-async fn max_turns_ends_with_a_tool_less_request() {
-    max_turns(false).await;
-}
-
-#[tokio::test]
-async fn max_turns_ends_with_a_tool_less_request_streamed() {
-    max_turns(true).await;
+async fn the_tool_config_and_token_limit_are_sent() {
+    for streamed in [false, true] {
+        let requests =
+            scenarios::the_budget_stops_the_run_before_the_calls::<Mock>(streamed, std::convert::identity)
+                .await;
+        let bodies = scenarios::bodies(&requests);
+        assert_eq!(
+            bodies[0]["toolConfig"],
+            json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["get_weather"]}})
+        );
+        assert_eq!(bodies[0]["generationConfig"], json!({"maxOutputTokens": 300}));
+    }
 }
 
 fn error(code: u16, status: &str, message: &str) -> ResponseTemplate {
@@ -340,55 +422,13 @@ fn error(code: u16, status: &str, message: &str) -> ResponseTemplate {
         .set_body_json(json!({"error": {"code": code, "message": message, "status": status}}))
 }
 
-async fn rate_limited_then_answered(streamed: bool) {
-    let server = server(vec![
-        error(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
-        reply(&text("Hello."), streamed),
-    ])
-    .await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
-    let (result, _) = run(&agent, "Hi", streamed).await;
-    assert_eq!(result.expect("answered on the second attempt").answer, "Hello.");
-    assert_eq!(bodies(&server).await.len(), 2);
-}
-
 #[tokio::test]
-async fn a_429_is_retried() {
-    rate_limited_then_answered(false).await;
-}
-
-#[tokio::test]
-async fn a_429_is_retried_streamed() {
-    rate_limited_then_answered(true).await;
-}
-
-async fn server_errors_exhaust_the_retries(streamed: bool) {
-    let internal = || error(500, "INTERNAL", "An internal error has occurred.");
-    let server = server(vec![internal(), internal()]).await;
-    let agent = Agent::new(client(&server).with_retry(fast_retry(2)), tools()).unwrap();
-    let (result, _) = run(&agent, "Hi", streamed).await;
-    let error = result.expect_err("the retries run out");
-    assert!(matches!(error.error, ModelError::Server { status: 500, attempts: 2, .. }), "{:?}", error.error);
-    assert_eq!(error.transcript.messages, [Message::user("Hi")]);
-    assert_eq!(bodies(&server).await.len(), 2);
-}
-
-#[tokio::test]
-async fn a_500_exhausts_the_retries() {
-    server_errors_exhaust_the_retries(false).await;
-}
-
-#[tokio::test]
-async fn a_500_exhausts_the_retries_streamed() {
-    server_errors_exhaust_the_retries(true).await;
-}
-
-async fn unauthorized(streamed: bool, refusal: ResponseTemplate) {
-    let server = server(vec![refusal]).await;
-    let model = client(&server);
-    assert!(!format!("{model:?}").contains(KEY));
-    let agent = Agent::new(model, tools()).unwrap();
-    let (result, _) = run(&agent, "Hi", streamed).await;
+async fn geminis_400_for_a_bad_key_is_told_as_a_refused_key() {
+    let body = json!({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
+        "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "API_KEY_INVALID", "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}]}});
+    let server = scenarios::mock(vec![ResponseTemplate::new(400).set_body_json(body)]).await;
+    let (result, _) = run(&Agent::new(client(&server), tools()).unwrap(), "Hi", false).await;
     let error = result.expect_err("the key is refused");
     assert!(
         matches!(error.error, ModelError::Unauthorized { variable: "GEMINI_API_KEY", .. }),
@@ -396,62 +436,5 @@ async fn unauthorized(streamed: bool, refusal: ResponseTemplate) {
         error.error
     );
     assert!(error.to_string().contains("GEMINI_API_KEY"), "{error}");
-    for shown in
-        [error.to_string(), format!("{error:?}"), error.error.to_string(), format!("{:?}", error.error)]
-    {
-        assert!(!shown.contains(KEY), "{shown}");
-    }
-}
-
-#[tokio::test]
-async fn a_401_names_the_variable_and_never_the_key() {
-    unauthorized(false, error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."))
-        .await;
-}
-
-#[tokio::test]
-async fn a_401_names_the_variable_and_never_the_key_streamed() {
-    unauthorized(true, error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials."))
-        .await;
-}
-
-#[tokio::test]
-async fn geminis_400_for_a_bad_key_is_told_as_a_refused_key() {
-    let body = json!({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.",
-        "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo",
-        "reason": "API_KEY_INVALID", "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}]}});
-    unauthorized(false, ResponseTemplate::new(400).set_body_json(body)).await;
-}
-
-#[tokio::test]
-async fn a_stream_that_ends_early_keeps_the_run_so_far() {
-    let server = server(vec![
-        sse(chunks(&Turn { text: "", calls: vec![call("get_weather", json!({"city": "Oslo"}))] }, false)),
-        sse(chunks(&text("It is 12°C"), true)),
-    ])
-    .await;
-    let agent = Agent::new(client(&server), tools()).unwrap();
-    let (result, events) = run(&agent, "Weather?", true).await;
-    let error = result.expect_err("the stream was cut");
-    assert!(matches!(error.error, ModelError::StreamEnded { .. }), "{:?}", error.error);
-    assert!(error.to_string().contains("finishReason"), "{error}");
-    assert_eq!(error.transcript.messages.len(), 3);
-    assert!(
-        matches!(&error.transcript.messages[2], Message::Tool { results } if results[0].name == "get_weather")
-    );
-    assert_eq!(streamed_text(&events), "It is 12°C");
-}
-
-#[tokio::test]
-async fn a_character_split_across_network_chunks_arrives_whole() {
-    let body = chunks(&text("12°C in Oslo"), false).into_bytes();
-    let degree = body.windows(2).position(|pair| pair == [0xC2, 0xB0]).expect("a degree sign") + 1;
-    let pieces = vec![body[..degree].to_vec(), body[degree..].to_vec()];
-    let base = serve_chunks(pieces);
-    let model =
-        Gemini::new(MODEL).with_base_url(base).with_api_key(ApiKey::new(KEY)).with_retry(fast_retry(1));
-    let agent = Agent::new(model, tools()).unwrap();
-    let (result, events) = run(&agent, "Weather?", true).await;
-    assert_eq!(result.expect("answered").answer, "12°C in Oslo");
-    assert_eq!(streamed_text(&events), "12°C in Oslo");
+    scenarios::assert_no_key::<Mock>(&error);
 }

@@ -1,10 +1,8 @@
 //! Tool search over a 300-tool toolset: the local BM25 index finds the tool
 //! a request needs among its first five for at least 90 of 100 requests.
 
-#[path = "support/many_tools.rs"]
-mod many_tools;
-#[path = "support/replies.rs"]
-mod replies;
+use crate::support::many_tools;
+use crate::support::replies;
 
 use replies::{mock, received};
 use serde_json::{Value, json};

@@ -71,6 +71,12 @@ impl Turn {
 /// Answers each request with the next scripted response.
 pub struct Script(Mutex<VecDeque<ResponseTemplate>>);
 
+impl Script {
+    pub fn new(responses: impl IntoIterator<Item = ResponseTemplate>) -> Self {
+        Self(Mutex::new(responses.into_iter().collect()))
+    }
+}
+
 impl Respond for Script {
     fn respond(&self, _: &Request) -> ResponseTemplate {
         let next = self.0.lock().unwrap().pop_front();
@@ -161,6 +167,9 @@ pub fn key() -> Option<ApiKey> {
 /// event stream written in exactly these byte chunks (flushed one by one,
 /// a pause between them), and records each request's body.
 pub struct ChunkedServer {
+    /// Scheme, host and port.
+    pub root: String,
+    /// The root and `/v1`.
     pub base: String,
     thread: std::thread::JoinHandle<Vec<Value>>,
 }
@@ -168,7 +177,8 @@ pub struct ChunkedServer {
 impl ChunkedServer {
     pub fn start(connections: Vec<Vec<Vec<u8>>>) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let root = format!("http://{}", listener.local_addr().unwrap());
+        let base = format!("{root}/v1");
         let thread = std::thread::spawn(move || {
             let mut bodies = Vec::new();
             for chunks in connections {
@@ -187,7 +197,7 @@ impl ChunkedServer {
             }
             bodies
         });
-        Self { base, thread }
+        Self { root, base, thread }
     }
 
     /// The request bodies, once every connection was answered.
@@ -238,4 +248,28 @@ pub fn assert_no_key(error: &impl std::fmt::Debug, display: &str) {
 /// JSON of a string list.
 pub fn names(values: &[&str]) -> Value {
     json!(values)
+}
+
+/// An error response as OpenAI writes them (both APIs):
+/// <https://platform.openai.com/docs/guides/error-codes>.
+pub fn error(status: u16, message: &str) -> ResponseTemplate {
+    let (kind, code) = match status {
+        401 => ("invalid_request_error", json!("invalid_api_key")),
+        429 => ("requests", json!("rate_limit_exceeded")),
+        _ => ("server_error", Value::Null),
+    };
+    ResponseTemplate::new(status)
+        .insert_header("retry-after", "0")
+        .set_body_json(json!({"error": {"message": message, "type": kind, "param": null, "code": code}}))
+}
+
+/// The key of an `Authorization: Bearer` header.
+pub fn bearer(request: &Request) -> Option<String> {
+    let value = request.headers.get("authorization")?.to_str().ok()?;
+    Some(value.strip_prefix("Bearer ").expect("a bearer key").to_owned())
+}
+
+/// The byte offset `num/den` of the way into `text`'s characters.
+pub fn cut(text: &str, num: usize, den: usize) -> usize {
+    text.char_indices().nth(text.chars().count() * num / den).map_or(0, |(i, _)| i)
 }
