@@ -16,8 +16,8 @@ use wiremock::matchers::method;
 use wiremock::{MockServer, Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult};
-use crate::support::ag::{self, Script, run, sse, streamed_text, tools};
-use crate::support::openai::{Turn, fast_retry};
+use crate::support::ag::{self, sse, streamed_text, tools};
+use crate::support::openai::{Script, Turn, fast_retry, run};
 
 const KEY: &str = "AIzaSy-test-7d2b0c";
 const MODEL: &str = "gemini-2.5-flash";
@@ -69,26 +69,27 @@ fn response(parts: Vec<Value>, finish: bool) -> Value {
     chunk
 }
 
-/// The turn as one `GenerateContentResponse`.
-fn plain(turn: &Reply) -> ResponseTemplate {
+/// Text and call parts as one `GenerateContentResponse`.
+fn whole(text: &str, calls: Vec<Value>) -> Value {
     let mut parts = Vec::new();
-    if !turn.text.is_empty() {
-        parts.push(json!({"text": turn.text}));
+    if !text.is_empty() {
+        parts.push(json!({"text": text}));
     }
-    parts.extend(turn.calls.iter().map(call_part));
-    ResponseTemplate::new(200).set_body_json(response(parts, true))
+    parts.extend(calls);
+    response(parts, true)
 }
 
-/// The turn as a stream of responses: the text in two chunks, each call
-/// in a chunk of its own, the `finishReason` on the last unless `cut`.
-fn chunks(turn: &Reply, cut: bool) -> String {
+/// Text and call parts as a stream of responses: the text in two chunks,
+/// each call in a chunk of its own, the `finishReason` on the last unless
+/// `cut`.
+fn chunks(text: &str, calls: Vec<Value>, cut: bool) -> String {
     let mut pieces: Vec<Vec<Value>> = Vec::new();
-    if !turn.text.is_empty() {
-        let middle = turn.text.char_indices().nth(turn.text.chars().count() / 2).map_or(0, |(i, _)| i);
-        pieces.push(vec![json!({"text": &turn.text[..middle]})]);
-        pieces.push(vec![json!({"text": &turn.text[middle..]})]);
+    if !text.is_empty() {
+        let middle = text.char_indices().nth(text.chars().count() / 2).map_or(0, |(i, _)| i);
+        pieces.push(vec![json!({"text": &text[..middle]})]);
+        pieces.push(vec![json!({"text": &text[middle..]})]);
     }
-    pieces.extend(turn.calls.iter().map(|call| vec![call_part(call)]));
+    pieces.extend(calls.into_iter().map(|call| vec![call]));
     let count = pieces.len();
     pieces
         .into_iter()
@@ -98,7 +99,12 @@ fn chunks(turn: &Reply, cut: bool) -> String {
 }
 
 fn reply(turn: &Reply, streamed: bool) -> ResponseTemplate {
-    if streamed { sse(chunks(turn, false)) } else { plain(turn) }
+    let calls = turn.calls.iter().map(call_part).collect();
+    if streamed {
+        sse(chunks(turn.text, calls, false))
+    } else {
+        ResponseTemplate::new(200).set_body_json(whole(turn.text, calls))
+    }
 }
 
 async fn server(responses: Vec<ResponseTemplate>) -> MockServer {
@@ -265,19 +271,16 @@ async fn parallel_bad_unknown_and_failing_calls_then_a_fix_streamed() {
     parallel_bad_unknown_failing_then_fixed(true).await;
 }
 
-/// The parts of a shared scenario turn: its text, then its calls, which
-/// carry no id (Gemini's client makes one).
-fn parts_of(turn: &Turn) -> (Vec<Value>, Vec<Value>) {
-    let text = if turn.text.is_empty() { Vec::new() } else { vec![json!({"text": turn.text})] };
-    let calls = turn
-        .calls
+/// The call parts of a shared scenario turn, which carry no id (Gemini's
+/// client makes one).
+fn call_parts(turn: &Turn) -> Vec<Value> {
+    turn.calls
         .iter()
         .map(|(_, name, arguments)| {
             let args: Value = serde_json::from_str(arguments).expect("JSON arguments");
             json!({"functionCall": {"name": name, "args": args}})
         })
-        .collect();
-    (text, calls)
+        .collect()
 }
 
 /// The Gemini API, for the scenarios.
@@ -304,28 +307,11 @@ impl ProviderMock for Mock {
     }
 
     fn body(turn: &Turn) -> Value {
-        let (mut parts, calls) = parts_of(turn);
-        parts.extend(calls);
-        response(parts, true)
+        whole(&turn.text, call_parts(turn))
     }
 
-    /// The text in two chunks, each call in a chunk of its own, the
-    /// `finishReason` on the last unless `cut`.
     fn stream(turn: &Turn, cut: bool) -> String {
-        let (text, calls) = parts_of(turn);
-        let mut pieces: Vec<Vec<Value>> = Vec::new();
-        if !text.is_empty() {
-            let middle = turn.text.char_indices().nth(turn.text.chars().count() / 2).map_or(0, |(i, _)| i);
-            pieces.push(vec![json!({"text": &turn.text[..middle]})]);
-            pieces.push(vec![json!({"text": &turn.text[middle..]})]);
-        }
-        pieces.extend(calls.into_iter().map(|call| vec![call]));
-        let count = pieces.len();
-        pieces
-            .into_iter()
-            .enumerate()
-            .map(|(at, parts)| format!("data: {}\r\n\r\n", response(parts, !cut && at + 1 == count)))
-            .collect()
+        chunks(&turn.text, call_parts(turn), cut)
     }
 
     fn error(status: u16, message: &str) -> ResponseTemplate {
