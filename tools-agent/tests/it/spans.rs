@@ -2,7 +2,7 @@
 //! `model_request` span with its provider, model, tokens and duration, and
 //! the toolset's `tool_call` spans inside.
 
-#[path = "../../../tools-core/tests/spans/mod.rs"]
+#[path = "../../../tools-core/tests/it/spans/mod.rs"]
 mod capture;
 
 use capture::{Capture, Spans, field};

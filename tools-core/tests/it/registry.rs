@@ -1,7 +1,7 @@
 //! The registry: names, collisions, order, lookup, removal, replacement,
 //! the reserved `web_search`, and renaming.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

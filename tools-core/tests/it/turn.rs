@@ -1,7 +1,7 @@
 //! One turn end to end: every outcome, concurrency and order, timeouts,
 //! cancellation, observers and counters.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

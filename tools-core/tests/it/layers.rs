@@ -1,7 +1,7 @@
 //! Layers around calls: their order, short-circuits, panics, and each
 //! ready layer's behaviour, through `Toolset::run`.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

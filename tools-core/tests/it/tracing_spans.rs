@@ -1,8 +1,8 @@
 //! Each call is traced in a `tool_call` span carrying the tool, the call id,
 //! the outcome and the duration.
 
-mod common;
-mod spans;
+use crate::common;
+use crate::spans;
 
 use std::sync::Arc;
 

@@ -1,5 +1,7 @@
 //! The canonical schema of representative request types, pinned.
 
+#![allow(dead_code, reason = "the requests are only described, never read")]
+
 use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;

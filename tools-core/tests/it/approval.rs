@@ -1,7 +1,7 @@
 //! Calls that wait for a person: which calls need approval, and that a
 //! toolset never runs one unapproved, whatever the path.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! per-turn prepare step; through all of it, options, counters and every
 //! approval stay with their tools.
 
-mod common;
+use crate::common;
 
 use std::borrow::Cow;
 use std::sync::Arc;
