@@ -4,8 +4,7 @@
 //! the local `tool_search` function elsewhere with the deferred tools left
 //! out; and the name reserved.
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use crate::corpus;
 
 use serde_json::{Value, json};
 use tools_core::toolset::{ToolSearch, Toolset, ToolsetError};

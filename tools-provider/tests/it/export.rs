@@ -1,7 +1,6 @@
 //! The export folder: written in a stable layout, checked against the code.
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use crate::corpus;
 
 use std::path::PathBuf;
 

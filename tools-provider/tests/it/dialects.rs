@@ -1,8 +1,7 @@
 //! Every dialect's definitions over the corpus, pinned; and what each
 //! dialect refuses.
 
-#[path = "support/corpus.rs"]
-mod corpus;
+use crate::corpus;
 
 use serde_json::{Value, json};
 use tools_provider::Dialect;
