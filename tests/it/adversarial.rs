@@ -1,4 +1,3 @@
-#![cfg(feature = "mcp")]
 //! Hostile input against the SDK: each test attacks one part (argument
 //! size, nesting, the stdio framing, duplicate keys, number ranges, a huge
 //! turn, a tool that hangs, a tool that panics holding a lock, an HTTP
@@ -22,7 +21,7 @@ use tools::{
     Toolset, TypedTool, tool,
 };
 
-mod support;
+use crate::support;
 use support::CountDrop;
 
 /// Long enough to tell a hang from a slow debug build; never a measure of speed.

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
 
-mod support;
+use crate::support;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ErrorCode, ProgressNotificationParam, Request,

@@ -11,7 +11,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tools::mcp::{HttpOptions, McpServer};
 use tools::{CancellationToken, ToolError, Toolset, tool};
 
-mod support;
+use crate::support;
 
 /// Echo the text back.
 #[tool(args)]

@@ -3,7 +3,7 @@
 //! meets every outcome of the contract; the approval example pauses, saves
 //! and resumes with each decision.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! message history. Rewrite them with
 //! `cargo run --example export_schemas -- --out schemas`.
 
-#[path = "../examples/export_set/mod.rs"]
+#[path = "../../examples/export_set/mod.rs"]
 mod export_set;
 
 #[test]
