@@ -357,6 +357,7 @@ impl ProviderMock for Mock {
                     .iter()
                     .map(|part| {
                         let response = &part["functionResponse"];
+                        assert!(response["response"].is_object(), "{response}");
                         let content = match response["response"]["content"].as_str() {
                             Some(text) => text.to_owned(),
                             None => response["response"].to_string(),

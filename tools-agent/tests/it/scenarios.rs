@@ -354,7 +354,7 @@ pub async fn max_turns_ends_with_a_request_without_tools<P: ProviderMock>(
     let sent: Vec<Sent> = bodies.iter().map(P::read).collect();
     assert_eq!(sent[0].tools, ["get_weather", "get_time"]);
     assert!(sent[0].tool_choice.is_some());
-    assert_eq!((sent[1].tools.len(), &sent[1].tool_choice), (0, &None), "{}", bodies[1]);
+    assert_eq!((bodies[1].get("tools"), &sent[1].tool_choice), (None, &None), "{}", bodies[1]);
     assert_eq!(sent[1].messages.len(), 3);
     assert_every_call_answered(&sent[1].messages);
     assert_eq!(sent[1].messages[2].results()[0].content, "12°C in Oslo");
@@ -464,7 +464,8 @@ pub async fn split_characters_assemble<P: ProviderMock>() {
     let second = P::stream(&Turn::text(answer), false);
     // Byte offsets inside "ü" (2 bytes), "°", "à" (2 bytes) and "晴" (3 bytes).
     let cut_in = |text: &str, needle: &str| text.find(needle).unwrap() + 1;
-    let first_cuts = [cut_in(&first, "ü")];
+    // And one more in the middle of an event, past the "ü".
+    let first_cuts = [cut_in(&first, "ü"), cut_in(&first, "ü") + (first.len() - cut_in(&first, "ü")) / 2];
     let second_cuts =
         [cut_in(&second, "°"), cut_in(&second, "à"), cut_in(&second, "晴"), cut_in(&second, "晴") + 1];
     let server = ChunkedServer::start(vec![split_at(&first, &first_cuts), split_at(&second, &second_cuts)]);
@@ -482,8 +483,9 @@ pub async fn split_characters_assemble<P: ProviderMock>() {
         }
     );
     assert_eq!(outcomes(&result.transcript.messages[2]), [(id, Outcome::Success)]);
-    let pieces: Vec<String> = streamed_arguments(first_turn(&events)).into_iter().map(|(_, p)| p).collect();
-    assert_eq!(pieces, P::pieces(r#"{"city":"Zürich"}"#));
+    let pieces: Vec<(usize, String)> =
+        P::pieces(r#"{"city":"Zürich"}"#).into_iter().map(|p| (0, p)).collect();
+    assert_eq!(streamed_arguments(first_turn(&events)), pieces);
     let bodies = server.bodies();
     let sent = P::read(&bodies[1]);
     assert_eq!(sent.messages[2].results()[0].content, "12°C in Zürich");
