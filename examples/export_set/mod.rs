@@ -1,5 +1,5 @@
 //! The example tools whose exported schemas are kept under version control
-//! in `schemas/` (checked by `tests/exported_schemas.rs`). Add a tool here
+//! in `schemas/` (checked by `tests/it/exported_schemas.rs`). Add a tool here
 //! with one line.
 
 #[path = "../hand_written.rs"]

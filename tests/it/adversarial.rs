@@ -1,0 +1,725 @@
+//! Hostile input against the SDK: each test attacks one part (argument
+//! size, nesting, the stdio framing, duplicate keys, number ranges, a huge
+//! turn, a tool that hangs, a tool that panics holding a lock, an HTTP
+//! client that vanishes mid-call) and checks that the attacked call gets a
+//! clear result while the process and the other calls carry on.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{Barrier, Notify};
+use tools::mcp::{HttpOptions, McpServer};
+use tools::toolset::{RunOptions, ToolOptions};
+use tools::{
+    ArgumentLimits, CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec,
+    Toolset, TypedTool, tool,
+};
+
+use crate::support;
+use support::CountDrop;
+
+/// Long enough to tell a hang from a slow debug build; never a measure of speed.
+const HANG: Duration = Duration::from_secs(30);
+
+async fn within<F: Future>(what: &str, future: F) -> F::Output {
+    tokio::time::timeout(HANG, future).await.unwrap_or_else(|_| panic!("{what}: no answer within {HANG:?}"))
+}
+
+/// The process's peak resident set so far (`VmHWM`), for the log. All tests
+/// of this file share one process, so it is the peak of whatever ran so far.
+fn peak_rss() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        let line = status.lines().find(|line| line.starts_with(name)).unwrap_or("? unknown");
+        line.split_whitespace().skip(1).collect::<Vec<_>>().join(" ")
+    };
+    format!("VmHWM {} (now VmRSS {})", field("VmHWM:"), field("VmRSS:"))
+}
+
+/// The reason the model is shown for invalid arguments.
+fn invalid(reason: &str) -> String {
+    ToolError::invalid_arguments(reason).model_content()
+}
+
+fn one(tools: &Toolset, id: &str, name: &str, arguments: &str) -> ToolCall {
+    assert!(tools.get(name).is_some(), "no tool {name}");
+    ToolCall::new(id, name, arguments)
+}
+
+/// Doubles `n`: the innocent bystander of every attack.
+#[tool(args)]
+async fn double(n: i64) -> i64 {
+    n * 2
+}
+
+// ---- 1. a 100 MB argument ----
+
+/// How many times a `Counted` request was deserialized.
+static DESERIALIZED: AtomicUsize = AtomicUsize::new(0);
+
+/// A request that counts its deserializations: the proof that the size
+/// check runs before any parsing.
+#[derive(schemars::JsonSchema)]
+struct Counted {
+    text: String,
+}
+
+impl<'de> serde::Deserialize<'de> for Counted {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(serde::Deserialize)]
+        struct Fields {
+            text: String,
+        }
+        DESERIALIZED.fetch_add(1, Ordering::SeqCst);
+        let Fields { text } = Fields::deserialize(deserializer)?;
+        Ok(Self { text })
+    }
+}
+
+/// The length of `text`.
+#[tool]
+async fn measure(req: Counted) -> String {
+    req.text.len().to_string()
+}
+
+#[tokio::test]
+async fn a_100_mb_argument_is_refused_by_its_size_without_being_parsed() {
+    let tools = Toolset::builder().add(Measure).add(Double).build().unwrap();
+    // Built in place, so that the test itself holds one copy: 100 MiB of text.
+    let mut huge = String::with_capacity((100 << 20) + 16);
+    huge.push_str(r#"{"text":""#);
+    let mebibyte = "a".repeat(1 << 20);
+    huge.extend(std::iter::repeat_n(mebibyte.as_str(), 100));
+    huge.push_str(r#""}"#);
+    let size = huge.len();
+    let calls = [
+        ToolCall::new("huge", "measure", huge),
+        one(&tools, "small", "measure", r#"{"text":"four"}"#),
+        one(&tools, "other", "double", r#"{"n":21}"#),
+    ];
+    let results = within("a turn with a 100 MB argument", tools.run_turn(&ToolContext::new(), &calls)).await;
+
+    assert_eq!(results[0].outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        results[0].content,
+        invalid(&format!("the arguments are {size} bytes, more than the limit of 1048576 bytes"))
+    );
+    assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "4"));
+    assert_eq!((results[2].outcome, results[2].content.as_str()), (Outcome::Success, "42"));
+    // Only the small call reached serde: the 100 MB one was refused unread.
+    assert_eq!(DESERIALIZED.load(Ordering::SeqCst), 1);
+    eprintln!("peak RSS after the 100 MB argument: {}", peak_rss());
+}
+
+// ---- 2. 10,000-deep nesting ----
+
+/// Takes any JSON value, nested up to a million levels by its limits.
+struct AnyValue(ToolSpec);
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AnyValueRequest {
+    value: Value,
+}
+
+impl TypedTool for AnyValue {
+    type Request = AnyValueRequest;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    async fn run(&self, _: &ToolContext, req: AnyValueRequest) -> Result<String, ToolError> {
+        Ok(req.value.to_string())
+    }
+}
+
+#[tokio::test]
+async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion() {
+    const DEPTH: usize = 10_000;
+    let lenient = ToolSpec::new::<AnyValueRequest>("any_value", "Takes any value.")
+        .with_limits(ArgumentLimits::default().with_max_depth(1_000_000));
+    let tools = Toolset::builder()
+        .add(Double)
+        .add(AnyValue(ToolSpec::new::<AnyValueRequest>("strict_value", "Takes any value.")))
+        .add(AnyValue(lenient))
+        .build()
+        .unwrap();
+    let arrays = format!("{}{}", "[".repeat(DEPTH), "]".repeat(DEPTH));
+    let objects = format!("{}1{}", r#"{"a":"#.repeat(DEPTH), "}".repeat(DEPTH));
+    let deep = format!(r#"{{"n":{arrays}}}"#);
+    // Unterminated, behind prose: the cleaner's own search for the JSON
+    // reads it first.
+    let in_prose = format!("Here you go: {}", r#"{"n":"#.repeat(DEPTH));
+    // Double-encoded: the cleaner decodes the string, then the depth is checked.
+    let encoded = serde_json::to_string(&format!(r#"{{"value":{objects}}}"#)).unwrap();
+    let calls = [
+        one(&tools, "arrays", "double", &deep),
+        one(&tools, "skipped", "double", &format!(r#"{{"n":21,"junk":{arrays}}}"#)),
+        one(&tools, "prose", "double", &in_prose),
+        one(&tools, "encoded", "strict_value", &encoded),
+        // A tool that lifts its depth limit still has serde_json's own (128).
+        one(&tools, "lifted", "any_value", &format!(r#"{{"value":{objects}}}"#)),
+        one(&tools, "shallow", "any_value", r#"{"value":[[[1]]]}"#),
+        one(&tools, "bystander", "double", r#"{"n":1}"#),
+    ];
+    let results = within("a turn with deep nesting", tools.run_turn(&ToolContext::new(), &calls)).await;
+
+    // `double` reads a number: serde refuses the first bracket, and the
+    // text needs no depth scan. A key it does not name is skipped.
+    assert_eq!(
+        (results[0].outcome, &results[0].content),
+        (Outcome::InvalidArguments, &invalid("at `n`: invalid type: sequence, expected i64"))
+    );
+    assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "42"));
+    // Unterminated, behind prose: the cleaner finds no whole value in it.
+    assert_eq!(
+        (results[2].outcome, &results[2].content),
+        (
+            Outcome::InvalidArguments,
+            &invalid("the arguments are not valid JSON: expected value at line 1 column 1")
+        )
+    );
+    // A tool that takes any value gets the depth limit.
+    assert_eq!(
+        (results[3].outcome, &results[3].content),
+        (
+            Outcome::InvalidArguments,
+            &invalid("the arguments are nested more than 64 levels deep, under the key `value`")
+        )
+    );
+    // serde_json stops at 128 levels; the path it reached is in the reason.
+    assert_eq!(results[4].outcome, Outcome::InvalidArguments);
+    assert_eq!(
+        results[4].content,
+        invalid(&format!("at `value{}`: recursion limit exceeded at line 1 column 640", ".a".repeat(126)))
+    );
+    assert_eq!((results[5].outcome, results[5].content.as_str()), (Outcome::Success, "[[[1]]]"));
+    assert_eq!((results[6].outcome, results[6].content.as_str()), (Outcome::Success, "2"));
+}
+
+// ---- 3. bad bytes on MCP stdio ----
+
+#[tokio::test]
+async fn stdio_server_answers_bad_bytes_with_parse_errors_and_the_next_call() {
+    let binary = support::build_example("mcp_server");
+    let mut child = tokio::process::Command::new(binary)
+        .env_remove("TAVILY_API_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+
+    let call = |id: u32, city: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":"{city}"}}}}}}"#
+        )
+        .into_bytes()
+    };
+    let mut bytes: Vec<u8> = Vec::new();
+    // Before initialize: a line of invalid UTF-8, a line of NUL bytes.
+    bytes.extend_from_slice(b"\xff\xfe\xc3\x28 not UTF-8 \x80\n");
+    bytes.extend_from_slice(b"\x00\x00{\"jsonrpc\":\"2.0\",\x00\"id\":9}\x00\n");
+    bytes.extend_from_slice(
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"adversary","version":"1"}}}"#,
+    );
+    bytes.push(b'\n');
+    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    bytes.push(b'\n');
+    // After initialize: the same, then a request with an id whose only fault
+    // is one invalid UTF-8 byte or one NUL in a string, then JSON that is no
+    // JSON-RPC message.
+    bytes.extend_from_slice(b"\xc0\xc1\xf5\xff\n\x00\x00\x00\n");
+    for bad in [&b"\xff"[..], &b"\x00"[..]] {
+        let mut line = call(7, "X");
+        let at = line.iter().position(|&b| b == b'X').unwrap();
+        line.splice(at..=at, bad.iter().copied());
+        bytes.extend_from_slice(&line);
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(b"{\"foo\":1}\n");
+    bytes.extend_from_slice(&call(2, "Paris"));
+    bytes.push(b'\n');
+    stdin.write_all(&bytes).await.unwrap();
+    stdin.flush().await.unwrap();
+
+    // Six lines are not JSON (bad UTF-8, NUL, even in a request with an id):
+    // each gets a -32700 with `id: null`, on its own path, so they may come
+    // before or after the answers.
+    let parse_errors =
+        |replies: &Vec<Value>| replies.iter().filter(|reply| reply["error"]["code"] == -32700).count();
+    let mut replies: Vec<Value> = Vec::new();
+    while !(replies.iter().any(|reply| reply["id"] == 2) && parse_errors(&replies) == 6) {
+        let mut line = Vec::new();
+        let read = within("the replies", stdout.read_until(b'\n', &mut line)).await.unwrap();
+        assert_ne!(read, 0, "the server closed stdout; replies so far: {replies:?}");
+        replies.push(serde_json::from_slice::<Value>(&line).expect("the server writes JSON lines"));
+    }
+    let (errors, answers): (Vec<Value>, Vec<Value>) =
+        replies.into_iter().partition(|reply| reply["error"]["code"] == -32700);
+    assert!(errors.iter().all(|error| error["id"] == Value::Null), "{errors:?}");
+    // JSON that is not a message gets a -32600 with `id: null` (it has none),
+    // on the same path as the parse errors.
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    let by_id = |id: Value| answers.iter().find(|answer| answer["id"] == id).expect("an answer with the id");
+    assert_eq!(by_id(json!(1))["result"]["serverInfo"]["name"], "tools-example");
+    let invalid = by_id(Value::Null);
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    assert!(invalid["error"]["message"].as_str().unwrap_or_default().contains("`jsonrpc`"), "{invalid}");
+    let paris = by_id(json!(2));
+    assert_eq!(paris["result"]["isError"], false);
+    assert_eq!(paris["result"]["structuredContent"]["city"], "Paris");
+
+    // Still running, and still answering.
+    assert!(child.try_wait().unwrap().is_none(), "the server exited");
+    stdin.write_all(&call(3, "Oslo")).await.unwrap();
+    stdin.write_all(b"\n").await.unwrap();
+    stdin.flush().await.unwrap();
+    let mut line = Vec::new();
+    within("the reply to a later call", stdout.read_until(b'\n', &mut line)).await.unwrap();
+    let reply: Value = serde_json::from_slice(&line).unwrap();
+    assert_eq!(
+        (reply["id"].clone(), reply["result"]["structuredContent"]["city"].clone()),
+        (json!(3), json!("Oslo"))
+    );
+
+    // Closing stdin ends the session cleanly.
+    drop(stdin);
+    let status = within("the server's exit", child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+}
+
+// ---- 4. duplicate keys ----
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Trip {
+    city: String,
+    days: Option<u8>,
+}
+
+/// Echoes the trip it read.
+#[tool]
+async fn plain_trip(req: Trip) -> String {
+    format!("{} {:?}", req.city, req.days)
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CheckedTripRequest {
+    city: String,
+    #[schemars(range(min = 1, max = 16))]
+    days: Option<u8>,
+    big: Option<i64>,
+}
+
+/// Echoes the trip it read; `days` has a range, so a validator checks it.
+#[tool]
+async fn checked_trip(req: CheckedTripRequest) -> String {
+    format!("{} {:?} {:?}", req.city, req.days, req.big)
+}
+
+#[tokio::test]
+async fn duplicate_keys_are_refused_with_or_without_a_validator() {
+    let tools = Toolset::builder().add(PlainTrip).add(CheckedTrip).add(Double).build().unwrap();
+    let calls = [
+        one(&tools, "plain", "plain_trip", r#"{"city":"Oslo","city":"Rome"}"#),
+        one(&tools, "checked", "checked_trip", r#"{"city":"Oslo","city":"Rome"}"#),
+        one(&tools, "checked_days", "checked_trip", r#"{"city":"Oslo","days":99,"days":3}"#),
+        one(&tools, "checked_days_last", "checked_trip", r#"{"city":"Oslo","days":3,"days":99}"#),
+        one(&tools, "bystander", "double", r#"{"n":5}"#),
+    ];
+    let results = within("a turn with duplicate keys", tools.run_turn(&ToolContext::new(), &calls)).await;
+    let got: Vec<(Outcome, &str)> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
+    // Every tool reads the text with serde first, whose derived struct
+    // refuses the second key (no field path: it is the object's), so a
+    // duplicate can neither slip past the constraints nor be merged away.
+    let duplicate = |field: &str| invalid(&format!("duplicate field `{field}`"));
+    assert_eq!(got[0], (Outcome::InvalidArguments, duplicate("city").as_str()));
+    assert_eq!(got[1], (Outcome::InvalidArguments, duplicate("city").as_str()));
+    assert_eq!(got[2], (Outcome::InvalidArguments, duplicate("days").as_str()));
+    assert_eq!(got[3], (Outcome::InvalidArguments, duplicate("days").as_str()));
+    assert_eq!(got[4], (Outcome::Success, "10"));
+}
+
+// ---- 5. numbers out of range ----
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct SizesRequest {
+    small: u8,
+    big: Option<i64>,
+}
+
+/// Echoes the numbers it read.
+#[tool]
+async fn sizes(req: SizesRequest) -> String {
+    format!("{} {:?}", req.small, req.big)
+}
+
+#[tokio::test]
+async fn numbers_out_of_range_name_their_field() {
+    let tools = Toolset::builder().add(Sizes).add(CheckedTrip).add(Double).build().unwrap();
+    let calls = [
+        one(&tools, "u8", "sizes", r#"{"small":300}"#),
+        one(&tools, "i64", "sizes", r#"{"small":1,"big":1e400}"#),
+        one(&tools, "i64_float", "sizes", r#"{"small":1,"big":99999999999999999999}"#),
+        one(&tools, "u8_checked", "checked_trip", r#"{"city":"Oslo","days":300}"#),
+        one(&tools, "i64_checked", "checked_trip", r#"{"city":"Oslo","big":1e400}"#),
+        one(&tools, "fine", "sizes", r#"{"small":255,"big":-9223372036854775808}"#),
+        one(&tools, "bystander", "double", r#"{"n":-4}"#),
+    ];
+    let results =
+        within("a turn with numbers out of range", tools.run_turn(&ToolContext::new(), &calls)).await;
+    let got: Vec<(Outcome, &str)> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
+    let expected_invalid = [
+        "at `small`: invalid value: integer `300`, expected u8",
+        "at `big`: number out of range at line 1 column 22",
+        "at `big`: invalid type: floating point `1e+20`, expected i64",
+        "at `days`: invalid value: integer `300`, expected u8",
+        // With a validator too: serde reads the text first.
+        "at `big`: number out of range at line 1 column 26",
+    ];
+    for (got, reason) in got.iter().zip(expected_invalid) {
+        assert_eq!(*got, (Outcome::InvalidArguments, invalid(reason).as_str()));
+    }
+    assert_eq!(got[5], (Outcome::Success, "255 Some(-9223372036854775808)"));
+    assert_eq!(got[6], (Outcome::Success, "-8"));
+}
+
+// ---- 6. 10,000 calls in one turn ----
+
+/// Waits until every call of the turn has started, then doubles `n`: the
+/// turn finishes only if all its calls really run at once.
+struct Gather(Arc<Barrier>);
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Number {
+    n: i64,
+}
+
+impl TypedTool for Gather {
+    type Request = Number;
+    type Output = i64;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("gather", "Wait for the others, double n."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<i64, ToolError> {
+        self.0.wait().await;
+        Ok(req.n * 2)
+    }
+}
+
+#[tokio::test]
+async fn ten_thousand_concurrent_calls_all_succeed_in_call_order() {
+    const CALLS: usize = 10_000;
+    let tools = Toolset::builder().add(Gather(Arc::new(Barrier::new(CALLS)))).build().unwrap();
+    let calls: Vec<ToolCall> =
+        (0..CALLS).map(|n| ToolCall::new(format!("call_{n}"), "gather", format!(r#"{{"n":{n}}}"#))).collect();
+    let results =
+        within("10,000 calls waiting for each other", tools.run_turn(&ToolContext::new(), &calls)).await;
+    assert_eq!(results.len(), CALLS);
+    for (n, result) in results.iter().enumerate() {
+        let expected = ToolResult::new(format!("call_{n}"), "gather", (n * 2).to_string(), Outcome::Success);
+        assert_eq!(*result, expected);
+    }
+    let counts = tools.counts("gather").unwrap();
+    assert_eq!((counts.calls, counts.failures), (CALLS as u64, 0));
+    eprintln!("peak RSS after 10,000 calls in one turn: {}", peak_rss());
+}
+
+// ---- 7. a tool that never returns ----
+
+/// Never returns; counts the times its future is dropped.
+struct Hang(ToolSpec, Arc<AtomicUsize>);
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Nothing {}
+
+impl TypedTool for Hang {
+    type Request = Nothing;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    async fn run(&self, _: &ToolContext, _: Nothing) -> Result<String, ToolError> {
+        let _dropped = CountDrop(Arc::clone(&self.1));
+        std::future::pending().await
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_never_returns_times_out_alone() {
+    let dropped = Arc::new(AtomicUsize::new(0));
+    let hang =
+        |name: &'static str| Hang(ToolSpec::new::<Nothing>(name, "Never returns."), Arc::clone(&dropped));
+    let mut tools =
+        Toolset::new().with_options(RunOptions::new().with_default_timeout(Duration::from_millis(300)));
+    tools
+        .add_with(hang("hang_registered"), ToolOptions::new().with_timeout(Duration::from_millis(200)))
+        .unwrap();
+    tools.add(hang("hang_default")).unwrap();
+    tools.add(Double).unwrap();
+    let calls = [
+        one(&tools, "1", "hang_registered", "{}"),
+        one(&tools, "2", "double", r#"{"n":8}"#),
+        one(&tools, "3", "hang_default", "{}"),
+    ];
+    let results = within("a turn with hanging tools", tools.run_turn(&ToolContext::new(), &calls)).await;
+    assert_eq!(results[0].outcome, Outcome::TimedOut);
+    assert_eq!(results[0].content, r#"{"error":"tool `hang_registered` timed out after 200ms"}"#);
+    assert_eq!((results[1].outcome, results[1].content.as_str()), (Outcome::Success, "16"));
+    assert_eq!(results[2].outcome, Outcome::TimedOut);
+    assert_eq!(results[2].content, r#"{"error":"tool `hang_default` timed out after 300ms"}"#);
+    // Both hanging futures were dropped, not left behind.
+    assert_eq!(dropped.load(Ordering::SeqCst), 2);
+}
+
+// ---- 8. a panic that poisons a mutex ----
+
+/// Takes the lock, writes `n`, and panics while holding it.
+struct PanicsHoldingLock(Arc<Mutex<Vec<i64>>>);
+/// Appends `n` under the lock, taking it back from a poisoning.
+struct Append(Arc<Mutex<Vec<i64>>>);
+/// Appends `n` under the lock, unwrapping it: no care for poisoning.
+struct AppendCareless(Arc<Mutex<Vec<i64>>>);
+
+impl TypedTool for PanicsHoldingLock {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("panics_holding_lock", "Panic under the lock."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
+        let mut values = self.0.lock().unwrap();
+        values.push(req.n);
+        panic!("panicking with the lock held");
+    }
+}
+
+impl TypedTool for Append {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("append", "Append n under the lock."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
+        // Whatever order the turn's calls are polled in, go after the panic.
+        while !self.0.is_poisoned() {
+            tokio::task::yield_now().await;
+        }
+        let mut values = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        values.push(req.n);
+        Ok(format!("{values:?}"))
+    }
+}
+
+impl TypedTool for AppendCareless {
+    type Request = Number;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Number>("append_careless", "Append n, unwrapping the lock."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, req: Number) -> Result<String, ToolError> {
+        let mut values = self.0.lock().unwrap();
+        values.push(req.n);
+        Ok(format!("{values:?}"))
+    }
+}
+
+#[tokio::test]
+async fn a_panic_that_poisons_a_mutex_fails_only_its_own_call() {
+    let shared = Arc::new(Mutex::new(Vec::new()));
+    let tools = Toolset::builder()
+        .add(PanicsHoldingLock(Arc::clone(&shared)))
+        .add(Append(Arc::clone(&shared)))
+        .add(AppendCareless(Arc::clone(&shared)))
+        .add(Double)
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    let turn = [
+        one(&tools, "1", "append", r#"{"n":2}"#),
+        one(&tools, "2", "panics_holding_lock", r#"{"n":1}"#),
+        one(&tools, "3", "double", r#"{"n":3}"#),
+    ];
+    let results = within("a turn with a panic under a lock", tools.run_turn(&ctx, &turn)).await;
+    assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "[1, 2]"));
+    assert_eq!(results[1].outcome, Outcome::Panicked);
+    // The panic message stays in the logs, away from the model.
+    assert_eq!(results[1].content, r#"{"error":"tool `panics_holding_lock` panicked"}"#);
+    assert_eq!((results[2].outcome, results[2].content.as_str()), (Outcome::Success, "6"));
+    assert!(shared.is_poisoned());
+
+    // The next turn: the tool that takes the lock back still works; the
+    // careless one panics on the poisoned lock, for its call alone.
+    let turn = [
+        one(&tools, "4", "append", r#"{"n":4}"#),
+        one(&tools, "5", "append_careless", r#"{"n":5}"#),
+        one(&tools, "6", "double", r#"{"n":6}"#),
+    ];
+    let results = within("the turn after the poisoning", tools.run_turn(&ctx, &turn)).await;
+    assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "[1, 2, 4]"));
+    assert_eq!(results[1].outcome, Outcome::Panicked);
+    assert_eq!((results[2].outcome, results[2].content.as_str()), (Outcome::Success, "12"));
+    let counts = tools.counts("panics_holding_lock").unwrap();
+    assert_eq!((counts.calls, counts.failures), (1, 1));
+    assert_eq!(tools.counts("append").unwrap().failures, 0);
+}
+
+// ---- 9. an HTTP client that disconnects mid-call ----
+
+/// Waits forever once started; counts its starts and the drops of its future.
+struct Stuck {
+    started: Arc<Notify>,
+    starts: Arc<AtomicUsize>,
+    dropped: Arc<AtomicUsize>,
+}
+
+impl TypedTool for Stuck {
+    type Request = Nothing;
+    type Output = String;
+    type Error = ToolError;
+    fn spec(&self) -> &ToolSpec {
+        static SPEC: LazyLock<ToolSpec> =
+            LazyLock::new(|| ToolSpec::new::<Nothing>("stuck", "Wait forever."));
+        &SPEC
+    }
+    async fn run(&self, _: &ToolContext, _: Nothing) -> Result<String, ToolError> {
+        let _dropped = CountDrop(Arc::clone(&self.dropped));
+        self.starts.fetch_add(1, Ordering::SeqCst);
+        self.started.notify_one();
+        std::future::pending().await
+    }
+}
+
+const PROTOCOL: &str = "2025-06-18";
+
+fn rpc(id: u32, method: &str, params: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// A raw HTTP/1.1 POST, written by hand so that it can be cut off anywhere.
+fn raw_post(addr: std::net::SocketAddr, session: &str, body: &str, content_length: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+         Mcp-Protocol-Version: {PROTOCOL}\r\nContent-Length: {content_length}\r\n\r\n{body}"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_http_client_that_disconnects_mid_call_leaves_the_server_serving() {
+    let started = Arc::new(Notify::new());
+    let (starts, dropped) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let stuck =
+        Stuck { started: Arc::clone(&started), starts: Arc::clone(&starts), dropped: Arc::clone(&dropped) };
+    let tools = Toolset::builder().add(Double).add(stuck).build().unwrap();
+    let shutdown = CancellationToken::new();
+    let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let bound = options.bind(McpServer::new(tools), "127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let (url, addr) = (bound.url(), bound.local_addr());
+    let server = tokio::spawn(bound.serve());
+
+    // A session of its own, opened by hand.
+    let http = reqwest::Client::new();
+    let post = |body: String, session: Option<&str>| {
+        let mut request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session).header("mcp-protocol-version", PROTOCOL);
+        }
+        request.send()
+    };
+    let init =
+        json!({"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}});
+    let response = within("initialize", post(rpc(1, "initialize", init), None)).await.unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    let session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    within("the initialize body", response.text()).await.unwrap();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let response = within("initialized", post(initialized, Some(&session))).await.unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+
+    // A client that hangs up halfway through sending its request...
+    let call_stuck = rpc(2, "tools/call", json!({"name": "stuck", "arguments": {}}));
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let half = raw_post(addr, &session, &call_stuck[..call_stuck.len() / 2], call_stuck.len());
+    socket.write_all(half.as_bytes()).await.unwrap();
+    drop(socket);
+
+    // ... and one that hangs up while the tool runs.
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    socket.write_all(raw_post(addr, &session, &call_stuck, call_stuck.len()).as_bytes()).await.unwrap();
+    within("the stuck tool's start", started.notified()).await;
+    drop(socket);
+
+    // A new client gets correct answers, to concurrent calls.
+    let client = within("a new client", ().serve(StreamableHttpClientTransport::from_uri(url.as_str())))
+        .await
+        .unwrap();
+    let calls = (0..20).map(|n| {
+        let arguments = json!({ "n": n }).as_object().unwrap().clone();
+        client.call_tool(CallToolRequestParams::new("double").with_arguments(arguments))
+    });
+    for (n, result) in within("20 calls after the disconnect", futures::future::join_all(calls))
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        let result = result.unwrap();
+        assert_eq!(result.is_error, Some(false));
+        let text: Vec<&str> =
+            result.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
+        assert_eq!(text, [(n * 2).to_string()]);
+    }
+    // The abandoned session answers too.
+    let again = rpc(3, "tools/call", json!({"name": "double", "arguments": {"n": 50}}));
+    let response = within("a call on the abandoned session", post(again, Some(&session))).await.unwrap();
+    let body = within("its body", response.text()).await.unwrap();
+    assert!(body.contains(r#""text":"100""#), "{body}");
+
+    // The MCP spec: a disconnection is not a cancellation. The abandoned
+    // call runs on in its session (a tool with no timeout, forever), and
+    // the half-sent request never started one.
+    assert_eq!((starts.load(Ordering::SeqCst), dropped.load(Ordering::SeqCst)), (1, 0));
+    // It ends with its session: rmcp cancels what is still running once it
+    // has waited for in-flight replies (5 s after the close).
+    let deleted =
+        http.delete(&url).header("mcp-session-id", &session).header("mcp-protocol-version", PROTOCOL);
+    let response = within("DELETE of the session", deleted.send()).await.unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    within("the abandoned call's end", async {
+        while dropped.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert_eq!((starts.load(Ordering::SeqCst), dropped.load(Ordering::SeqCst)), (1, 1));
+
+    client.cancel().await.unwrap();
+    shutdown.cancel();
+    within("the server's shutdown", server).await.unwrap().unwrap();
+}

@@ -1,0 +1,20 @@
+//! The integration tests of the `tools` facade, one binary; the MCP ones
+//! need its `mcp` feature (scripts/test.sh runs with `--all-features`).
+
+mod support;
+
+#[cfg(feature = "mcp")]
+mod adversarial;
+mod blocking;
+mod examples;
+mod exported_schemas;
+#[cfg(feature = "mcp")]
+mod mcp;
+#[cfg(feature = "mcp")]
+mod mcp_approval;
+#[cfg(feature = "mcp")]
+mod mcp_errors;
+#[cfg(feature = "mcp")]
+mod mcp_http_limits;
+#[cfg(feature = "mcp")]
+mod mcp_parts;

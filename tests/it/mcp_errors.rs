@@ -1,0 +1,198 @@
+//! What a client is told about a message the server cannot read or act on,
+//! over stdio (the example server, fed raw lines) and HTTP (raw requests):
+//! the JSON-RPC codes of the spec, with the message's id where it has one,
+//! and the server goes on.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tools::mcp::{HttpOptions, McpServer};
+use tools::{CancellationToken, ToolError, Toolset, tool};
+
+use crate::support;
+
+/// Echo the text back.
+#[tool(args)]
+async fn echo(text: String) -> Result<String, ToolError> {
+    Ok(text)
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+/// The lines sent after `initialize`: each with its answer's id, code and
+/// words, and whether rmcp reads it (then HTTP answers 200 with the error,
+/// otherwise 400).
+fn cases() -> Vec<(&'static str, Value, i64, &'static str, bool)> {
+    vec![
+        (r#"{"jsonrpc": "2.0", "id": 7, "method"#, Value::Null, -32700, "not JSON", false),
+        (r#"{"id":8}"#, json!(8), -32600, "`jsonrpc`", false),
+        (r#"[{"jsonrpc":"2.0","id":9,"method":"ping"}]"#, Value::Null, -32600, "batch", false),
+        (
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":[]}"#,
+            json!(10),
+            -32600,
+            "`params`",
+            false,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":5}}"#,
+            json!(11),
+            -32602,
+            "expected a string",
+            true,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":[1]}}"#,
+            json!(12),
+            -32602,
+            "expected a map",
+            true,
+        ),
+        (r#"{"jsonrpc":"2.0","id":13,"method":"tools/call"}"#, json!(13), -32602, "there are none", true),
+        (r#"{"jsonrpc":"2.0","id":14,"method":"no/such/method"}"#, json!(14), -32601, "no/such/method", true),
+        (INITIALIZE_AGAIN, json!(15), -32600, "already initialized", true),
+    ]
+}
+
+const INITIALIZE_AGAIN: &str = r#"{"jsonrpc":"2.0","id":15,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+fn assert_error(answer: &Value, id: &Value, code: i64, says: &str) {
+    assert_eq!(&answer["id"], id, "{answer}");
+    assert_eq!(answer["error"]["code"], code, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(says), "`{says}` not in {answer}");
+}
+
+#[tokio::test]
+async fn over_stdio_every_unusable_line_gets_its_error_and_the_server_reads_on() {
+    let binary = support::build_example("mcp_server");
+    let mut child = tokio::process::Command::new(binary)
+        .env_remove("TAVILY_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example started");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
+            .await
+            .expect("an answer")
+            .expect("read")
+            .expect("a line");
+        serde_json::from_str(&line).expect("each answer is JSON")
+    };
+    // Not UTF-8 before anything else: a parse error, and the session opens after it.
+    stdin.write_all(b"\"\xff\xfe\"\n").await.unwrap();
+    assert_error(&next().await, &Value::Null, -32700, "not UTF-8");
+    stdin.write_all(format!("{INITIALIZE}\n").as_bytes()).await.unwrap();
+    assert!(next().await["result"]["serverInfo"].is_object());
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.unwrap();
+    // Longer than the 16 MiB a line may have: refused, and the rest of it skipped.
+    let long = vec![b' '; 17 * 1024 * 1024];
+    stdin.write_all(&long).await.unwrap();
+    stdin.write_all(b"{}\n").await.unwrap();
+    assert_error(&next().await, &Value::Null, -32600, "longer than");
+    // One at a time: answers to bad lines may overtake those rmcp handles.
+    for (line, id, code, says, _) in cases() {
+        stdin.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+        assert_error(&next().await, &id, code, says);
+    }
+    let call = r#"{"jsonrpc":"2.0","id":90,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris"}}}"#;
+    stdin.write_all(format!("{call}\n").as_bytes()).await.unwrap();
+    let answer = next().await;
+    assert_eq!((&answer["id"], &answer["result"]["isError"]), (&json!(90), &json!(false)), "{answer}");
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    assert!(status.expect("the server ended with its input").unwrap().success());
+}
+
+struct Http {
+    url: String,
+    client: reqwest::Client,
+    shutdown: CancellationToken,
+}
+
+impl Http {
+    async fn start() -> Self {
+        let shutdown = CancellationToken::new();
+        let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+        let server = McpServer::new(Toolset::builder().add(Echo).build().expect("a toolset"));
+        let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
+        let url = bound.url();
+        tokio::spawn(bound.serve());
+        Self { url, client: reqwest::Client::new(), shutdown }
+    }
+
+    async fn post(
+        &self,
+        session: Option<&str>,
+        body: impl Into<reqwest::Body>,
+    ) -> (reqwest::StatusCode, Value) {
+        let mut request = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18");
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        let response = request.body(body).send().await.expect("an answer");
+        let status = response.status();
+        let text = response.text().await.expect("a body");
+        // A request on a session is answered as an event stream, after an
+        // empty priming event.
+        let data = text.lines().filter_map(|line| line.strip_prefix("data: ")).find(|data| !data.is_empty());
+        let json = data.unwrap_or(&text);
+        (status, serde_json::from_str(json).unwrap_or_else(|_| panic!("JSON, not {text:?}")))
+    }
+}
+
+#[tokio::test]
+async fn over_http_an_unreadable_body_gets_400_and_its_json_rpc_error() {
+    let http = Http::start().await;
+    for (body, id, code, says, _) in cases().into_iter().filter(|case| !case.4) {
+        let (status, answer) = http.post(None, body).await;
+        assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{body}");
+        assert_error(&answer, &id, code, says);
+    }
+    let (status, answer) = http.post(None, vec![b' '; 5 * 1024 * 1024]).await;
+    assert_eq!(status, reqwest::StatusCode::PAYLOAD_TOO_LARGE);
+    assert_error(&answer, &Value::Null, -32600, "longer than 4194304 bytes");
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn over_http_a_session_gets_the_spec_codes_and_goes_on() {
+    let http = Http::start().await;
+    let response = http
+        .client
+        .post(&http.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("initialized");
+    let session = response.headers()["mcp-session-id"].to_str().expect("a session id").to_owned();
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let accepted = http.client.post(&http.url).header("content-type", "application/json");
+    let accepted = accepted.header("accept", "application/json, text/event-stream");
+    let accepted = accepted.header("mcp-session-id", &session).header("mcp-protocol-version", "2025-06-18");
+    assert!(accepted.body(initialized).send().await.expect("sent").status().is_success());
+    for (body, id, code, says, readable) in cases() {
+        let (status, answer) = http.post(Some(&session), body).await;
+        let expected = if readable { reqwest::StatusCode::OK } else { reqwest::StatusCode::BAD_REQUEST };
+        assert_eq!(status, expected, "{body}: {answer}");
+        assert_error(&answer, &id, code, says);
+    }
+    let call = r#"{"jsonrpc":"2.0","id":90,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}"#;
+    let (_, answer) = http.post(Some(&session), call).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "still here", "{answer}");
+    http.shutdown.cancel();
+}

@@ -1,0 +1,23 @@
+//! The integration tests of `tools-agent`, one binary.
+
+mod support;
+
+// The loop scenarios, written once and run against every client's mock,
+// plainly and streamed.
+mod scenarios;
+
+// Each client's mock for the scenarios, and what only that provider does.
+mod anthropic;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+
+mod agent_loop;
+mod approval;
+mod continue_across;
+mod dialect_check;
+mod http_client;
+mod parts;
+mod spans;
+mod tool_choice;
+mod tool_search;

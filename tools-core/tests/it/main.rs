@@ -1,0 +1,13 @@
+//! The integration tests of `tools-core`, one binary.
+
+mod common;
+mod spans;
+
+mod approval;
+mod compose;
+mod layers;
+mod output;
+mod registry;
+mod schemas;
+mod tracing_spans;
+mod turn;

@@ -1,0 +1,12 @@
+//! The integration tests of `tools-provider`, one binary.
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+mod dialects;
+mod examples;
+mod export;
+mod messages;
+mod parts;
+mod tool_choice;
+mod tool_search;
