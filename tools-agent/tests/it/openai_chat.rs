@@ -331,10 +331,7 @@ impl ProviderMock for Mock {
                 "tool" => {
                     let result =
                         SentResult { key: message["tool_call_id"].as_str().unwrap().into(), content: text };
-                    match sent.messages.last_mut() {
-                        Some(Item::Results(results)) => results.push(result),
-                        _ => sent.messages.push(Item::Results(vec![result])),
-                    }
+                    sent.push_result(result);
                 }
                 other => panic!("an unexpected role {other}"),
             }

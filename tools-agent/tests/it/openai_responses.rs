@@ -355,10 +355,7 @@ impl ProviderMock for Mock {
                         key: item["call_id"].as_str().unwrap().into(),
                         content: item["output"].as_str().unwrap().into(),
                     };
-                    match sent.messages.last_mut() {
-                        Some(Item::Results(results)) => results.push(result),
-                        _ => sent.messages.push(Item::Results(vec![result])),
-                    }
+                    sent.push_result(result);
                 }
                 other => panic!("an unexpected input item {other:?}"),
             }

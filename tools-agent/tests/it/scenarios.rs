@@ -110,6 +110,17 @@ pub(crate) struct SentResult {
     pub content: String,
 }
 
+impl Sent {
+    /// One more result: with the results before it when they are the last
+    /// message (Chat's tool messages, Responses' outputs come one by one).
+    pub(crate) fn push_result(&mut self, result: SentResult) {
+        match self.messages.last_mut() {
+            Some(Item::Results(results)) => results.push(result),
+            _ => self.messages.push(Item::Results(vec![result])),
+        }
+    }
+}
+
 impl Item {
     fn calls(&self) -> &[SentCall] {
         match self {
