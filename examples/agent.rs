@@ -77,7 +77,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     }
+    // A count the model did not report (a scripted model reports none) is `None`.
     let usage = result.total_usage();
-    println!("stop: {:?}; tokens: {} in, {} out", result.stop, usage.input_tokens, usage.output_tokens);
+    let count = |tokens: Option<u64>| tokens.map_or_else(|| "?".to_owned(), |tokens| tokens.to_string());
+    println!(
+        "stop: {:?}; tokens: {} in, {} out",
+        result.stop,
+        count(usage.input_tokens),
+        count(usage.output_tokens)
+    );
     Ok(())
 }

@@ -74,7 +74,7 @@ fn the_agent_example_runs_offline_and_the_model_fixes_its_call() {
     );
     assert!(results[2].contains("call_3 success"), "{output}");
     assert!(output.contains("assistant Paris is at 17°C and Oslo at 16°C."), "{output}");
-    assert!(output.trim_end().ends_with("stop: Answered; tokens: 0 in, 0 out"), "{output}");
+    assert!(output.trim_end().ends_with("stop: Answered; tokens: ? in, ? out"), "{output}");
 }
 
 #[test]

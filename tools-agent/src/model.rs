@@ -53,21 +53,62 @@ pub struct ModelRequest<'a> {
     pub settings: &'a ModelSettings,
 }
 
-/// Tokens spent by one request, or by a run.
+/// Tokens spent by one request, or by a run. Each count is `None` where
+/// the provider did not say (a server that sends no usage, a stream without
+/// its usage chunk, a count a provider does not break out), never a zero it
+/// did not send. The same meaning for every provider:
+///
+/// | field | OpenAI Chat | OpenAI Responses | Anthropic | Gemini |
+/// |---|---|---|---|---|
+/// | `input_tokens`: every input token, cached ones included | `prompt_tokens` | `input_tokens` | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `promptTokenCount` |
+/// | `output_tokens`: every output token, reasoning included | `completion_tokens` | `output_tokens` | `output_tokens` | `candidatesTokenCount` + `thoughtsTokenCount` |
+/// | `cache_read_tokens`: of the input, read from the cache | `prompt_tokens_details.cached_tokens` | `input_tokens_details.cached_tokens` | `cache_read_input_tokens` | `cachedContentTokenCount` |
+/// | `cache_write_tokens`: of the input, written to the cache | (not reported) | (not reported) | `cache_creation_input_tokens` | (not reported) |
+/// | `reasoning_tokens`: of the output, reasoning | `completion_tokens_details.reasoning_tokens` | `output_tokens_details.reasoning_tokens` | (not broken out) | `thoughtsTokenCount` |
+///
+/// Sources: <https://platform.openai.com/docs/api-reference/chat/object>
+/// (`usage`), <https://platform.openai.com/docs/api-reference/responses/object>
+/// (`usage`), <https://docs.anthropic.com/en/api/messages> (`usage`) and
+/// <https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>
+/// (Anthropic's `input_tokens` counts only the tokens after the last cache
+/// breakpoint), <https://ai.google.dev/api/generate-content#UsageMetadata>.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
-    /// Tokens read (the prompt, the tools, the transcript).
-    pub input_tokens: u64,
-    /// Tokens written.
-    pub output_tokens: u64,
+    /// Every input token (the prompt, the tools, the transcript), cached
+    /// ones included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    /// Every output token, reasoning included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Of the input, the tokens read from the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_tokens: Option<u64>,
+    /// Of the input, the tokens written to the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
+    /// Of the output, the model's reasoning (thinking) tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// A count of two requests: what either said, `None` only if neither did.
+fn plus(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+    }
 }
 
 impl std::ops::Add for Usage {
     type Output = Usage;
     fn add(self, other: Usage) -> Usage {
         Usage {
-            input_tokens: self.input_tokens + other.input_tokens,
-            output_tokens: self.output_tokens + other.output_tokens,
+            input_tokens: plus(self.input_tokens, other.input_tokens),
+            output_tokens: plus(self.output_tokens, other.output_tokens),
+            cache_read_tokens: plus(self.cache_read_tokens, other.cache_read_tokens),
+            cache_write_tokens: plus(self.cache_write_tokens, other.cache_write_tokens),
+            reasoning_tokens: plus(self.reasoning_tokens, other.reasoning_tokens),
         }
     }
 }

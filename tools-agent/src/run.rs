@@ -121,6 +121,9 @@ impl<'a> Run<'a> {
             model = agent.model.model(),
             input_tokens = tracing::field::Empty,
             output_tokens = tracing::field::Empty,
+            cache_read_tokens = tracing::field::Empty,
+            cache_write_tokens = tracing::field::Empty,
+            reasoning_tokens = tracing::field::Empty,
             duration_ms = tracing::field::Empty,
         );
         let started = Instant::now();
@@ -137,8 +140,13 @@ impl<'a> Run<'a> {
             () = cancelled => return Ok(None),
             response = exchange.instrument(span.clone()) => response?,
         };
-        span.record("input_tokens", response.usage.input_tokens);
-        span.record("output_tokens", response.usage.output_tokens);
+        // A count the provider did not send stays empty: never a zero.
+        let usage = response.usage;
+        span.record("input_tokens", usage.input_tokens);
+        span.record("output_tokens", usage.output_tokens);
+        span.record("cache_read_tokens", usage.cache_read_tokens);
+        span.record("cache_write_tokens", usage.cache_write_tokens);
+        span.record("reasoning_tokens", usage.reasoning_tokens);
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         self.usage.push(response.usage);
         self.emit(AgentEvent::Usage(response.usage));

@@ -135,9 +135,36 @@ impl Provider for AnthropicApi {
     }
 }
 
+/// A `usage` object as [`Usage`] counts it: Anthropic's `input_tokens` are
+/// only those after the last cache breakpoint, so the input is that plus
+/// the tokens read from and written to the cache
+/// (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>).
 fn read_usage(usage: &Value) -> Usage {
-    let tokens = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
-    Usage { input_tokens: tokens("input_tokens"), output_tokens: tokens("output_tokens") }
+    let tokens = |field: &str| usage.get(field).and_then(Value::as_u64);
+    let (read, written) = (tokens("cache_read_input_tokens"), tokens("cache_creation_input_tokens"));
+    Usage {
+        input_tokens: tokens("input_tokens").map(|input| input + read.unwrap_or(0) + written.unwrap_or(0)),
+        output_tokens: tokens("output_tokens"),
+        cache_read_tokens: read,
+        cache_write_tokens: written,
+        reasoning_tokens: None,
+    }
+}
+
+/// `later`'s counts over `usage`'s where it has them: a stream's
+/// `message_delta` counts are cumulative, and may carry only the output.
+fn update(usage: &mut Usage, later: Usage) {
+    let fields = [
+        (&mut usage.input_tokens, later.input_tokens),
+        (&mut usage.output_tokens, later.output_tokens),
+        (&mut usage.cache_read_tokens, later.cache_read_tokens),
+        (&mut usage.cache_write_tokens, later.cache_write_tokens),
+    ];
+    for (field, later) in fields {
+        if later.is_some() {
+            *field = later;
+        }
+    }
 }
 
 fn malformed(value: &Value, problem: impl std::fmt::Display) -> ModelError {
@@ -186,7 +213,7 @@ impl Decode for Decoder {
         match kind {
             "message_start" => {
                 if let Some(usage) = data.pointer("/message/usage") {
-                    self.usage.input_tokens = read_usage(usage).input_tokens;
+                    self.usage = read_usage(usage);
                 }
             }
             "content_block_start" => {
@@ -239,8 +266,8 @@ impl Decode for Decoder {
                 }
             }
             "message_delta" => {
-                if let Some(output) = data.pointer("/usage/output_tokens").and_then(Value::as_u64) {
-                    self.usage.output_tokens = output;
+                if let Some(usage) = data.get("usage") {
+                    update(&mut self.usage, read_usage(usage));
                 }
             }
             "message_stop" => {

@@ -223,11 +223,18 @@ fn read_chunk(value: &Value) -> Result<Chunk, ModelError> {
         })
         .collect();
     let usage = value.get("usageMetadata").map(|usage| {
-        let tokens = |field: &str| usage.get(field).and_then(Value::as_u64).unwrap_or(0);
-        // Thinking tokens are billed as output.
+        let tokens = |field: &str| usage.get(field).and_then(Value::as_u64);
+        let thoughts = tokens("thoughtsTokenCount");
+        // Thinking tokens are billed as output; `promptTokenCount` counts
+        // the cached content too.
         Usage {
             input_tokens: tokens("promptTokenCount"),
-            output_tokens: tokens("candidatesTokenCount") + tokens("thoughtsTokenCount"),
+            output_tokens: tokens("candidatesTokenCount")
+                .map(|output| output + thoughts.unwrap_or(0))
+                .or(thoughts),
+            cache_read_tokens: tokens("cachedContentTokenCount"),
+            cache_write_tokens: None,
+            reasoning_tokens: thoughts,
         }
     });
     Ok(Chunk { text, calls, signatures, parts, finish, usage })

@@ -118,11 +118,7 @@ impl Provider for OpenAiChatApi {
             .unwrap_or_default()
             .to_owned();
         let calls = self.dialect().parse_calls(body).map_err(|error| malformed(body, error))?;
-        Ok(ModelResponse {
-            text,
-            calls,
-            usage: usage(body.get("usage"), "prompt_tokens", "completion_tokens"),
-        })
+        Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "prompt", "completion") })
     }
 
     fn events(&self) -> ChatDecoder {
@@ -172,7 +168,7 @@ impl Decode for ChatDecoder {
             return Err(stream_ended(format!("the server sent an error: {}", error_text(Some(error)))));
         }
         if let Some(counts) = chunk.get("usage").filter(|counts| counts.is_object()) {
-            self.usage = usage(Some(counts), "prompt_tokens", "completion_tokens");
+            self.usage = usage(Some(counts), "prompt", "completion");
         }
         let Some(choice) = chunk.pointer("/choices/0") else {
             return Ok(None);

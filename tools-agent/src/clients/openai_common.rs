@@ -51,11 +51,19 @@ pub(crate) fn error_text(error: Option<&Value>) -> String {
     }
 }
 
-/// Token counts from a `usage` object under the API's two names; zero
-/// where a (compatible) server leaves them out.
+/// Token counts from a `usage` object under the API's names: `input` and
+/// `output` (`prompt`/`completion` for Chat Completions), with their
+/// `_tokens_details` (`cached_tokens`, `reasoning_tokens`); `None` where a
+/// (compatible) server leaves them out ([`Usage`] cites the pages).
 pub(crate) fn usage(usage: Option<&Value>, input: &str, output: &str) -> Usage {
-    let count = |name: &str| usage.and_then(|usage| usage.get(name)).and_then(Value::as_u64).unwrap_or(0);
-    Usage { input_tokens: count(input), output_tokens: count(output) }
+    let count = |pointer: &str| usage.and_then(|usage| usage.pointer(pointer)).and_then(Value::as_u64);
+    Usage {
+        input_tokens: count(&format!("/{input}_tokens")),
+        output_tokens: count(&format!("/{output}_tokens")),
+        cache_read_tokens: count(&format!("/{input}_tokens_details/cached_tokens")),
+        cache_write_tokens: None,
+        reasoning_tokens: count(&format!("/{output}_tokens_details/reasoning_tokens")),
+    }
 }
 
 /// The JSON of one event's data; not JSON is `Malformed`.

@@ -129,7 +129,7 @@ fn read(dialect: Dialect, body: &Value) -> Result<ModelResponse, ModelError> {
         text.push_str(piece.and_then(Value::as_str).unwrap_or_default());
     }
     let calls = dialect.parse_calls(body).map_err(|error| malformed(body, error))?;
-    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "input_tokens", "output_tokens") })
+    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "input", "output") })
 }
 
 /// What a streamed response said so far: the output indexes of its

@@ -8,7 +8,7 @@
 //! (error bodies, 529).
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, Anthropic, ApiKey, ModelError};
+use tools_agent::{Agent, Anthropic, ApiKey, ModelError, Usage};
 use wiremock::{Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult, mock};
@@ -35,7 +35,8 @@ fn message(turn: &Turn) -> Value {
     json!({
         "id": "msg_01XFDUDYJgAACzvnptvVoYEL", "type": "message", "role": "assistant",
         "model": "claude-sonnet-4-5", "content": content, "stop_reason": stop, "stop_sequence": null,
-        "usage": {"input_tokens": 25, "output_tokens": 7}
+        "usage": {"input_tokens": 25, "cache_creation_input_tokens": 40, "cache_read_input_tokens": 1200,
+            "output_tokens": 7}
     })
 }
 
@@ -57,7 +58,8 @@ fn events(turn: &Turn, cut: bool) -> String {
         "message_start",
         json!({"type": "message_start", "message": {"id": "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY",
             "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-5",
-            "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 25, "output_tokens": 1}}}),
+            "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 25,
+            "cache_creation_input_tokens": 40, "cache_read_input_tokens": 1200, "output_tokens": 1}}}),
     );
     let mut index = 0;
     if !turn.text.is_empty() {
@@ -119,7 +121,14 @@ impl ProviderMock for Mock {
     const NAME: &'static str = "anthropic";
     const KEY: &'static str = KEY;
     const KEY_VARIABLE: &'static str = "ANTHROPIC_API_KEY";
-    const USAGE: (u64, u64) = (25, 7);
+    // Anthropic's `input_tokens` leave the cached ones out; ours count them.
+    const USAGE: Usage = Usage {
+        input_tokens: Some(25 + 40 + 1200),
+        output_tokens: Some(7),
+        cache_read_tokens: Some(1200),
+        cache_write_tokens: Some(40),
+        reasoning_tokens: None,
+    };
     const STREAM_END: &'static str = "message_stop";
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> Anthropic {

@@ -10,7 +10,7 @@
 //! (error bodies).
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, StopReason};
+use tools_agent::{Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, StopReason, Usage};
 use tools_core::Outcome;
 use wiremock::matchers::method;
 use wiremock::{MockServer, Request, ResponseTemplate};
@@ -61,8 +61,8 @@ fn response(parts: Vec<Value>, finish: bool) -> Value {
     let mut chunk = json!({"candidates": [candidate.take()], "modelVersion": MODEL, "responseId": "mAitaLmkHPPlz7IPvtfUqQ4"});
     if finish {
         chunk["candidates"][0]["finishReason"] = json!("STOP");
-        chunk["usageMetadata"] =
-            json!({"promptTokenCount": 30, "candidatesTokenCount": 8, "totalTokenCount": 38});
+        chunk["usageMetadata"] = json!({"promptTokenCount": 30, "candidatesTokenCount": 5, "thoughtsTokenCount": 3,
+                "cachedContentTokenCount": 24, "totalTokenCount": 38});
     } else {
         chunk["candidates"][0] = json!({"content": chunk["candidates"][0]["content"].take(), "index": 0});
     }
@@ -191,7 +191,7 @@ async fn parallel_bad_unknown_failing_then_fixed(streamed: bool) {
         ]
     );
     assert_eq!(outcomes(&messages[4]), [("gemini-call-0-get_weather".into(), Outcome::Success)]);
-    assert_eq!((result.usage[0].input_tokens, result.usage[0].output_tokens), (30, 8));
+    assert_eq!((result.usage[0].input_tokens, result.usage[0].output_tokens), (Some(30), Some(8)));
     if streamed {
         assert_eq!(streamed_text(&events), "Checking.Oslo and Rome: 12°C.");
         // Each call arrives whole, in one delta.
@@ -291,7 +291,14 @@ impl ProviderMock for Mock {
     const NAME: &'static str = "gemini";
     const KEY: &'static str = KEY;
     const KEY_VARIABLE: &'static str = "GEMINI_API_KEY";
-    const USAGE: (u64, u64) = (30, 8);
+    // Thinking counts as output, as Gemini bills it.
+    const USAGE: Usage = Usage {
+        input_tokens: Some(30),
+        output_tokens: Some(5 + 3),
+        cache_read_tokens: Some(24),
+        cache_write_tokens: None,
+        reasoning_tokens: Some(3),
+    };
     const STREAM_END: &'static str = "finishReason";
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> Gemini {

@@ -11,7 +11,7 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, ToolChoice};
+use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, ToolChoice, Usage};
 use tools_core::Outcome;
 use wiremock::{Request, ResponseTemplate};
 
@@ -53,8 +53,8 @@ fn completion(turn: &Turn) -> Value {
         }],
         "usage": {
             "prompt_tokens": 19, "completion_tokens": 10, "total_tokens": 29,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0,
+            "prompt_tokens_details": {"cached_tokens": 16, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 4, "audio_tokens": 0,
                 "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
         },
         "service_tier": "default",
@@ -78,7 +78,10 @@ fn usage_chunk() -> String {
     json!({
         "id": "chatcmpl-123", "object": "chat.completion.chunk", "created": 1694268190,
         "model": "gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices": [],
-        "usage": {"prompt_tokens": 19, "completion_tokens": 10, "total_tokens": 29}
+        "usage": {"prompt_tokens": 19, "completion_tokens": 10, "total_tokens": 29,
+            "prompt_tokens_details": {"cached_tokens": 16, "audio_tokens": 0},
+            "completion_tokens_details": {"reasoning_tokens": 4, "audio_tokens": 0,
+                "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}}
     })
     .to_string()
 }
@@ -174,6 +177,34 @@ async fn a_keyless_local_server_gets_no_authorization_header() {
     }
 }
 
+/// A compatible server that sends no usage (llama.cpp's streams without
+/// `include_usage`, some proxies): the counts are unknown, not zero.
+#[tokio::test]
+async fn usage_a_server_did_not_send_is_none() {
+    for streamed in [false, true] {
+        let turn = Turn::text("Hi from llama.");
+        let reply = if streamed {
+            let events: Vec<_> = chunks(&turn)
+                .into_iter()
+                .filter(|chunk| !chunk.contains("prompt_tokens"))
+                .map(|data| (None, data))
+                .collect();
+            sse(&events)
+        } else {
+            let mut body = completion(&turn);
+            body.as_object_mut().unwrap().remove("usage");
+            ResponseTemplate::new(200).set_body_json(body)
+        };
+        let server = mock(ROUTE, vec![reply]).await;
+        let local = OpenAiChat::from_values("llama3.2", None, Some(&base(&server)));
+        let (result, _) = run(&Agent::new(local, tools()).unwrap(), "Hi", streamed).await;
+        let result = result.unwrap();
+        assert_eq!(result.answer, "Hi from llama.");
+        assert_eq!(result.usage, [Usage::default()], "streamed: {streamed}");
+        assert_eq!(result.total_usage().input_tokens, None);
+    }
+}
+
 #[tokio::test]
 async fn the_key_is_given_explicitly_and_never_debugged() {
     let model =
@@ -260,7 +291,13 @@ impl ProviderMock for Mock {
     const NAME: &'static str = "openai";
     const KEY: &'static str = KEY;
     const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
-    const USAGE: (u64, u64) = (19, 10);
+    const USAGE: Usage = Usage {
+        input_tokens: Some(19),
+        output_tokens: Some(10),
+        cache_read_tokens: Some(16),
+        cache_write_tokens: None,
+        reasoning_tokens: Some(4),
+    };
     const STREAM_END: &'static str = "[DONE]";
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> OpenAiChat {

@@ -13,7 +13,7 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiResponses, ToolChoice};
+use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiResponses, ToolChoice, Usage};
 use tools_core::Outcome;
 use tools_core::toolset::WebSearch;
 use wiremock::{Request, ResponseTemplate};
@@ -64,8 +64,8 @@ fn response(turn: &Turn, status: &str) -> Value {
         "tools": [],
         "top_p": 1.0,
         "truncation": "disabled",
-        "usage": if done { json!({"input_tokens": 36, "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens": 87, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 123}) } else { Value::Null },
+        "usage": if done { json!({"input_tokens": 36, "input_tokens_details": {"cached_tokens": 32},
+            "output_tokens": 87, "output_tokens_details": {"reasoning_tokens": 64}, "total_tokens": 123}) } else { Value::Null },
         "user": null,
         "metadata": {}
     })
@@ -275,7 +275,13 @@ impl ProviderMock for Mock {
     const NAME: &'static str = "openai";
     const KEY: &'static str = KEY;
     const KEY_VARIABLE: &'static str = "OPENAI_API_KEY";
-    const USAGE: (u64, u64) = (36, 87);
+    const USAGE: Usage = Usage {
+        input_tokens: Some(36),
+        output_tokens: Some(87),
+        cache_read_tokens: Some(32),
+        cache_write_tokens: None,
+        reasoning_tokens: Some(64),
+    };
     const STREAM_END: &'static str = "response.completed";
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> OpenAiResponses {

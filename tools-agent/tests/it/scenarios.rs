@@ -10,7 +10,7 @@
 //! module can run one and assert its own wire shape.
 
 use serde_json::Value;
-use tools_agent::{Agent, RunLimits, StopReason, ToolChoice};
+use tools_agent::{Agent, RunLimits, StopReason, ToolChoice, Usage};
 use tools_agent::{AgentError, AgentEvent, ApiKey, LimitExceeded, Message, Model, ModelError};
 use tools_core::Outcome;
 use wiremock::matchers::method;
@@ -31,8 +31,9 @@ pub(crate) trait ProviderMock {
     const KEY: &'static str;
     /// The environment variable a refused key's error names.
     const KEY_VARIABLE: &'static str;
-    /// The tokens (input, output) each of its bodies reports.
-    const USAGE: (u64, u64);
+    /// The tokens each of its bodies reports, as [`Usage`] reads them
+    /// (cached and reasoning counts included, where the provider has them).
+    const USAGE: Usage;
     /// What a stream cut before its end lacks, as the error names it.
     const STREAM_END: &'static str;
 
@@ -263,7 +264,7 @@ pub(crate) async fn parallel_calls_then_a_fix<P: ProviderMock>(
     assert_eq!(outcomes(&messages[4]), [(id(0, &fix), Outcome::Success)]);
     assert_eq!(result.usage.len(), 3);
     for usage in &result.usage {
-        assert_eq!((usage.input_tokens, usage.output_tokens), P::USAGE);
+        assert_eq!(*usage, P::USAGE);
     }
     if streamed {
         assert_eq!(streamed_text(&events), "Checking.Oslo and Rome: 12°C.");

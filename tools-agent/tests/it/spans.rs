@@ -19,7 +19,13 @@ async fn echo(_ctx: &ToolContext, text: String) -> Result<String, ToolError> {
 
 #[test]
 fn runs_requests_and_calls_are_traced() {
-    let usage = Usage { input_tokens: 30, output_tokens: 4 };
+    let usage = Usage {
+        input_tokens: Some(30),
+        output_tokens: Some(4),
+        cache_read_tokens: Some(20),
+        reasoning_tokens: Some(2),
+        ..Usage::default()
+    };
     let model = ScriptedModel::new()
         .then(Ok(ModelResponse {
             text: String::new(),
@@ -43,6 +49,13 @@ fn runs_requests_and_calls_are_traced() {
     let (_, request) = &spans[1];
     assert_eq!(field(request, "provider"), Some("scripted"));
     assert_eq!((field(request, "input_tokens"), field(request, "output_tokens")), (Some("30"), Some("4")));
+    assert_eq!(
+        (field(request, "cache_read_tokens"), field(request, "reasoning_tokens")),
+        (Some("20"), Some("2"))
+    );
+    // A count the model did not report is left out, not recorded as zero.
+    assert_eq!(field(request, "cache_write_tokens"), None);
+    assert_eq!(field(&spans[3].1, "input_tokens"), None);
     assert!(field(request, "duration_ms").is_some_and(|ms| ms.parse::<u64>().is_ok()), "{request:?}");
     assert_eq!(field(&spans[2].1, "tool"), Some("echo"));
 }
