@@ -49,7 +49,8 @@ pub enum ModelError {
         status: u16,
         /// Requests made, the first included.
         attempts: u32,
-        /// The start of the last body.
+        /// The provider's message in the last body (`error.message`, or the
+        /// body), whole up to 2,000 characters.
         excerpt: String,
     },
     /// A body that is not shaped as the provider documents it.

@@ -182,7 +182,7 @@ impl Endpoint {
                     let hint = retry_after(response.headers());
                     let text = response.text().await.unwrap_or_default();
                     let error = self.status_error(status, &text, attempt);
-                    if !matches!(status, 429 | 500 | 502 | 503 | 504 | 529) {
+                    if !resendable(status, &text) {
                         return Err(error);
                     }
                     (error, hint)
@@ -212,7 +212,7 @@ impl Endpoint {
         match status {
             401 | 403 => ModelError::Unauthorized { provider, status, variable: self.key_variable },
             429 | 503 | 529 => ModelError::Unavailable { provider, status, attempts },
-            500..=599 => ModelError::Server { provider, status, attempts, excerpt: excerpt(body) },
+            500..=599 => ModelError::Server { provider, status, attempts, excerpt: provider_message(body) },
             _ => ModelError::Rejected { provider, status, message: provider_message(body) },
         }
     }
@@ -320,17 +320,44 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 /// Gemini all answer `{"error": {"message": "..."}}`; anything else is
 /// shown as an excerpt.
 fn provider_message(body: &str) -> String {
+    const MAX: usize = 2_000;
     let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let message = parsed.as_ref().and_then(|value| value.pointer("/error/message")).and_then(Value::as_str);
-    message.map_or_else(|| excerpt(body), str::to_owned)
+    // OpenAI, Anthropic and Gemini put it in `error.message`; compatible
+    // servers also in `message`, or FastAPI's `detail` (llama-cpp-python).
+    let message = parsed.as_ref().and_then(|value| {
+        ["/error/message", "/message", "/error", "/detail"].iter().find_map(|pointer| value.pointer(pointer))
+    });
+    match message {
+        Some(Value::String(message)) => bounded(message, MAX),
+        Some(other) => bounded(&other.to_string(), MAX),
+        None => bounded(body, MAX),
+    }
+}
+
+/// Whether a failed request may pass if sent again: a timeout, a conflict,
+/// a rate limit, an overloaded or failing server (408, 409, 429, 500, 502,
+/// 503, 504, 529). Any other status, and a 500 whose body says the request
+/// failed validation (the answer of compatible servers such as
+/// llama-cpp-python to a request they cannot read), is the same answer
+/// every time.
+fn resendable(status: u16, body: &str) -> bool {
+    match status {
+        500 => !body.to_ascii_lowercase().contains("validation"),
+        408 | 409 | 429 | 502 | 503 | 504 | 529 => true,
+        _ => false,
+    }
 }
 
 /// The start of a body, for an error message: at most 200 characters, cut
 /// at a character boundary.
 pub(crate) fn excerpt(body: &str) -> String {
-    const MAX: usize = 200;
-    let trimmed = body.trim();
-    match trimmed.char_indices().nth(MAX) {
+    bounded(body, 200)
+}
+
+/// `text` trimmed, and cut at `max` characters (on a character boundary).
+fn bounded(text: &str, max: usize) -> String {
+    let trimmed = text.trim();
+    match trimmed.char_indices().nth(max) {
         Some((cut, _)) => format!("{}…", &trimmed[..cut]),
         None => trimmed.to_owned(),
     }

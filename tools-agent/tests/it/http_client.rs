@@ -86,3 +86,49 @@ async fn extra_headers_go_with_every_request_and_the_key_stays_the_clients() {
     let result = Agent::new(model, Toolset::new()).unwrap().run("hi").await.unwrap();
     assert_eq!(result.answer, "ok");
 }
+
+/// A server that answers every request with `status` and `body`.
+async fn failing_server(status: u16, body: serde_json::Value) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(status).set_body_json(body))
+        .mount(&server)
+        .await;
+    server
+}
+
+fn resending(server: &MockServer, attempts: u32) -> OpenAiChat {
+    let policy =
+        ResendPolicy::default().with_max_attempts(attempts).with_initial_backoff(Duration::from_millis(1));
+    client(server).with_resend(policy)
+}
+
+/// What llama-cpp-python answers to a request it cannot validate: a 500
+/// whose `detail`, past the 200 characters the old excerpt kept, names the
+/// cause. The same answer every time: sent once, and its message whole.
+#[tokio::test]
+async fn a_500_that_says_validation_is_not_resent_and_keeps_its_cause() {
+    let cause = "messages.1.content: Input should be a valid string";
+    let detail = format!("{} {cause}", "1 validation error for CreateChatCompletionRequest;".repeat(5));
+    let server = failing_server(500, json!({"detail": detail})).await;
+    let err = Agent::new(resending(&server, 4), Toolset::new()).unwrap().run("hi").await.unwrap_err();
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+    match &err.error {
+        ModelError::Server { status: 500, attempts: 1, excerpt, .. } => {
+            assert!(excerpt.ends_with(cause), "{excerpt}")
+        }
+        other => panic!("expected a server error, got {other:?}"),
+    }
+}
+
+/// A plain 500 may pass on a second try; a 408 (timeout) and a 409
+/// (conflict) too; a 400 never does.
+#[tokio::test]
+async fn transient_statuses_are_resent_and_others_are_not() {
+    for (status, sent) in [(500, 3), (408, 3), (409, 3), (400, 1), (422, 1)] {
+        let server = failing_server(status, json!({"error": {"message": "no", "type": "x"}})).await;
+        let err = Agent::new(resending(&server, 3), Toolset::new()).unwrap().run("hi").await.unwrap_err();
+        assert_eq!(server.received_requests().await.unwrap().len(), sent, "HTTP {status}: {err}");
+    }
+}

@@ -102,8 +102,8 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 
 /// The instructions and the transcript as Chat Completions `messages`: a
 /// `system` message, then `user` messages, `assistant` messages (`content`
-/// null when the model only called tools, its `tool_calls` with string
-/// `arguments`), and each turn's results as [`format_results`] writes them,
+/// the empty string when the model only called tools, its `tool_calls` with
+/// string `arguments`), and each turn's results as [`format_results`] writes them,
 /// in `dialect` (named by a refused part's error):
 /// <https://platform.openai.com/docs/api-reference/chat/create>.
 ///
@@ -114,7 +114,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 ///     Message::Assistant { text: String::new(), calls: vec![ToolCall::new("call_1", "weather", "{}")] }];
 /// let messages = openai::chat::messages(Dialect::OpenAiChat, Some("Be brief."), &transcript).unwrap();
 /// assert_eq!(messages[0], serde_json::json!({"role": "system", "content": "Be brief."}));
-/// assert_eq!(messages[2]["content"], serde_json::Value::Null);
+/// assert_eq!(messages[2]["content"], "");
 /// assert_eq!(messages[2]["tool_calls"][0]["function"]["name"], "weather");
 /// ```
 pub fn messages(
@@ -130,7 +130,12 @@ pub fn messages(
         match message {
             Message::User { text } => messages.push(json!({"role": "user", "content": text})),
             Message::Assistant { text, calls } => {
-                let content = if text.is_empty() { Value::Null } else { Value::String(text.clone()) };
+                // `""`, not `null`, beside calls: OpenAI takes either (the
+                // content is a string, required unless there are calls),
+                // but llama-cpp-python's server refuses `null` (HTTP 500,
+                // a validation error) and llama.cpp's templates need a
+                // string; `""` is the one form all of them take.
+                let content = Value::String(text.clone());
                 let mut assistant = json!({"role": "assistant", "content": content});
                 if !calls.is_empty() {
                     assistant["tool_calls"] = calls
