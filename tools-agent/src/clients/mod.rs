@@ -1,5 +1,5 @@
 //! The built-in model clients: one skeleton, [`Client`], holds what every
-//! provider shares (model, key, base URL, extra headers, retry policy, the
+//! provider shares (model, key, base URL, extra headers, resend policy, the
 //! HTTP endpoint with its status mapping, the one server-sent events loop),
 //! and each provider module supplies a [`Provider`]: its URL and headers,
 //! its request body, its response reader and its stream event reader. The
