@@ -78,6 +78,19 @@ pub enum StopReason {
         /// The tool's name.
         tool: String,
     },
+    /// The model was cut off (its output limit, the context window): the
+    /// answer is what came before the cut, and calls it was making were
+    /// not run (they are left out of the transcript).
+    Truncated {
+        /// The provider's reason (`length`, `max_tokens`, `MAX_TOKENS`...).
+        reason: String,
+    },
+    /// The model refused, or a safety filter stopped it: the answer is the
+    /// refusal's text, if it gave one.
+    Refused {
+        /// The provider's reason (`refusal`, `content_filter`, `SAFETY`...).
+        reason: String,
+    },
     /// The context was cancelled.
     Cancelled,
     /// Calls wait for a person's approval: decide about each in the state,

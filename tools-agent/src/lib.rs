@@ -57,5 +57,5 @@ pub use model::{
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
 pub use stream::AgentEvent;
-pub use tools_provider::{DialectError, ToolChoiceError};
+pub use tools_provider::{DialectError, Finish, ToolChoiceError};
 pub use tools_provider::{Message, Transcript};

@@ -8,7 +8,7 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, stream};
 use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, Toolset};
-use tools_provider::Dialect;
+use tools_provider::{Dialect, Finish};
 
 use crate::{Message, ModelError};
 
@@ -128,6 +128,9 @@ pub struct ModelResponse {
     pub calls: Vec<ToolCall>,
     /// The tokens the request spent.
     pub usage: Usage,
+    /// How the model ended it: finished, cut off or refused, with the
+    /// provider's reason.
+    pub finish: Finish,
 }
 
 /// A piece of a streamed response.

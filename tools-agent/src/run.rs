@@ -12,7 +12,7 @@ use tools_core::{ToolCall, ToolContext, ToolResult, Toolset};
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
-use crate::{Agent, AgentEvent, Message, ModelError, RunBudget, RunState, StopReason, Transcript};
+use crate::{Agent, AgentEvent, Finish, Message, ModelError, RunBudget, RunState, StopReason, Transcript};
 
 /// How a run ends: the answer and why.
 pub(crate) type Ended = (String, StopReason);
@@ -83,6 +83,19 @@ impl<'a> Run<'a> {
             let answered = response.calls.is_empty();
             let text = response.text.clone();
             self.transcript.push(Message::Assistant { text: response.text, calls: response.calls });
+            let cut = match response.finish {
+                Finish::Truncated { reason } => Some(StopReason::Truncated { reason }),
+                Finish::Refused { reason } => Some(StopReason::Refused { reason }),
+                _ => None,
+            };
+            if let Some(stop) = cut {
+                // Calls of a cut turn may be cut themselves: none runs, and
+                // none is left without a result in the transcript.
+                if let Some(Message::Assistant { calls, .. }) = self.transcript.messages.last_mut() {
+                    calls.clear();
+                }
+                return Ok((text, stop));
+            }
             if last {
                 // A model that calls tools anyway on the tool-less request
                 // leaves calls no one will answer: dropped, so the
@@ -124,6 +137,7 @@ impl<'a> Run<'a> {
             cache_read_tokens = tracing::field::Empty,
             cache_write_tokens = tracing::field::Empty,
             reasoning_tokens = tracing::field::Empty,
+            finish = tracing::field::Empty,
             duration_ms = tracing::field::Empty,
         );
         let started = Instant::now();
@@ -147,6 +161,9 @@ impl<'a> Run<'a> {
         span.record("cache_read_tokens", usage.cache_read_tokens);
         span.record("cache_write_tokens", usage.cache_write_tokens);
         span.record("reasoning_tokens", usage.reasoning_tokens);
+        if let Finish::Truncated { reason } | Finish::Refused { reason } = &response.finish {
+            span.record("finish", reason.as_str());
+        }
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         self.usage.push(response.usage);
         self.emit(AgentEvent::Usage(response.usage));

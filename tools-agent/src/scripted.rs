@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use futures::future::BoxFuture;
 use tools_core::ToolCall;
 
-use crate::model::{ModelRequest, ModelResponse, Usage};
+use crate::model::{ModelRequest, ModelResponse};
 use crate::{Message, Model, ModelError};
 
 /// What a [`ScriptedModel`] saw of one request.
@@ -45,16 +45,12 @@ impl ScriptedModel {
 
     /// Next, answer with this text.
     pub fn then_text(self, text: impl Into<String>) -> Self {
-        self.then(Ok(ModelResponse { text: text.into(), calls: Vec::new(), usage: Usage::default() }))
+        self.then(Ok(ModelResponse { text: text.into(), ..ModelResponse::default() }))
     }
 
     /// Next, call these tools.
     pub fn then_calls(self, calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        self.then(Ok(ModelResponse {
-            text: String::new(),
-            calls: calls.into_iter().collect(),
-            usage: Usage::default(),
-        }))
+        self.then(Ok(ModelResponse { calls: calls.into_iter().collect(), ..ModelResponse::default() }))
     }
 
     /// Next, this response or error.

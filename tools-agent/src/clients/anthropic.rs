@@ -32,7 +32,7 @@
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
-use tools_provider::{Dialect, anthropic};
+use tools_provider::{Dialect, Finish, anthropic};
 
 use super::{Client, Provider, Strict};
 use crate::ModelError;
@@ -127,7 +127,9 @@ impl Provider for AnthropicApi {
             .collect();
         let calls = self.dialect().parse_calls(value).map_err(|error| malformed(value, error))?;
         let usage = value.get("usage").map(read_usage).unwrap_or_default();
-        Ok(ModelResponse { text, calls, usage })
+        let finish =
+            value.get("stop_reason").and_then(Value::as_str).map(anthropic::finish).unwrap_or_default();
+        Ok(ModelResponse { text, calls, usage, finish })
     }
 
     fn events(&self) -> Decoder {
@@ -196,6 +198,7 @@ pub struct Decoder {
     /// The content block index of each `tool_use` block, by call index.
     tool_blocks: Vec<usize>,
     usage: Usage,
+    finish: Finish,
 }
 
 impl Decode for Decoder {
@@ -269,6 +272,9 @@ impl Decode for Decoder {
                 if let Some(usage) = data.get("usage") {
                     update(&mut self.usage, read_usage(usage));
                 }
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.finish = anthropic::finish(reason);
+                }
             }
             "message_stop" => {
                 let mut calls = std::mem::take(&mut self.calls).finish();
@@ -279,7 +285,8 @@ impl Decode for Decoder {
                     }
                 }
                 let text = std::mem::take(&mut self.text);
-                return Ok(Some(ModelResponse { text, calls, usage: self.usage }));
+                let finish = std::mem::take(&mut self.finish);
+                return Ok(Some(ModelResponse { text, calls, usage: self.usage, finish }));
             }
             "error" => return Err(stream_error(&data)),
             // `ping`, `content_block_stop`, and event types added later.

@@ -35,8 +35,8 @@ use std::sync::{Arc, Mutex};
 use eventsource_stream::Event;
 use serde_json::{Map, Value, json};
 use tools_core::ToolCall;
-use tools_provider::Dialect;
 use tools_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
+use tools_provider::{Dialect, Finish};
 
 use super::{Client, Provider};
 use crate::ModelError;
@@ -120,7 +120,8 @@ impl Provider for GeminiApi {
         }
         let calls = number_calls(chunk.calls, 0);
         remember(&self.signatures, signed(&calls, &chunk.signatures));
-        Ok(ModelResponse { text: chunk.text, calls, usage: chunk.usage.unwrap_or_default() })
+        let finish = chunk.finish.as_deref().map(gemini::finish).unwrap_or_default();
+        Ok(ModelResponse { text: chunk.text, calls, usage: chunk.usage.unwrap_or_default(), finish })
     }
 
     fn events(&self) -> Decoder {
@@ -129,7 +130,7 @@ impl Provider for GeminiApi {
             text: String::new(),
             calls: Vec::new(),
             usage: Usage::default(),
-            finished: false,
+            finish: None,
         }
     }
 
@@ -268,7 +269,8 @@ pub struct Decoder {
     text: String,
     calls: Vec<ToolCall>,
     usage: Usage,
-    finished: bool,
+    /// How the candidate ended, once a chunk said.
+    finish: Option<Finish>,
 }
 
 impl Decode for Decoder {
@@ -302,23 +304,24 @@ impl Decode for Decoder {
         }
         // Usage may come in a chunk after the one that finishes, so the
         // response is given when the stream closes.
-        if chunk.finish.is_some() {
-            self.finished = true;
+        if let Some(reason) = &chunk.finish {
+            self.finish = Some(gemini::finish(reason));
         }
         Ok(None)
     }
 
     fn end(&mut self) -> Result<ModelResponse, ModelError> {
-        if !self.finished {
+        let Some(finish) = self.finish.take() else {
             return Err(ModelError::StreamEnded {
                 provider: PROVIDER.into(),
                 message: "the stream closed before a chunk with a finishReason".into(),
             });
-        }
+        };
         Ok(ModelResponse {
             text: std::mem::take(&mut self.text),
             calls: std::mem::take(&mut self.calls),
             usage: self.usage,
+            finish,
         })
     }
 }

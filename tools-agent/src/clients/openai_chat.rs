@@ -20,7 +20,7 @@
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use tools_provider::{Dialect, openai};
+use tools_provider::{Dialect, Finish, openai};
 
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use super::{Client, Provider, Strict};
@@ -111,14 +111,15 @@ impl Provider for OpenAiChatApi {
         let Some(message) = body.pointer("/choices/0/message") else {
             return Err(malformed(body, "no `choices[0].message`"));
         };
-        let text = [message.get("content"), message.get("refusal")]
-            .into_iter()
-            .flatten()
-            .find_map(Value::as_str)
-            .unwrap_or_default()
-            .to_owned();
+        let refusal = message.get("refusal").and_then(Value::as_str);
+        let text = message.get("content").and_then(Value::as_str).or(refusal).unwrap_or_default().to_owned();
         let calls = self.dialect().parse_calls(body).map_err(|error| malformed(body, error))?;
-        Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "prompt", "completion") })
+        let reason = body.pointer("/choices/0/finish_reason").and_then(Value::as_str);
+        let finish = match (refusal, reason) {
+            (Some(_), _) => Finish::Refused { reason: "refusal".into() },
+            (None, reason) => reason.map(openai::chat::finish).unwrap_or_default(),
+        };
+        Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "prompt", "completion"), finish })
     }
 
     fn events(&self) -> ChatDecoder {
@@ -132,7 +133,10 @@ pub struct ChatDecoder {
     text: String,
     calls: CallAssembler,
     usage: Usage,
-    finished: bool,
+    /// How the choice ended, once a chunk said (`finish_reason`).
+    finish: Option<Finish>,
+    /// Whether the answer came as a `refusal`.
+    refused: bool,
 }
 
 impl Decode for ChatDecoder {
@@ -143,8 +147,11 @@ impl Decode for ChatDecoder {
     ) -> Result<Option<ModelResponse>, ModelError> {
         let data = event.data.trim();
         if data == "[DONE]" {
-            if !self.finished {
+            let Some(mut finish) = self.finish.take() else {
                 return Err(stream_ended("`data: [DONE]` came before a `finish_reason`"));
+            };
+            if self.refused {
+                finish = Finish::Refused { reason: "refusal".into() };
             }
             let mut calls = std::mem::take(&mut self.calls).finish();
             // A compatible server that leaves an id out still gets one,
@@ -158,6 +165,7 @@ impl Decode for ChatDecoder {
                 text: std::mem::take(&mut self.text),
                 calls,
                 usage: self.usage,
+                finish,
             }));
         }
         if data.is_empty() {
@@ -174,7 +182,11 @@ impl Decode for ChatDecoder {
             return Ok(None);
         };
         if let Some(delta) = choice.get("delta") {
-            if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|text| !text.is_empty()) {
+            // A refusal streams as `delta.refusal`, in place of the content.
+            let refusal = delta.get("refusal").and_then(Value::as_str).filter(|text| !text.is_empty());
+            self.refused |= refusal.is_some();
+            let text = delta.get("content").and_then(Value::as_str).filter(|text| !text.is_empty());
+            if let Some(text) = text.or(refusal) {
                 self.text.push_str(text);
                 out.push(ModelEvent::TextDelta(text.to_owned()));
             }
@@ -199,14 +211,14 @@ impl Decode for ChatDecoder {
                 });
             }
         }
-        if choice.get("finish_reason").is_some_and(|reason| !reason.is_null()) {
-            self.finished = true;
+        if let Some(reason) = choice.get("finish_reason").filter(|reason| !reason.is_null()) {
+            self.finish = Some(reason.as_str().map(openai::chat::finish).unwrap_or_default());
         }
         Ok(None)
     }
 
     fn end(&mut self) -> Result<ModelResponse, ModelError> {
-        Err(stream_ended(if self.finished {
+        Err(stream_ended(if self.finish.is_some() {
             "no `data: [DONE]`"
         } else {
             "no `finish_reason` and no `data: [DONE]`"

@@ -23,7 +23,7 @@
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use tools_provider::{Dialect, openai};
+use tools_provider::{Dialect, Finish, openai};
 
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use super::{Client, Provider, Strict};
@@ -119,17 +119,27 @@ fn read(dialect: Dialect, body: &Value) -> Result<ModelResponse, ModelError> {
         return Err(malformed(body, "no `output` array"));
     };
     let mut text = String::new();
+    let mut refused = false;
     let messages = output.iter().filter(|item| item.get("type").and_then(Value::as_str) == Some("message"));
     for part in messages.filter_map(|item| item.get("content").and_then(Value::as_array)).flatten() {
         let piece = match part.get("type").and_then(Value::as_str) {
             Some("output_text") => part.get("text"),
-            Some("refusal") => part.get("refusal"),
+            Some("refusal") => {
+                refused = true;
+                part.get("refusal")
+            }
             _ => None,
         };
         text.push_str(piece.and_then(Value::as_str).unwrap_or_default());
     }
     let calls = dialect.parse_calls(body).map_err(|error| malformed(body, error))?;
-    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "input", "output") })
+    let status = body.get("status").and_then(Value::as_str).unwrap_or("completed");
+    let incomplete = body.pointer("/incomplete_details/reason").and_then(Value::as_str);
+    let finish = match openai::responses::finish(status, incomplete) {
+        Finish::Complete if refused => Finish::Refused { reason: "refusal".into() },
+        finish => finish,
+    };
+    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "input", "output"), finish })
 }
 
 /// What a streamed response said so far: the output indexes of its
@@ -188,7 +198,8 @@ impl Decode for ResponsesDecoder {
                 }
             }
             // The whole response: what it holds is authoritative. An
-            // incomplete one (cut by `max_output_tokens`) still ends the turn.
+            // incomplete one (cut by `max_output_tokens`) ends the turn as
+            // truncated.
             "response.completed" | "response.incomplete" => {
                 let Some(response) = data.get("response") else {
                     return Err(malformed(&data, format!("`{kind}` without its `response`")));

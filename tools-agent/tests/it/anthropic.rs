@@ -130,6 +130,10 @@ impl ProviderMock for Mock {
         reasoning_tokens: None,
     };
     const STREAM_END: &'static str = "message_stop";
+    const TRUNCATED: (&'static [(&'static str, &'static str)], &'static str) =
+        (&[(r#""stop_reason":"tool_use""#, r#""stop_reason":"max_tokens""#)], "max_tokens");
+    const REFUSED: (&'static [(&'static str, &'static str)], &'static str) =
+        (&[(r#""stop_reason":"tool_use""#, r#""stop_reason":"refusal""#)], "refusal");
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> Anthropic {
         Anthropic::from_values("claude-sonnet-4-5", key, Some(root)).with_resend(fast_retry(attempts))

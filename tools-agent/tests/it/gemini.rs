@@ -300,6 +300,10 @@ impl ProviderMock for Mock {
         reasoning_tokens: Some(3),
     };
     const STREAM_END: &'static str = "finishReason";
+    const TRUNCATED: (&'static [(&'static str, &'static str)], &'static str) =
+        (&[(r#""finishReason":"STOP""#, r#""finishReason":"MAX_TOKENS""#)], "MAX_TOKENS");
+    const REFUSED: (&'static [(&'static str, &'static str)], &'static str) =
+        (&[(r#""finishReason":"STOP""#, r#""finishReason":"SAFETY""#)], "SAFETY");
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> Gemini {
         Gemini::from_values(MODEL, key, Some(root)).with_resend(fast_retry(attempts))

@@ -11,7 +11,7 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, ToolChoice, Usage};
+use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, StopReason, ToolChoice, Usage};
 use tools_core::Outcome;
 use wiremock::{Request, ResponseTemplate};
 
@@ -177,6 +177,41 @@ async fn a_keyless_local_server_gets_no_authorization_header() {
     }
 }
 
+/// A refusal comes as the message's `refusal` (plain) or as `delta.refusal`
+/// pieces (streamed), with `finish_reason: "stop"`: its text is the answer,
+/// and the run stops as refused, not answered
+/// (<https://platform.openai.com/docs/guides/structured-outputs#refusals>).
+#[tokio::test]
+async fn a_refusal_is_its_own_stop_plain_and_streamed() {
+    let refusal = "I'm sorry, I cannot help with that request.";
+    for streamed in [false, true] {
+        let reply = if streamed {
+            let (head, tail) = refusal.split_at(10);
+            let events: Vec<_> = [
+                chunk(json!({"role": "assistant", "content": null, "refusal": ""}), None),
+                chunk(json!({"refusal": head}), None),
+                chunk(json!({"refusal": tail}), None),
+                chunk(json!({}), Some("stop")),
+                usage_chunk(),
+                "[DONE]".to_owned(),
+            ]
+            .into_iter()
+            .map(|data| (None, data))
+            .collect();
+            sse(&events)
+        } else {
+            let mut body = completion(&Turn::text(""));
+            body["choices"][0]["message"] = json!({"role": "assistant", "content": null, "refusal": refusal});
+            ResponseTemplate::new(200).set_body_json(body)
+        };
+        let server = mock(ROUTE, vec![reply]).await;
+        let (result, _) = run(&Agent::new(client(&base(&server)), tools()).unwrap(), "Hi", streamed).await;
+        let result = result.unwrap();
+        assert_eq!(result.stop, StopReason::Refused { reason: "refusal".into() }, "streamed: {streamed}");
+        assert_eq!(result.answer, refusal, "streamed: {streamed}");
+    }
+}
+
 /// A compatible server that sends no usage (llama.cpp's streams without
 /// `include_usage`, some proxies): the counts are unknown, not zero.
 #[tokio::test]
@@ -299,6 +334,10 @@ impl ProviderMock for Mock {
         reasoning_tokens: Some(4),
     };
     const STREAM_END: &'static str = "[DONE]";
+    const TRUNCATED: (&'static [(&'static str, &'static str)], &'static str) =
+        (&[(r#""finish_reason":"tool_calls""#, r#""finish_reason":"length""#)], "length");
+    const REFUSED: (&'static [(&'static str, &'static str)], &'static str) =
+        (&[(r#""finish_reason":"tool_calls""#, r#""finish_reason":"content_filter""#)], "content_filter");
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> OpenAiChat {
         OpenAiChat::from_values("gpt-4o", key, Some(&format!("{root}/v1"))).with_resend(fast_retry(attempts))

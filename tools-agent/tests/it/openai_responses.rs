@@ -283,6 +283,20 @@ impl ProviderMock for Mock {
         reasoning_tokens: Some(64),
     };
     const STREAM_END: &'static str = "response.completed";
+    const TRUNCATED: (&'static [(&'static str, &'static str)], &'static str) = (
+        &[
+            (r#""status":"completed""#, r#""status":"incomplete""#),
+            (r#""incomplete_details":null"#, r#""incomplete_details":{"reason":"max_output_tokens"}"#),
+        ],
+        "max_output_tokens",
+    );
+    const REFUSED: (&'static [(&'static str, &'static str)], &'static str) = (
+        &[
+            (r#""status":"completed""#, r#""status":"incomplete""#),
+            (r#""incomplete_details":null"#, r#""incomplete_details":{"reason":"content_filter"}"#),
+        ],
+        "content_filter",
+    );
 
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> OpenAiResponses {
         OpenAiResponses::from_values("gpt-4.1", key, Some(&format!("{root}/v1")))

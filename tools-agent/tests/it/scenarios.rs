@@ -36,6 +36,12 @@ pub(crate) trait ProviderMock {
     const USAGE: Usage;
     /// What a stream cut before its end lacks, as the error names it.
     const STREAM_END: &'static str;
+    /// The edits that make a finished turn's body or stream one cut off at
+    /// the output limit (the text, compact JSON, before and after), and the
+    /// reason the provider gives.
+    const TRUNCATED: (&'static [(&'static str, &'static str)], &'static str);
+    /// The same for a refusal, or a turn its safety filter stopped.
+    const REFUSED: (&'static [(&'static str, &'static str)], &'static str);
 
     /// The client, pointed at a server at `root` (scheme, host and port).
     fn client(root: &str, key: Option<ApiKey>, attempts: u32) -> Self::Client;
@@ -436,6 +442,46 @@ pub(crate) async fn a_refused_key_names_the_variable_and_never_shows<P: Provider
     requests
 }
 
+/// A turn cut off at the output limit, and one refused, each with a text
+/// and a call: neither is an answer, the call does not run, and the
+/// transcript keeps no call without a result.
+pub(crate) async fn a_cut_or_refused_turn_is_not_an_answer<P: ProviderMock>(
+    streamed: bool,
+    configure: fn(Agent) -> Agent,
+) -> Vec<Request> {
+    let mut requests = Vec::new();
+    for (edits, reason) in [P::TRUNCATED, P::REFUSED] {
+        let turn = Turn {
+            text: "The weather in Paris is".into(),
+            calls: vec![("call_1".into(), "get_weather".into(), r#"{"city":"Par"}"#.into())],
+        };
+        let mut text = if streamed { P::stream(&turn, false) } else { P::body(&turn).to_string() };
+        for (from, to) in edits {
+            assert!(text.contains(from), "{from} is not in {text}");
+            text = text.replace(from, to);
+        }
+        let kind = if streamed { "text/event-stream" } else { "application/json" };
+        let server = mock(vec![ResponseTemplate::new(200).set_body_raw(text, kind)]).await;
+        let agent = configure(Agent::new(client::<P>(&server, 1), tools()).unwrap());
+        let (result, _) = run(&agent, "Weather in Paris?", streamed).await;
+        let result = result.unwrap();
+        let expected = if edits == P::TRUNCATED.0 {
+            StopReason::Truncated { reason: reason.into() }
+        } else {
+            StopReason::Refused { reason: reason.into() }
+        };
+        assert_eq!(result.stop, expected);
+        assert_eq!(result.answer, "The weather in Paris is");
+        let Some(Message::Assistant { text, calls }) = result.transcript.messages.last() else {
+            panic!("the turn is in the transcript: {:?}", result.transcript)
+        };
+        assert_eq!((text.as_str(), calls.len()), ("The weather in Paris is", 0));
+        requests.extend(received::<P>(&server, streamed).await);
+    }
+    assert_eq!(requests.len(), 2, "nothing more was asked");
+    requests
+}
+
 /// The key shows in no Display or Debug of the error.
 pub(crate) fn assert_no_key<P: ProviderMock>(error: &AgentError) {
     for shown in
@@ -515,7 +561,8 @@ macro_rules! scenarios {
                 max_turns_ends_with_a_request_without_tools,
                 a_rate_limit_is_retried,
                 server_errors_exhaust_the_retries,
-                a_refused_key_names_the_variable_and_never_shows);
+                a_refused_key_names_the_variable_and_never_shows,
+                a_cut_or_refused_turn_is_not_an_answer);
             scenarios!(@streamed $mock:
                 a_stream_that_ends_early_keeps_the_run_so_far,
                 split_characters_assemble);

@@ -40,7 +40,7 @@ pub use strict::strict_schema;
 use serde_json::{Value, json};
 
 use super::limits::ProviderLimits;
-use super::{Dialect, DialectError};
+use super::{Dialect, DialectError, Finish};
 use tools_core::Tool;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
@@ -96,4 +96,15 @@ pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
         tool["blocked_domains"] = json!(search.blocked_domains);
     }
     Ok(tool)
+}
+
+/// The ending a Messages `stop_reason` says ([`Finish`] has the table):
+/// `max_tokens` and `model_context_window_exceeded` are cut off, `refusal`
+/// refused.
+pub fn finish(stop_reason: &str) -> Finish {
+    match stop_reason {
+        "max_tokens" | "model_context_window_exceeded" => Finish::truncated(stop_reason),
+        "refusal" => Finish::refused(stop_reason),
+        _ => Finish::Complete,
+    }
 }

@@ -54,7 +54,7 @@ mod schema;
 use serde_json::{Value, json};
 
 use super::limits::ProviderLimits;
-use super::{Definition, Dialect, DialectError};
+use super::{Definition, Dialect, DialectError, Finish};
 use tools_core::Tool;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
@@ -116,4 +116,17 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
     }
     tools.extend(search.into_iter().map(|definition| definition.value));
     Value::Array(tools)
+}
+
+/// The ending a candidate's `finishReason` says ([`Finish`] has the table):
+/// `MAX_TOKENS` is cut off (thinking counts against it, so a truncated turn
+/// may hold no text at all); the safety and policy reasons are refusals.
+pub fn finish(reason: &str) -> Finish {
+    match reason {
+        "MAX_TOKENS" => Finish::truncated(reason),
+        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => {
+            Finish::refused(reason)
+        }
+        _ => Finish::Complete,
+    }
 }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::read;
-use crate::{Dialect, DialectError, Message, MessageError};
+use crate::{Dialect, DialectError, Finish, Message, MessageError};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
@@ -154,6 +154,16 @@ pub fn messages(
         }
     }
     Ok(messages)
+}
+
+/// The ending a Chat Completions `finish_reason` says ([`Finish`] has the
+/// table): `length` is cut off, `content_filter` refused.
+pub fn finish(reason: &str) -> Finish {
+    match reason {
+        "length" => Finish::truncated(reason),
+        "content_filter" => Finish::refused(reason),
+        _ => Finish::Complete,
+    }
 }
 
 /// What a tool message says of an image or file it cannot carry.

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::{list, read};
-use crate::{Dialect, DialectError, Message, MessageError};
+use crate::{Dialect, DialectError, Finish, Message, MessageError};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
@@ -208,4 +208,15 @@ fn output(result: &ToolResult) -> Result<Value, MessageError> {
         }
     }
     Ok(Value::Array(items))
+}
+
+/// The ending a response's `status` and `incomplete_details.reason` say
+/// ([`Finish`] has the table): an `incomplete` response was cut off by
+/// `max_output_tokens`, or refused by `content_filter`.
+pub fn finish(status: &str, incomplete_reason: Option<&str>) -> Finish {
+    match (status, incomplete_reason) {
+        ("incomplete", Some(reason @ "content_filter")) => Finish::refused(reason),
+        ("incomplete", reason) => Finish::truncated(reason.unwrap_or(status)),
+        _ => Finish::Complete,
+    }
 }

@@ -1,0 +1,57 @@
+//! How a model ended one response: each provider's reason, read into the
+//! one meaning a loop acts on. A response cut off is never an answer, and
+//! a refusal is its own ending.
+
+use serde::{Deserialize, Serialize};
+
+/// How a model ended its response.
+///
+/// | provider | `Truncated` | `Refused` |
+/// |---|---|---|
+/// | OpenAI Chat | `finish_reason: "length"` | `finish_reason: "content_filter"`, or a `refusal` in the message |
+/// | OpenAI Responses | `status: "incomplete"`, `incomplete_details.reason: "max_output_tokens"` | `incomplete_details.reason: "content_filter"`, or a `refusal` part |
+/// | Anthropic | `stop_reason: "max_tokens"` or `"model_context_window_exceeded"` | `stop_reason: "refusal"` |
+/// | Gemini | `finishReason: "MAX_TOKENS"` | `finishReason: "SAFETY"`, `"RECITATION"`, `"BLOCKLIST"`, `"PROHIBITED_CONTENT"`, `"SPII"`, `"IMAGE_SAFETY"` |
+///
+/// Sources: <https://platform.openai.com/docs/api-reference/chat/object>
+/// (`finish_reason`), <https://platform.openai.com/docs/api-reference/responses/object>
+/// (`status`, `incomplete_details`),
+/// <https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons>,
+/// <https://ai.google.dev/api/generate-content#FinishReason>.
+///
+/// ```
+/// use tools_provider::{Finish, anthropic, gemini, openai};
+/// assert_eq!(openai::chat::finish("length"), Finish::Truncated { reason: "length".into() });
+/// assert_eq!(anthropic::finish("refusal"), Finish::Refused { reason: "refusal".into() });
+/// assert_eq!(gemini::finish("STOP"), Finish::Complete);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum Finish {
+    /// The model finished: an answer, or calls to run.
+    #[default]
+    Complete,
+    /// The model was cut off (its output limit, the context window): what
+    /// came is partial, and its calls may be cut too.
+    Truncated {
+        /// The provider's reason, as it sent it.
+        reason: String,
+    },
+    /// The model refused, or a safety filter stopped it.
+    Refused {
+        /// The provider's reason, as it sent it.
+        reason: String,
+    },
+}
+
+impl Finish {
+    /// `Truncated` with this reason.
+    pub(crate) fn truncated(reason: &str) -> Self {
+        Self::Truncated { reason: reason.to_owned() }
+    }
+
+    /// `Refused` with this reason.
+    pub(crate) fn refused(reason: &str) -> Self {
+        Self::Refused { reason: reason.to_owned() }
+    }
+}
