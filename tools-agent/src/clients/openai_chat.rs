@@ -119,7 +119,7 @@ impl Provider for OpenAiChatApi {
             (Some(_), _) => Finish::Refused { reason: "refusal".into() },
             (None, reason) => reason.map(openai::chat::finish).unwrap_or_default(),
         };
-        Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "prompt", "completion"), finish })
+        Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), common::CHAT_USAGE), finish })
     }
 
     fn events(&self) -> ChatDecoder {
@@ -176,7 +176,7 @@ impl Decode for ChatDecoder {
             return Err(stream_ended(format!("the server sent an error: {}", error_text(Some(error)))));
         }
         if let Some(counts) = chunk.get("usage").filter(|counts| counts.is_object()) {
-            self.usage = usage(Some(counts), "prompt", "completion");
+            self.usage = usage(Some(counts), common::CHAT_USAGE);
         }
         let Some(choice) = chunk.pointer("/choices/0") else {
             return Ok(None);

@@ -51,18 +51,34 @@ pub(crate) fn error_text(error: Option<&Value>) -> String {
     }
 }
 
-/// Token counts from a `usage` object under the API's names: `input` and
-/// `output` (`prompt`/`completion` for Chat Completions), with their
-/// `_tokens_details` (`cached_tokens`, `reasoning_tokens`); `None` where a
-/// (compatible) server leaves them out ([`Usage`] cites the pages).
-pub(crate) fn usage(usage: Option<&Value>, input: &str, output: &str) -> Usage {
+/// Where Chat Completions keeps its counts in `usage`: input, output,
+/// cached input, reasoning.
+pub(crate) const CHAT_USAGE: [&str; 4] = [
+    "/prompt_tokens",
+    "/completion_tokens",
+    "/prompt_tokens_details/cached_tokens",
+    "/completion_tokens_details/reasoning_tokens",
+];
+
+/// The same in a Responses `usage`.
+pub(crate) const RESPONSES_USAGE: [&str; 4] = [
+    "/input_tokens",
+    "/output_tokens",
+    "/input_tokens_details/cached_tokens",
+    "/output_tokens_details/reasoning_tokens",
+];
+
+/// Token counts from a `usage` object, at the API's places
+/// ([`CHAT_USAGE`], [`RESPONSES_USAGE`]); `None` where a (compatible)
+/// server leaves them out ([`Usage`] cites the pages).
+pub(crate) fn usage(usage: Option<&Value>, [input, output, cached, reasoning]: [&str; 4]) -> Usage {
     let count = |pointer: &str| usage.and_then(|usage| usage.pointer(pointer)).and_then(Value::as_u64);
     Usage {
-        input_tokens: count(&format!("/{input}_tokens")),
-        output_tokens: count(&format!("/{output}_tokens")),
-        cache_read_tokens: count(&format!("/{input}_tokens_details/cached_tokens")),
+        input_tokens: count(input),
+        output_tokens: count(output),
+        cache_read_tokens: count(cached),
         cache_write_tokens: None,
-        reasoning_tokens: count(&format!("/{output}_tokens_details/reasoning_tokens")),
+        reasoning_tokens: count(reasoning),
     }
 }
 

@@ -139,7 +139,7 @@ fn read(dialect: Dialect, body: &Value) -> Result<ModelResponse, ModelError> {
         Finish::Complete if refused => Finish::Refused { reason: "refusal".into() },
         finish => finish,
     };
-    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), "input", "output"), finish })
+    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), common::RESPONSES_USAGE), finish })
 }
 
 /// What a streamed response said so far: the output indexes of its
