@@ -303,25 +303,26 @@ impl Agent {
             turns = tracing::field::Empty,
             stop = tracing::field::Empty,
         );
-        let (mut run, paused) = match start {
+        // A new or continued run starts with the agent's instructions where
+        // its transcript has none; a paused one, as it was saved.
+        let fresh = |mut transcript: Transcript| {
+            if transcript.instructions.is_none() {
+                transcript.instructions.clone_from(&self.instructions);
+            }
+            (transcript, Vec::new(), RunBudget::default(), 0, None)
+        };
+        let (transcript, usage, budget, turns, paused) = match start {
             RunInput::Prompt(prompt) => {
-                let mut transcript =
-                    Transcript { instructions: self.instructions.clone(), messages: Vec::new() };
-                transcript.push(Message::user(prompt));
-                (Run::new(self, transcript, Vec::new(), RunBudget::default(), events, 0), None)
+                fresh(Transcript { instructions: None, messages: vec![Message::user(prompt)] })
             }
-            RunInput::Transcript(mut transcript) => {
-                if transcript.instructions.is_none() {
-                    transcript.instructions.clone_from(&self.instructions);
-                }
-                (Run::new(self, transcript, Vec::new(), RunBudget::default(), events, 0), None)
-            }
+            RunInput::Transcript(transcript) => fresh(transcript),
             RunInput::Paused(state) => {
                 // What was spent counts; the limits are this agent's.
                 let (transcript, done, pending, budget, usage, turns) = state.into_parts();
-                (Run::new(self, transcript, usage, budget, events, turns), Some((done, pending)))
+                (transcript, usage, budget, turns, Some((done, pending)))
             }
         };
+        let mut run = Run::new(self, transcript, usage, budget, events, turns);
         let ended = async {
             if let Some((done, pending)) = paused
                 && let Some(ended) = run.resume_turn(done, pending).await

@@ -82,28 +82,20 @@ impl<'a> Run<'a> {
             self.turns += 1;
             let answered = response.calls.is_empty();
             let text = response.text.clone();
-            self.transcript.push(Message::Assistant { text: response.text, calls: response.calls });
-            let cut = match response.finish {
+            let ends = match response.finish {
                 Finish::Truncated { reason } => Some(StopReason::Truncated { reason }),
                 Finish::Refused { reason } => Some(StopReason::Refused { reason }),
+                _ if last => Some(StopReason::MaxTurns { turns: agent.max_turns }),
                 _ => None,
             };
-            if let Some(stop) = cut {
-                // Calls of a cut turn may be cut themselves: none runs, and
-                // none is left without a result in the transcript.
-                if let Some(Message::Assistant { calls, .. }) = self.transcript.messages.last_mut() {
-                    calls.clear();
-                }
+            // A turn that ends the run keeps no calls: none will be
+            // answered (a model that calls tools anyway on the tool-less
+            // last request), and those of a cut turn may be cut themselves,
+            // so the transcript stays one a provider accepts.
+            let calls = if ends.is_some() { Vec::new() } else { response.calls };
+            self.transcript.push(Message::Assistant { text: response.text, calls });
+            if let Some(stop) = ends {
                 return Ok((text, stop));
-            }
-            if last {
-                // A model that calls tools anyway on the tool-less request
-                // leaves calls no one will answer: dropped, so the
-                // transcript stays one a provider accepts.
-                if let Some(Message::Assistant { calls, .. }) = self.transcript.messages.last_mut() {
-                    calls.clear();
-                }
-                return Ok((text, StopReason::MaxTurns { turns: agent.max_turns }));
             }
             if answered {
                 return Ok((text, StopReason::Answered));
