@@ -34,7 +34,7 @@
 mod messages;
 mod strict;
 
-pub use messages::{IMAGE_TYPES, format_results, messages, parse_calls, tool_input};
+pub use messages::{IMAGE_TYPES, NATIVE, content, format_results, messages, parse_calls, tool_input};
 pub use strict::strict_schema;
 
 use serde_json::{Value, json};
@@ -105,6 +105,7 @@ pub fn finish(stop_reason: &str) -> Finish {
     match stop_reason {
         "max_tokens" | "model_context_window_exceeded" => Finish::truncated(stop_reason),
         "refusal" => Finish::refused(stop_reason),
+        "pause_turn" => Finish::Paused { reason: stop_reason.to_owned() },
         _ => Finish::Complete,
     }
 }
