@@ -100,7 +100,7 @@ pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
 
 /// The ending a Messages `stop_reason` says ([`Finish`] has the table):
 /// `max_tokens` and `model_context_window_exceeded` are cut off, `refusal`
-/// refused.
+/// refused, `pause_turn` paused (the turn goes back as it is to continue).
 pub fn finish(stop_reason: &str) -> Finish {
     match stop_reason {
         "max_tokens" | "model_context_window_exceeded" => Finish::truncated(stop_reason),

@@ -120,7 +120,9 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
 
 /// The ending a candidate's `finishReason` says ([`Finish`] has the table):
 /// `MAX_TOKENS` is cut off (thinking counts against it, so a truncated turn
-/// may hold no text at all); the safety and policy reasons are refusals.
+/// may hold no text at all); the safety and policy reasons are refusals; a
+/// call Gemini could not read, did not expect or found one too many is
+/// malformed (the model is told and tries again).
 pub fn finish(reason: &str) -> Finish {
     match reason {
         "MAX_TOKENS" => Finish::truncated(reason),
