@@ -239,7 +239,7 @@ class Chat(Api):
             "input_tokens": u.prompt_tokens,
             "output_tokens": u.completion_tokens,
             "cache_read_tokens": u.prompt_tokens_details.cached_tokens,
-            "cache_write_tokens": None,  # (not reported)
+            "cache_write_tokens": u.prompt_tokens_details.cache_write_tokens,
             "reasoning_tokens": u.completion_tokens_details.reasoning_tokens,
         }
         return {key: value for key, value in counts.items() if value is not None}
@@ -332,7 +332,7 @@ class Responses(Api):
             "input_tokens": u.input_tokens,
             "output_tokens": u.output_tokens,
             "cache_read_tokens": u.input_tokens_details.cached_tokens,
-            "cache_write_tokens": None,  # (not reported)
+            "cache_write_tokens": u.input_tokens_details.cache_write_tokens,
             "reasoning_tokens": u.output_tokens_details.reasoning_tokens,
         }
         return {key: value for key, value in counts.items() if value is not None}
@@ -473,7 +473,7 @@ class Anthropic(Api):
             "output_tokens": u.output_tokens,
             "cache_read_tokens": read,
             "cache_write_tokens": written,
-            "reasoning_tokens": None,  # (not broken out)
+            "reasoning_tokens": u.output_tokens_details.thinking_tokens if u.output_tokens_details else None,
         }
         return {key: value for key, value in counts.items() if value is not None}
 
@@ -523,9 +523,15 @@ class Anthropic(Api):
                     event(a.RawContentBlockDeltaEvent, {"type": "content_block_delta", "index": index,
                                                         "delta": {"type": "input_json_delta", "partial_json": piece}})
             event(a.RawContentBlockStopEvent, {"type": "content_block_stop", "index": index})
+        # The output count, as the streaming guide shows it; with the cache
+        # or thinking in play, every cumulative count `MessageDeltaUsage` has.
         delta_usage = {"output_tokens": turn.tokens.output}
-        if "output_tokens_details" in message["usage"]:
-            delta_usage["output_tokens_details"] = message["usage"]["output_tokens_details"]
+        t = turn.tokens
+        if t.cache_read or t.cache_write or t.reasoning:
+            whole = message["usage"]
+            delta_usage.update({key: whole[key] for key in (
+                "input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens_details")
+                if key in whole})
         event(a.RawMessageDeltaEvent, {"type": "message_delta", "delta": {
             "stop_reason": message["stop_reason"], "stop_sequence": None}, "usage": delta_usage})
         event(a.RawMessageStopEvent, {"type": "message_stop"})
