@@ -173,7 +173,12 @@ class Handler(BaseHTTPRequestHandler):
             problem = f"request {index}: the scenario has {len(scenario.turns)} turns"
             self.recorder.fail(case, problem)
             return self._json(400, wire.error(400, problem))
-        content_type, chunks = wire.reply(scenario.turns[index], streamed, body)
+        try:
+            content_type, chunks = wire.reply(scenario.turns[index], streamed, body)
+        except Exception as error:  # a bug of the stand-in: say so, and fail the case at once (no 5xx to resend)
+            problem = f"request {index}: the stand-in could not build its reply: {error!r}"
+            self.recorder.fail(case, problem)
+            return self._json(400, wire.error(400, problem))
         self._send(200, content_type, chunks)
 
 

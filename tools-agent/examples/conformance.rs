@@ -19,7 +19,7 @@
 //! CONFORMANCE_URL=http://127.0.0.1:PORT cargo run -p tools-agent --example conformance
 //! ```
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
@@ -35,6 +35,9 @@ use tools_macros::tool;
 /// The header the client that resumes a saved run sends, so the stand-in
 /// can tell its requests apart.
 const RESUMED: (&str, &str) = ("x-conformance-phase", "resumed");
+
+/// How long one case may take (each takes milliseconds).
+const CASE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Current temperature for a city.
 #[tool(args, read_only, crate = "tools_core")]
@@ -242,9 +245,10 @@ async fn main() {
         let case = Case { spec, root: root.clone() };
         let name = case.str("case").to_owned();
         let started = Instant::now();
-        let mut problems = match run_case(&case).await {
-            Ok(problems) => problems,
-            Err(error) => vec![error],
+        let mut problems = match tokio::time::timeout(CASE_TIMEOUT, run_case(&case)).await {
+            Ok(Ok(problems)) => problems,
+            Ok(Err(error)) => vec![error],
+            Err(_) => vec![format!("the case took more than {CASE_TIMEOUT:?}")],
         };
         match get(&http, &format!("{root}/_control/check/{name}")).await {
             Ok(checked) => problems.extend(
