@@ -33,10 +33,8 @@ MODES = ("plain", "streamed")
 RESUMED_HEADER = ("x-conformance-phase", "resumed")
 
 
-def result(call: Call, denied: Optional[str] = None) -> str:
+def result(call: Call) -> str:
     """What the driver's tools answer (tools-agent/examples/conformance.rs)."""
-    if denied is not None:
-        return denied
     if call.name == "get_weather":
         return f"12°C in {call.args['city']}"
     if call.name == "get_time":
@@ -48,15 +46,22 @@ def result(call: Call, denied: Optional[str] = None) -> str:
 
 @dataclass(frozen=True)
 class Pause:
-    """The run pauses on the turn `after` (its calls of `pending` tools wait
-    for approval); the driver saves the paused run as JSON, and a fresh
-    client and agent load it, `approve` and `deny` (tool: reason) the calls,
-    and resume it."""
+    """The run pauses on the turn `after`: its calls of the tool that needs
+    approval (`delete_file`, named in `pending` in turn order) wait. The
+    driver saves the paused run as JSON; a fresh client and agent load it,
+    decide about each waiting call in order (`decisions`: `("approve",)`,
+    `("deny", reason)` or `("approve_with", arguments)`), and resume it."""
 
     after: int
     pending: tuple[str, ...]
-    approve: tuple[str, ...] = ()
-    deny: dict[str, str] = field(default_factory=dict)
+    decisions: tuple[tuple, ...]
+
+
+def denial(call: Call, reason: str) -> str:
+    """What a denied call answers (`tools_agent::approval::denied`, as
+    `ToolError::Denied` renders it)."""
+    message = f"a person denied this call of `{call.name}`, so it did not run: {reason}"
+    return json.dumps({"error": message}, separators=(",", ":"), ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -132,8 +137,16 @@ SCENARIOS: list[Scenario] = [
         "both results",
         "Delete old.log and tell me the weather in Oslo.",
         (Turn(calls=(WEATHER, DELETE)), Turn(text="Deleted old.log; 12°C in Oslo.")),
-        pause=Pause(after=0, pending=("delete_file",), approve=("delete_file",)),
+        pause=Pause(after=0, pending=("delete_file",), decisions=(("approve",),)),
         check=_resumed_requests_carry_the_pause),
+    Scenario(
+        "resume_with_denial_and_edit", "(f) two calls wait: after the resume one runs with arguments a person "
+        "edited (the transcript records them) and the other is denied, its reason the result",
+        "Delete old.log and report.pdf.",
+        (Turn(calls=(DELETE, Call("call_delete_report", "delete_file", {"path": "report.pdf"}))),
+         Turn(text="Deleted old.log.1; report.pdf was kept.")),
+        pause=Pause(after=0, pending=("delete_file", "delete_file"),
+                    decisions=(("approve_with", {"path": "old.log.1"}), ("deny", "report.pdf is the only copy")))),
     # To come (they need reasoning items in the transcript, issue 29 item 1):
     # - anthropic_thinking_tool_use: thinking + signature before a tool_use,
     #   sent back complete and unmodified (clients=("anthropic",));
@@ -153,14 +166,32 @@ def key(call: Call, api: str) -> str:
     return call.name if api == "gemini" else call.id
 
 
+def decided(scenario: Scenario, index: int, turn: Turn) -> list[tuple[Call, str]]:
+    """The turn's calls as the transcript keeps them (with the arguments
+    they were approved with), each with the result it gave."""
+    pause = scenario.pause
+    waiting = pause is not None and pause.after == index
+    decisions = iter(pause.decisions if waiting else ())
+    out = []
+    for call in turn.calls:
+        decision = next(decisions) if waiting and call.name in pause.pending else ("approve",)
+        if decision[0] == "deny":
+            out.append((call, denial(call, decision[1])))
+            continue
+        if decision[0] == "approve_with":
+            call = Call(call.id, call.name, decision[1])
+        out.append((call, result(call)))
+    return out
+
+
 def conversation(scenario: Scenario, api: str, upto: int) -> list:
     """The messages request `upto` must carry: the prompt, then each turn
     before it with its calls' results."""
     messages: list = [["user", scenario.prompt]]
-    denials = scenario.pause.deny if scenario.pause else {}
-    for turn in scenario.turns[:upto]:
-        messages.append(["assistant", turn.text, [[key(c, api), c.name, c.args] for c in turn.calls]])
-        messages.append(["results", [[key(c, api), result(c, denials.get(c.name))] for c in turn.calls]])
+    for index, turn in enumerate(scenario.turns[:upto]):
+        calls = decided(scenario, index, turn)
+        messages.append(["assistant", turn.text, [[key(c, api), c.name, c.args] for c, _ in calls]])
+        messages.append(["results", [[key(c, api), content] for c, content in calls]])
     return messages
 
 
@@ -217,7 +248,9 @@ def cases() -> list[dict]:
                     "prompt": scenario.prompt,
                     "instructions": INSTRUCTIONS,
                     "pause": None if pause is None else {
-                        "pending": list(pause.pending), "approve": list(pause.approve), "deny": pause.deny},
+                        "pending": list(pause.pending),
+                        "decisions": [dict(zip(("decision", "reason" if d[0] == "deny" else "arguments"), d))
+                                      for d in pause.decisions]},
                     "expect": expect(scenario, api),
                 })
     return out

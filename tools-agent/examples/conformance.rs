@@ -147,16 +147,17 @@ async fn run_case(case: &Case) -> Result<Vec<String>, String> {
         drop(agent);
         let mut state: RunState =
             serde_json::from_str(&saved).map_err(|e| format!("loading the run: {e}"))?;
-        let calls: Vec<(String, String)> =
-            state.pending().iter().map(|p| (p.call.id.to_string(), p.call.name.to_string())).collect();
-        for (id, name) in calls {
-            let named = |list: &Value| list.as_array().is_some_and(|l| l.iter().any(|n| n == name.as_str()));
-            let decided = if named(&pause["approve"]) {
-                state.approve(&id).map(drop)
-            } else if let Some(reason) = pause["deny"].get(&name).and_then(Value::as_str) {
-                state.deny(&id, reason).map(drop)
-            } else {
-                Ok(())
+        let ids: Vec<String> = state.pending().iter().map(|p| p.call.id.to_string()).collect();
+        let decisions = pause["decisions"].as_array().cloned().unwrap_or_default();
+        if decisions.len() != ids.len() {
+            return Err(format!("{} calls wait, and {} decisions", ids.len(), decisions.len()));
+        }
+        for (id, decision) in ids.iter().zip(&decisions) {
+            let decided = match decision["decision"].as_str() {
+                Some("approve") => state.approve(id),
+                Some("deny") => state.deny(id, decision["reason"].as_str().unwrap_or_default()),
+                Some("approve_with") => state.approve_with(id, decision["arguments"].to_string()),
+                other => return Err(format!("no decision {other:?}")),
             };
             decided.map_err(|e| e.to_string())?;
         }
