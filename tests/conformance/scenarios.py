@@ -147,6 +147,12 @@ SCENARIOS: list[Scenario] = [
          Turn(text="Deleted old.log.1; report.pdf was kept.")),
         pause=Pause(after=0, pending=("delete_file", "delete_file"),
                     decisions=(("approve_with", {"path": "old.log.1"}), ("deny", "report.pdf is the only copy")))),
+    Scenario(
+        "gemini_call_ids", "Gemini calls that come with ids (as some of its models send them): each id goes back "
+        "on its functionCall and on its functionResponse",
+        "Weather and time in Oslo?",
+        (Turn(calls=(WEATHER, TIME), gemini_ids=True), Turn(text="12°C, and it is noon.")),
+        clients=("gemini",)),
     # To come (they need reasoning items in the transcript, issue 29 item 1):
     # - anthropic_thinking_tool_use: thinking + signature before a tool_use,
     #   sent back complete and unmodified (clients=("anthropic",));
@@ -160,10 +166,10 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
-def key(call: Call, api: str) -> str:
-    """How a request names a call: its id, or Gemini's name (its replies
-    here carry no ids, so the client sends none back)."""
-    return call.name if api == "gemini" else call.id
+def key(call: Call, api: str, turn: Turn) -> str:
+    """How a request names a call: its id, or, for a Gemini call that came
+    without one, its name (the client sends no made-up id back)."""
+    return call.name if api == "gemini" and not turn.gemini_ids else call.id
 
 
 def decided(scenario: Scenario, index: int, turn: Turn) -> list[tuple[Call, str]]:
@@ -190,8 +196,8 @@ def conversation(scenario: Scenario, api: str, upto: int) -> list:
     messages: list = [["user", scenario.prompt]]
     for index, turn in enumerate(scenario.turns[:upto]):
         calls = decided(scenario, index, turn)
-        messages.append(["assistant", turn.text, [[key(c, api), c.name, c.args] for c, _ in calls]])
-        messages.append(["results", [[key(c, api), content] for c, content in calls]])
+        messages.append(["assistant", turn.text, [[key(c, api, turn), c.name, c.args] for c, _ in calls]])
+        messages.append(["results", [[key(c, api, turn), content] for c, content in calls]])
     return messages
 
 

@@ -61,7 +61,7 @@ CREATED = 1767225600
 @dataclass(frozen=True)
 class Call:
     """A tool call: its id (Gemini's replies carry none, as most of its
-    models send), tool and arguments; `cut`: the argument text as a turn cut
+    models send, unless the turn says), tool and arguments; `cut`: the argument text as a turn cut
     off mid-call sends it where arguments are text (Chat, Responses, an
     Anthropic stream), `args` being what the object-valued APIs show."""
 
@@ -98,6 +98,8 @@ class Turn:
     calls: tuple[Call, ...] = ()
     end: str = "complete"
     tokens: Tokens = field(default_factory=Tokens)
+    #: Gemini's calls carry their ids (most of its models send none)
+    gemini_ids: bool = False
 
 
 def pieces(text: str, size: int = 7) -> list[str]:
@@ -622,7 +624,8 @@ class Gemini(Api):
     def reply(self, turn: Turn, streamed: bool, request: dict) -> tuple[str, list[bytes]]:
         finish = {"truncated": "MAX_TOKENS", "refused": "SAFETY"}.get(turn.end, "STOP")
         text = [] if turn.end == "refused" else [{"text": turn.text}] if turn.text else []
-        calls = [{"functionCall": {"name": c.name, "args": c.args}} for c in turn.calls]
+        calls = [{"functionCall": {"name": c.name, "args": c.args, **({"id": c.id} if turn.gemini_ids else {})}}
+                 for c in turn.calls]
         if not streamed:
             body = self._response(text + calls, finish, self.usage(turn.tokens))
             return "application/json", [json.dumps(body, ensure_ascii=False).encode()]
