@@ -21,7 +21,7 @@ that carries them back.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 from wire import APIS, KEYS, MODELS, Call, Tokens, Turn
