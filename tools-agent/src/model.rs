@@ -65,8 +65,8 @@ pub struct ModelRequest<'a> {
 /// | `input_tokens`: every input token, cached ones included | `prompt_tokens` | `input_tokens` | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `promptTokenCount` |
 /// | `output_tokens`: every output token, reasoning included | `completion_tokens` | `output_tokens` | `output_tokens` | `candidatesTokenCount` + `thoughtsTokenCount` |
 /// | `cache_read_tokens`: of the input, read from the cache | `prompt_tokens_details.cached_tokens` | `input_tokens_details.cached_tokens` | `cache_read_input_tokens` | `cachedContentTokenCount` |
-/// | `cache_write_tokens`: of the input, written to the cache | (not reported) | (not reported) | `cache_creation_input_tokens` | (not reported) |
-/// | `reasoning_tokens`: of the output, reasoning | `completion_tokens_details.reasoning_tokens` | `output_tokens_details.reasoning_tokens` | (not broken out) | `thoughtsTokenCount` |
+/// | `cache_write_tokens`: of the input, written to the cache | `prompt_tokens_details.cache_write_tokens` | `input_tokens_details.cache_write_tokens` | `cache_creation_input_tokens` | (not reported) |
+/// | `reasoning_tokens`: of the output, reasoning | `completion_tokens_details.reasoning_tokens` | `output_tokens_details.reasoning_tokens` | `output_tokens_details.thinking_tokens` | `thoughtsTokenCount` |
 ///
 /// Sources: <https://platform.openai.com/docs/api-reference/chat/object>
 /// (`usage`), <https://platform.openai.com/docs/api-reference/responses/object>
@@ -74,6 +74,11 @@ pub struct ModelRequest<'a> {
 /// <https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>
 /// (Anthropic's `input_tokens` counts only the tokens after the last cache
 /// breakpoint), <https://ai.google.dev/api/generate-content#UsageMetadata>.
+/// The OpenAI cache writes and Anthropic's thinking count are fields of the
+/// official SDKs' usage models, which are generated from the APIs' specs
+/// (openai-python's `CompletionUsage` and `ResponseUsage`, anthropic-sdk-python's
+/// `Usage` and `MessageDeltaUsage`); `tests/conformance` reads each from
+/// replies built with those models.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Every input token (the prompt, the tools, the transcript), cached

@@ -132,7 +132,9 @@ impl Provider for AnthropicApi {
 /// A `usage` object as [`Usage`] counts it: Anthropic's `input_tokens` are
 /// only those after the last cache breakpoint, so the input is that plus
 /// the tokens read from and written to the cache
-/// (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>).
+/// (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>);
+/// the reasoning is `output_tokens_details.thinking_tokens`, part of
+/// `output_tokens`, where the API breaks it out.
 fn read_usage(usage: &Value) -> Usage {
     let tokens = |field: &str| usage.get(field).and_then(Value::as_u64);
     let (read, written) = (tokens("cache_read_input_tokens"), tokens("cache_creation_input_tokens"));
@@ -141,7 +143,7 @@ fn read_usage(usage: &Value) -> Usage {
         output_tokens: tokens("output_tokens"),
         cache_read_tokens: read,
         cache_write_tokens: written,
-        reasoning_tokens: None,
+        reasoning_tokens: usage.pointer("/output_tokens_details/thinking_tokens").and_then(Value::as_u64),
     }
 }
 
@@ -153,6 +155,7 @@ fn update(usage: &mut Usage, later: Usage) {
         (&mut usage.output_tokens, later.output_tokens),
         (&mut usage.cache_read_tokens, later.cache_read_tokens),
         (&mut usage.cache_write_tokens, later.cache_write_tokens),
+        (&mut usage.reasoning_tokens, later.reasoning_tokens),
     ];
     for (field, later) in fields {
         if later.is_some() {
@@ -374,5 +377,29 @@ mod tests {
             !format!("{:?}", Anthropic::from_values("m", Some(ApiKey::new("sk-ant-x")), None))
                 .contains("sk-ant-x")
         );
+    }
+
+    #[test]
+    fn usage_counts_the_cache_in_the_input_and_breaks_out_thinking() {
+        let usage = json!({"input_tokens": 256, "cache_read_input_tokens": 1536,
+            "cache_creation_input_tokens": 256, "output_tokens": 300,
+            "output_tokens_details": {"thinking_tokens": 200}});
+        let expected = Usage {
+            input_tokens: Some(2048),
+            output_tokens: Some(300),
+            cache_read_tokens: Some(1536),
+            cache_write_tokens: Some(256),
+            reasoning_tokens: Some(200),
+        };
+        assert_eq!(read_usage(&usage), expected);
+        // A stream's `message_delta` with only the output keeps the rest.
+        let mut streamed = read_usage(&json!({"input_tokens": 256, "cache_read_input_tokens": 1536,
+            "cache_creation_input_tokens": 256, "output_tokens": 1}));
+        update(
+            &mut streamed,
+            read_usage(&json!({"output_tokens": 300,
+            "output_tokens_details": {"thinking_tokens": 200}})),
+        );
+        assert_eq!(streamed, expected);
     }
 }
