@@ -38,10 +38,11 @@ use tools_core::ToolCall;
 use tools_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
 use tools_provider::{Dialect, Finish};
 
-use super::{Client, Provider};
+use super::{Client, Provider, fields};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ModelEvent, ModelRequest, ModelResponse, Usage};
+use crate::settings::merge_extra;
 
 const PROVIDER: &str = "gemini";
 
@@ -87,7 +88,8 @@ impl Provider for GeminiApi {
         format!("{base_url}/v1beta/models/{model}:{method}")
     }
 
-    /// The request body, as <https://ai.google.dev/api/generate-content> shows it.
+    /// The request body, as <https://ai.google.dev/api/generate-content> shows it;
+    /// the settings' fields from `fields::gemini`, the extra JSON last.
     fn body(&self, _model: &str, request: &ModelRequest<'_>, _stream: bool) -> Result<Value, ModelError> {
         let settings = request.settings;
         let mut body = Map::new();
@@ -100,16 +102,9 @@ impl Provider for GeminiApi {
         body.insert("contents".into(), Value::Array(contents));
         // `tools`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
-        let mut generation = Map::new();
-        if let Some(max_tokens) = settings.max_tokens {
-            generation.insert("maxOutputTokens".into(), json!(max_tokens));
-        }
-        if let Some(temperature) = settings.temperature {
-            generation.insert("temperature".into(), json!(temperature));
-        }
-        if !generation.is_empty() {
-            body.insert("generationConfig".into(), Value::Object(generation));
-        }
+        // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
+        fields::gemini(settings, &mut body)?;
+        merge_extra(fields::GEMINI, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 
