@@ -32,7 +32,7 @@ pub use tools_provider::ToolChoice;
 /// | `top_k` | refused | refused | `top_k` (refused with thinking) | `topK` |
 /// | `stop_sequences` | `stop` | refused | `stop_sequences` | `stopSequences` |
 /// | `seed` | `seed` | refused | refused | `seed` |
-/// | `reasoning` | `reasoning_effort` | `reasoning`, `include` | `thinking`, `output_config.effort` | `thinkingConfig` |
+/// | `reasoning` | `reasoning_effort` | `reasoning` (and `include`, below) | `thinking`, `output_config.effort` | `thinkingConfig` |
 /// | `extra` | merged into the body | merged | merged | merged |
 ///
 /// [`ReasoningSettings`](crate::ReasoningSettings) has the reasoning fields'

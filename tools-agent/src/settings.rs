@@ -122,7 +122,7 @@ impl ModelSettings {
 ///
 /// | field | OpenAI Chat | OpenAI Responses | Anthropic | Gemini `thinkingConfig` |
 /// |---|---|---|---|---|
-/// | (set at all) | nothing more | `include: ["reasoning.encrypted_content"]` (but for models without reasoning, see [`ModelSettings`]) | `thinking: {"type": "adaptive"}` without a budget | nothing more |
+/// | (set at all) | nothing more | nothing more (every request has `include: ["reasoning.encrypted_content"]`, but for models without reasoning: see [`ModelSettings`]) | `thinking: {"type": "adaptive"}` without a budget | nothing more |
 /// | `effort` | `reasoning_effort` | `reasoning.effort` | `output_config.effort` (`low` to `max`; `None`: `thinking: {"type": "disabled"}`) | `thinkingLevel` (`MINIMAL` to `HIGH`; `None`: `thinkingBudget: 0`) |
 /// | `budget_tokens` | refused | refused | `thinking: {"type": "enabled", "budget_tokens"}`: at least 1,024 and below `max_tokens` | `thinkingBudget` (not with a level) |
 /// | `summary` | refused | `reasoning.summary` | `thinking.display: "summarized"` | `includeThoughts: true` |
