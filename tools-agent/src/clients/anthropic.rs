@@ -38,7 +38,6 @@ use super::{Client, Provider, Strict, fields};
 use crate::ModelError;
 use crate::http::{Decode, excerpt};
 use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
-use crate::settings::merge_extra;
 
 const PROVIDER: &str = "anthropic";
 const VERSION: &str = "2023-06-01";
@@ -113,7 +112,7 @@ impl Provider for AnthropicApi {
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }
-        merge_extra(fields::ANTHROPIC, &mut body, settings.extra.as_ref())?;
+        fields::merge_extra(fields::ANTHROPIC, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

@@ -4,12 +4,13 @@
 //! refuses, returned as [`ModelError::Setting`] before anything is sent.
 //! The tables of what goes where are on [`ModelSettings`] and
 //! [`ReasoningSettings`]; the extra JSON is merged by each body last
-//! ([`merge_extra`](crate::settings::merge_extra)). A setting that is not
-//! set costs a test of its `Option` and nothing else.
+//! ([`merge_extra`]). A setting that is not set costs a test of its
+//! `Option` and nothing else.
 
 use serde_json::{Map, Value, json};
 
 use crate::model::ModelSettings;
+pub(crate) use crate::settings::merge_extra;
 use crate::settings::refused;
 use crate::{ModelError, ReasoningEffort, ReasoningSettings};
 
@@ -47,8 +48,10 @@ fn off_with_budget(api: &str, reasoning: &ReasoningSettings) -> Result<(), Model
 }
 
 /// Chat Completions (<https://platform.openai.com/docs/api-reference/chat/create>):
-/// `max_completion_tokens` (`max_tokens` is deprecated and refused by
-/// reasoning models), `temperature`, `top_p`, `stop` (up to 4 for OpenAI;
+/// `max_completion_tokens` (which bounds the reasoning tokens too;
+/// `max_tokens` "is now deprecated in favor of `max_completion_tokens`, and
+/// is not compatible with o-series models":
+/// <https://platform.openai.com/docs/api-reference/chat/create#chat-create-max_completion_tokens>), `temperature`, `top_p`, `stop` (up to 4 for OpenAI;
 /// not taken by o3 and o4-mini), `seed` (beta), `reasoning_effort`. No
 /// `top_k`, no thinking budget, no reasoning summary: refused, since
 /// OpenAI answers an unknown field with a 400 (a compatible server that

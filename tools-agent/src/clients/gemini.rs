@@ -42,7 +42,6 @@ use super::{Client, Provider, fields};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ModelEvent, ModelRequest, ModelResponse, Usage};
-use crate::settings::merge_extra;
 
 const PROVIDER: &str = "gemini";
 
@@ -104,7 +103,7 @@ impl Provider for GeminiApi {
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
         fields::gemini(settings, &mut body)?;
-        merge_extra(fields::GEMINI, &mut body, settings.extra.as_ref())?;
+        fields::merge_extra(fields::GEMINI, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

@@ -19,7 +19,7 @@
 //!   (<https://platform.openai.com/docs/guides/function-calling>).
 
 use eventsource_stream::Event;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tools_provider::{Dialect, Finish, openai};
 
 use super::fields;
@@ -28,7 +28,6 @@ use super::{Client, Provider, Strict};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
-use crate::settings::merge_extra;
 
 /// A [`Model`](crate::Model) over OpenAI's Chat Completions API, or any
 /// server that speaks it.
@@ -86,7 +85,7 @@ impl Provider for OpenAiChatApi {
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
         let messages = openai::chat::messages(dialect, request.instructions, request.messages)?;
-        let mut body = Map::new();
+        let mut body = serde_json::Map::new();
         body.insert("model".into(), json!(model));
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(dialect, request)?);
@@ -96,7 +95,7 @@ impl Provider for OpenAiChatApi {
             body.insert("stream".into(), json!(true));
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
-        merge_extra(fields::CHAT, &mut body, settings.extra.as_ref())?;
+        fields::merge_extra(fields::CHAT, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

@@ -22,7 +22,7 @@
 //! each turn, and nothing is kept on OpenAI's side.
 
 use eventsource_stream::Event;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tools_provider::{Dialect, Finish, openai};
 
 use super::fields;
@@ -31,7 +31,6 @@ use super::{Client, Provider, Strict};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ModelEvent, ModelRequest, ModelResponse};
-use crate::settings::merge_extra;
 
 /// A [`Model`](crate::Model) over OpenAI's Responses API.
 ///
@@ -86,7 +85,7 @@ impl Provider for OpenAiResponsesApi {
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
         let input = openai::responses::input(dialect, request.messages)?;
-        let mut body = Map::new();
+        let mut body = serde_json::Map::new();
         body.insert("model".into(), json!(model));
         body.insert("input".into(), Value::Array(input));
         body.insert("store".into(), json!(false));
@@ -99,7 +98,7 @@ impl Provider for OpenAiResponsesApi {
         if stream {
             body.insert("stream".into(), json!(true));
         }
-        merge_extra(fields::RESPONSES, &mut body, settings.extra.as_ref())?;
+        fields::merge_extra(fields::RESPONSES, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 
