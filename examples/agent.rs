@@ -62,10 +62,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     for message in &result.transcript.messages {
         match message {
             Message::User { text } => println!("user      {text}"),
-            Message::Assistant { text, calls } => {
-                for call in calls {
+            Message::Assistant { .. } => {
+                for call in message.calls() {
                     println!("call      {} {} {:?}", call.id, call.name, call.arguments);
                 }
+                let text = message.text();
                 if !text.is_empty() {
                     println!("assistant {text}");
                 }

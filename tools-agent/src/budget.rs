@@ -79,6 +79,18 @@ pub enum LimitExceeded {
         /// The last unknown name called.
         name: String,
     },
+    /// The model kept writing calls its provider could not read.
+    #[error(
+        "the model's tool calls could not be read {count} times in a row (the last: {reason}), the limit is {limit}"
+    )]
+    Malformed {
+        /// The most such turns in a row allowed.
+        limit: usize,
+        /// Such turns in a row so far.
+        count: usize,
+        /// The provider's reason for the last one.
+        reason: String,
+    },
     /// The model could not produce arguments one tool accepts.
     #[error(
         "tool `{tool}` ended in invalid arguments or a retry request {count} times in a row, the limit is {limit}"
@@ -122,6 +134,9 @@ pub struct RunBudget {
     repairs: usize,
     /// Retries in a row, by lower-cased tool name.
     retries: BTreeMap<String, usize>,
+    /// Turns in a row whose calls the provider could not read.
+    #[serde(default)]
+    malformed: usize,
 }
 
 impl RunBudget {
@@ -149,6 +164,20 @@ impl RunBudget {
             return Err(LimitExceeded::ToolCalls { limit: self.limits.max_tool_calls, requested });
         }
         self.calls = requested;
+        self.malformed = 0;
+        Ok(())
+    }
+
+    /// Count a turn whose calls the provider could not read (its
+    /// `reason`): the model is asked again, up to
+    /// [`max_retries_per_tool`](RunLimits::max_retries_per_tool) turns in
+    /// a row; a turn whose calls are read starts the count again.
+    pub fn record_malformed(&mut self, reason: &str) -> Result<(), LimitExceeded> {
+        self.malformed += 1;
+        let limit = self.limits.max_retries_per_tool;
+        if self.malformed > limit {
+            return Err(LimitExceeded::Malformed { limit, count: self.malformed, reason: reason.to_owned() });
+        }
         Ok(())
     }
 

@@ -81,6 +81,13 @@ pub enum ModelError {
         /// What the HTTP client said.
         message: String,
     },
+    /// The provider ended its answer normally with nothing in it: no
+    /// text, no call (Gemini sends such a candidate now and then).
+    #[error("{provider} sent an empty answer: no text and no tool call")]
+    Empty {
+        /// The provider's name.
+        provider: String,
+    },
     /// A stream ended before the provider said it was complete.
     #[error("the stream from {provider} ended early: {message}")]
     StreamEnded {

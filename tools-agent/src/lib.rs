@@ -51,11 +51,11 @@ pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};
 pub use http::{ApiKey, ResendPolicy};
 pub use model::{
-    CallAssembler, Model, ModelEvent, ModelRequest, ModelResponse, ModelSettings, ModelStream, ToolChoice,
+    ContentAssembler, Model, ModelEvent, ModelRequest, ModelResponse, ModelSettings, ModelStream, ToolChoice,
     Usage,
 };
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
 pub use stream::AgentEvent;
+pub use tools_provider::{Content, Message, Reasoning, Transcript};
 pub use tools_provider::{DialectError, Finish, ToolChoiceError};
-pub use tools_provider::{Message, Transcript};

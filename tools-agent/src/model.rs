@@ -8,9 +8,11 @@ use futures::stream::BoxStream;
 use futures::{StreamExt, stream};
 use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, Toolset};
-use tools_provider::{Dialect, Finish};
+use tools_provider::{Content, Dialect, Finish, calls_of, text_of};
 
 use crate::{Message, ModelError};
+#[cfg(test)]
+use tools_provider::Reasoning;
 
 /// Which tools the model may or must call: `tools_provider::ToolChoice`,
 /// the one choice every client turns into its provider's fields through
@@ -63,8 +65,8 @@ pub struct ModelRequest<'a> {
 /// | `input_tokens`: every input token, cached ones included | `prompt_tokens` | `input_tokens` | `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens` | `promptTokenCount` |
 /// | `output_tokens`: every output token, reasoning included | `completion_tokens` | `output_tokens` | `output_tokens` | `candidatesTokenCount` + `thoughtsTokenCount` |
 /// | `cache_read_tokens`: of the input, read from the cache | `prompt_tokens_details.cached_tokens` | `input_tokens_details.cached_tokens` | `cache_read_input_tokens` | `cachedContentTokenCount` |
-/// | `cache_write_tokens`: of the input, written to the cache | (not reported) | (not reported) | `cache_creation_input_tokens` | (not reported) |
-/// | `reasoning_tokens`: of the output, reasoning | `completion_tokens_details.reasoning_tokens` | `output_tokens_details.reasoning_tokens` | (not broken out) | `thoughtsTokenCount` |
+/// | `cache_write_tokens`: of the input, written to the cache | `prompt_tokens_details.cache_write_tokens` | `input_tokens_details.cache_write_tokens` | `cache_creation_input_tokens` | (not reported) |
+/// | `reasoning_tokens`: of the output, reasoning | `completion_tokens_details.reasoning_tokens` | `output_tokens_details.reasoning_tokens` | `output_tokens_details.thinking_tokens` | `thoughtsTokenCount` |
 ///
 /// Sources: <https://platform.openai.com/docs/api-reference/chat/object>
 /// (`usage`), <https://platform.openai.com/docs/api-reference/responses/object>
@@ -72,6 +74,11 @@ pub struct ModelRequest<'a> {
 /// <https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>
 /// (Anthropic's `input_tokens` counts only the tokens after the last cache
 /// breakpoint), <https://ai.google.dev/api/generate-content#UsageMetadata>.
+/// The OpenAI cache writes and Anthropic's thinking count are fields of the
+/// official SDKs' usage models, which are generated from the APIs' specs
+/// (openai-python's `CompletionUsage` and `ResponseUsage`, anthropic-sdk-python's
+/// `Usage` and `MessageDeltaUsage`); `tests/conformance` reads each from
+/// replies built with those models.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// Every input token (the prompt, the tools, the transcript), cached
@@ -120,17 +127,49 @@ impl std::iter::Sum for Usage {
 }
 
 /// What a model answered to one request.
+///
+/// ```
+/// use tools_agent::ModelResponse;
+/// use tools_core::ToolCall;
+///
+/// let response = ModelResponse::new("Checking.", [ToolCall::new("call_1", "weather", "{}")]);
+/// assert_eq!(response.text(), "Checking.");
+/// assert_eq!(response.calls().count(), 1);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ModelResponse {
-    /// The answer's text (empty when it only calls tools).
-    pub text: String,
-    /// The tool calls, in the model's order.
-    pub calls: Vec<ToolCall>,
+    /// What the model sent, in order: text, tool calls, and the reasoning
+    /// state its provider wants back ([`Content`]); the transcript keeps
+    /// it as it is.
+    pub content: Vec<Content>,
     /// The tokens the request spent.
     pub usage: Usage,
-    /// How the model ended it: finished, cut off or refused, with the
-    /// provider's reason.
+    /// How the model ended it: finished, cut off, refused, paused or with
+    /// a malformed call, with the provider's reason.
     pub finish: Finish,
+}
+
+impl ModelResponse {
+    /// A complete response of text and calls (text first), no reasoning.
+    pub fn new(text: impl Into<String>, calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        let text: String = text.into();
+        let text = (!text.is_empty()).then_some(Content::Text { text });
+        Self {
+            content: text.into_iter().chain(calls.into_iter().map(Content::Call)).collect(),
+            ..Self::default()
+        }
+    }
+
+    /// The answer's text: the text pieces joined (empty when the model
+    /// only called tools).
+    pub fn text(&self) -> String {
+        text_of(&self.content)
+    }
+
+    /// The tool calls, in the model's order.
+    pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
+        calls_of(&self.content)
+    }
 }
 
 /// A piece of a streamed response.
@@ -139,6 +178,8 @@ pub struct ModelResponse {
 pub enum ModelEvent {
     /// More of the answer's text.
     TextDelta(String),
+    /// More of the model's visible reasoning (thinking, a summary).
+    ReasoningDelta(String),
     /// More of one tool call: its id and name when they first arrive, and
     /// the next piece of its argument text.
     CallDelta {
@@ -186,9 +227,10 @@ pub trait Model: Send + Sync {
         stream::once(self.request(request))
             .flat_map(|result| {
                 let events = match result {
-                    Ok(response) if response.text.is_empty() => vec![Ok(ModelEvent::Done(response))],
                     Ok(response) => {
-                        vec![Ok(ModelEvent::TextDelta(response.text.clone())), Ok(ModelEvent::Done(response))]
+                        let text = response.text();
+                        let text = (!text.is_empty()).then_some(Ok(ModelEvent::TextDelta(text)));
+                        text.into_iter().chain([Ok(ModelEvent::Done(response))]).collect()
                     }
                     Err(error) => vec![Err(error)],
                 };
@@ -198,29 +240,50 @@ pub trait Model: Send + Sync {
     }
 }
 
-/// Tool calls put together from their streamed pieces, by index: pieces of
-/// several calls may interleave, and an argument may be split anywhere.
+/// A response's content put together from its streamed pieces, in the
+/// order each piece first came: text joins the text just before it, a
+/// call's pieces join by the call's index (pieces of several calls may
+/// interleave, and an argument may be split anywhere), and another piece
+/// (reasoning, a provider's item) is found again by the slot the provider
+/// numbers it with (a content block's or an output item's index).
 #[derive(Clone, Debug, Default)]
-pub struct CallAssembler {
-    calls: Vec<(usize, ToolCall)>,
+pub struct ContentAssembler {
+    content: Vec<Content>,
+    /// Where each call is in `content`, by call index.
+    calls: Vec<(usize, usize)>,
+    /// Where each piece found by slot is in `content`.
+    slots: Vec<(usize, usize)>,
 }
 
-impl CallAssembler {
-    /// No calls yet.
+impl ContentAssembler {
+    /// Nothing yet.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// Add one piece.
-    pub fn push(&mut self, index: usize, id: Option<&str>, name: Option<&str>, arguments: &str) {
-        let position = match self.calls.iter().position(|(i, _)| *i == index) {
-            Some(position) => position,
+    /// More text.
+    pub fn text(&mut self, piece: &str) {
+        if piece.is_empty() {
+            return;
+        }
+        match self.content.last_mut() {
+            Some(Content::Text { text }) => text.push_str(piece),
+            _ => self.content.push(Content::text(piece)),
+        }
+    }
+
+    /// More of the call at `index`: its id and name when they come, the
+    /// next piece of its arguments.
+    pub fn call(&mut self, index: usize, id: Option<&str>, name: Option<&str>, arguments: &str) {
+        let position = match self.calls.iter().find(|(i, _)| *i == index) {
+            Some((_, position)) => *position,
             None => {
-                self.calls.push((index, ToolCall::new("", "", "")));
-                self.calls.len() - 1
+                self.content.push(Content::Call(ToolCall::new("", "", "")));
+                self.calls.push((index, self.content.len() - 1));
+                self.content.len() - 1
             }
         };
-        let call = &mut self.calls[position].1;
+        let Some(Content::Call(call)) = self.content.get_mut(position) else { return };
         if let Some(id) = id.filter(|id| !id.is_empty()) {
             call.id = id.into();
         }
@@ -230,10 +293,40 @@ impl CallAssembler {
         call.arguments.push_str(arguments);
     }
 
-    /// The calls, in index order.
-    pub fn finish(mut self) -> Vec<ToolCall> {
-        self.calls.sort_by_key(|(index, _)| *index);
-        self.calls.into_iter().map(|(_, call)| call).collect()
+    /// The piece at `slot` (reasoning, a provider's item), made by
+    /// `start` the first time.
+    pub fn piece(&mut self, slot: usize, start: impl FnOnce() -> Content) -> &mut Content {
+        let position = match self.slots.iter().find(|(s, _)| *s == slot) {
+            Some((_, position)) => *position,
+            None => {
+                self.content.push(start());
+                self.slots.push((slot, self.content.len() - 1));
+                self.content.len() - 1
+            }
+        };
+        &mut self.content[position]
+    }
+
+    /// A piece as it came, whole.
+    pub fn push(&mut self, piece: Content) {
+        self.content.push(piece);
+    }
+
+    /// The content. A call whose arguments never came (a tool without
+    /// parameters) has `{}`; one that came without an id gets
+    /// `call_{index}`, so that its result can answer it.
+    pub fn finish(mut self) -> Vec<Content> {
+        for (index, position) in self.calls {
+            if let Some(Content::Call(call)) = self.content.get_mut(position) {
+                if call.arguments.trim().is_empty() {
+                    call.arguments = "{}".into();
+                }
+                if call.id.is_empty() {
+                    call.id = format!("call_{index}").into();
+                }
+            }
+        }
+        self.content
     }
 }
 
@@ -242,14 +335,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interleaved_pieces_assemble_by_index() {
-        let mut calls = CallAssembler::new();
-        calls.push(1, Some("b"), Some("time"), "{\"tz\":");
-        calls.push(0, Some("a"), Some("weather"), "{\"ci");
-        calls.push(1, None, None, "\"UTC\"}");
-        calls.push(0, None, Some(""), "ty\":\"Oslo\"}");
-        let calls = calls.finish();
-        assert_eq!(calls[0], ToolCall::new("a", "weather", r#"{"city":"Oslo"}"#));
-        assert_eq!(calls[1], ToolCall::new("b", "time", r#"{"tz":"UTC"}"#));
+    fn interleaved_pieces_assemble_in_the_order_they_first_came() {
+        let mut content = ContentAssembler::new();
+        let thinking =
+            || Content::Reasoning(Reasoning::Thinking { thinking: String::new(), signature: String::new() });
+        content.piece(4, thinking);
+        content.text("Check");
+        content.call(1, Some("b"), Some("time"), "{\"tz\":");
+        content.call(0, Some("a"), Some("weather"), "{\"ci");
+        if let Content::Reasoning(Reasoning::Thinking { signature, .. }) = content.piece(4, thinking) {
+            signature.push_str("sig");
+        }
+        content.call(1, None, None, "\"UTC\"}");
+        content.call(0, None, Some(""), "ty\":\"Oslo\"}");
+        content.call(2, None, Some("now"), "");
+        let content = content.finish();
+        assert_eq!(
+            content[0],
+            Content::Reasoning(Reasoning::Thinking { thinking: String::new(), signature: "sig".into() })
+        );
+        assert_eq!(content[1], Content::text("Check"));
+        assert_eq!(content[2], Content::Call(ToolCall::new("b", "time", r#"{"tz":"UTC"}"#)));
+        assert_eq!(content[3], Content::Call(ToolCall::new("a", "weather", r#"{"city":"Oslo"}"#)));
+        assert_eq!(content[4], Content::Call(ToolCall::new("call_2", "now", "{}")));
     }
 }

@@ -12,7 +12,9 @@ use tools_core::{ToolCall, ToolContext, ToolResult, Toolset};
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
-use crate::{Agent, AgentEvent, Finish, Message, ModelError, RunBudget, RunState, StopReason, Transcript};
+use crate::{
+    Agent, AgentEvent, Content, Finish, Message, ModelError, RunBudget, RunState, StopReason, Transcript,
+};
 
 /// How a run ends: the answer and why.
 pub(crate) type Ended = (String, StopReason);
@@ -65,7 +67,7 @@ impl<'a> Run<'a> {
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
         let agent = self.agent;
         loop {
-            let pending = self.transcript.pending_calls().to_vec();
+            let pending = self.transcript.pending_calls();
             if !pending.is_empty() {
                 if let Some(stop) = self.run_calls(&pending).await {
                     return Ok(stop);
@@ -80,24 +82,45 @@ impl<'a> Run<'a> {
                 return Ok((String::new(), StopReason::Cancelled));
             };
             self.turns += 1;
-            let answered = response.calls.is_empty();
-            let text = response.text.clone();
-            let ends = match response.finish {
-                Finish::Truncated { reason } => Some(StopReason::Truncated { reason }),
-                Finish::Refused { reason } => Some(StopReason::Refused { reason }),
+            let text = response.text();
+            let answered = response.calls().next().is_none();
+            let stop = match &response.finish {
+                Finish::Truncated { reason } => Some(StopReason::Truncated { reason: reason.clone() }),
+                Finish::Refused { reason } => Some(StopReason::Refused { reason: reason.clone() }),
                 _ if last => Some(StopReason::MaxTurns { turns: agent.max_turns }),
                 _ => None,
             };
+            let malformed = match &response.finish {
+                Finish::Malformed { reason } => Some(reason.clone()),
+                _ => None,
+            };
+            let mut content = response.content;
             // A turn that ends the run keeps no calls: none will be
             // answered (a model that calls tools anyway on the tool-less
             // last request), and those of a cut turn may be cut themselves,
-            // so the transcript stays one a provider accepts.
-            let calls = if ends.is_some() { Vec::new() } else { response.calls };
-            self.transcript.push(Message::Assistant { text: response.text, calls });
-            if let Some(stop) = ends {
+            // so the transcript stays one a provider accepts. Nor does a
+            // malformed one, which the model is asked to make again.
+            if stop.is_some() || malformed.is_some() {
+                content.retain(|piece| !matches!(piece, Content::Call(_)));
+            }
+            let paused = matches!(response.finish, Finish::Paused { .. });
+            self.transcript.push(Message::Assistant { content });
+            if let Some(stop) = stop {
                 return Ok((text, stop));
             }
-            if answered {
+            if let Some(reason) = malformed {
+                if let Err(limit) = self.budget.record_malformed(&reason) {
+                    return Ok((String::new(), StopReason::Budget(limit)));
+                }
+                self.transcript.push(Message::user(format!(
+                    "Your last tool call could not be read ({reason}). Call the tool again, with arguments \
+                     that are one JSON object matching its parameters."
+                )));
+                continue;
+            }
+            // The provider paused its own turn: asking again, with nothing
+            // new, continues it (each continuation is a turn).
+            if answered && !paused {
                 return Ok((text, StopReason::Answered));
             }
         }
@@ -153,8 +176,8 @@ impl<'a> Run<'a> {
         span.record("cache_read_tokens", usage.cache_read_tokens);
         span.record("cache_write_tokens", usage.cache_write_tokens);
         span.record("reasoning_tokens", usage.reasoning_tokens);
-        if let Finish::Truncated { reason } | Finish::Refused { reason } = &response.finish {
-            span.record("finish", reason.as_str());
+        if let Some(reason) = response.finish.reason() {
+            span.record("finish", reason);
         }
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         self.usage.push(response.usage);
@@ -217,7 +240,7 @@ impl<'a> Run<'a> {
         if !undecided.is_empty() {
             return Some(self.pause(done, undecided));
         }
-        let results = in_turn_order(self.transcript.pending_calls(), done);
+        let results = in_turn_order(&self.transcript.pending_calls(), done);
         self.finish_turn(results)
     }
 
@@ -292,9 +315,12 @@ impl<'a> Run<'a> {
 
     /// The transcript records an approved call with the arguments it ran with.
     fn rewrite_call(&mut self, position: usize, arguments: &str) {
-        if let Some(Message::Assistant { calls, .. }) = self.transcript.messages.last_mut()
-            && let Some(call) = calls.get_mut(position)
-        {
+        let Some(Message::Assistant { content }) = self.transcript.messages.last_mut() else { return };
+        let calls = content.iter_mut().filter_map(|piece| match piece {
+            Content::Call(call) => Some(call),
+            _ => None,
+        });
+        if let Some(call) = calls.into_iter().nth(position) {
             arguments.clone_into(&mut call.arguments);
         }
     }

@@ -45,12 +45,12 @@ impl ScriptedModel {
 
     /// Next, answer with this text.
     pub fn then_text(self, text: impl Into<String>) -> Self {
-        self.then(Ok(ModelResponse { text: text.into(), ..ModelResponse::default() }))
+        self.then(Ok(ModelResponse::new(text, [])))
     }
 
     /// Next, call these tools.
     pub fn then_calls(self, calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        self.then(Ok(ModelResponse { calls: calls.into_iter().collect(), ..ModelResponse::default() }))
+        self.then(Ok(ModelResponse::new("", calls)))
     }
 
     /// Next, this response or error.

@@ -17,6 +17,9 @@ use crate::{AgentError, ModelError, RunResult};
 pub enum AgentEvent {
     /// More of the model's text.
     TextDelta(String),
+    /// More of the model's visible reasoning (thinking, a summary), as it
+    /// comes; the transcript keeps it whole.
+    ReasoningDelta(String),
     /// More of a tool call as the model writes it.
     CallDelta {
         /// The call's position in its turn.
@@ -47,6 +50,7 @@ pub(crate) async fn streamed(
     while let Some(event) = stream.next().await {
         let forwarded = match event? {
             ModelEvent::TextDelta(text) => AgentEvent::TextDelta(text),
+            ModelEvent::ReasoningDelta(text) => AgentEvent::ReasoningDelta(text),
             ModelEvent::CallDelta { index, id, name, arguments } => {
                 AgentEvent::CallDelta { index, id, name, arguments }
             }

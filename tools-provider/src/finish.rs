@@ -6,12 +6,16 @@ use serde::{Deserialize, Serialize};
 
 /// How a model ended its response.
 ///
-/// | provider | `Truncated` | `Refused` |
-/// |---|---|---|
-/// | OpenAI Chat | `finish_reason: "length"` | `finish_reason: "content_filter"`, or a `refusal` in the message |
-/// | OpenAI Responses | `status: "incomplete"`, `incomplete_details.reason: "max_output_tokens"` | `incomplete_details.reason: "content_filter"`, or a `refusal` part |
-/// | Anthropic | `stop_reason: "max_tokens"` or `"model_context_window_exceeded"` | `stop_reason: "refusal"` |
-/// | Gemini | `finishReason: "MAX_TOKENS"` | `finishReason: "SAFETY"`, `"RECITATION"`, `"BLOCKLIST"`, `"PROHIBITED_CONTENT"`, `"SPII"`, `"IMAGE_SAFETY"` |
+/// | provider | `Truncated` | `Refused` | `Paused` | `Malformed` |
+/// |---|---|---|---|---|
+/// | OpenAI Chat | `finish_reason: "length"` | `finish_reason: "content_filter"`, or a `refusal` in the message | | |
+/// | OpenAI Responses | `status: "incomplete"`, `incomplete_details.reason: "max_output_tokens"` | `incomplete_details.reason: "content_filter"`, or a `refusal` part | | |
+/// | Anthropic | `stop_reason: "max_tokens"` or `"model_context_window_exceeded"` | `stop_reason: "refusal"` | `stop_reason: "pause_turn"` | |
+/// | Gemini | `finishReason: "MAX_TOKENS"` | `finishReason: "SAFETY"`, `"RECITATION"`, `"BLOCKLIST"`, `"PROHIBITED_CONTENT"`, `"SPII"`, `"IMAGE_SAFETY"`, `"LANGUAGE"` | | `finishReason: "MALFORMED_FUNCTION_CALL"`, `"UNEXPECTED_TOOL_CALL"`, `"TOO_MANY_TOOL_CALLS"` |
+///
+/// A Responses `status: "failed"` is no ending but an error, and so is a
+/// Gemini candidate with nothing in it that ended normally: the clients
+/// report both as errors naming what the provider said.
 ///
 /// Sources: <https://platform.openai.com/docs/api-reference/chat/object>
 /// (`finish_reason`), <https://platform.openai.com/docs/api-reference/responses/object>
@@ -42,6 +46,18 @@ pub enum Finish {
         /// The provider's reason, as it sent it.
         reason: String,
     },
+    /// The provider paused a long turn (its own server tools at work):
+    /// sending the turn back as it is, with no new message, continues it.
+    Paused {
+        /// The provider's reason, as it sent it.
+        reason: String,
+    },
+    /// The model wrote a tool call the provider could not read, or one it
+    /// was not allowed to make: the model is told, to try again.
+    Malformed {
+        /// The provider's reason, and its message when it sent one.
+        reason: String,
+    },
 }
 
 impl Finish {
@@ -53,5 +69,16 @@ impl Finish {
     /// `Refused` with this reason.
     pub(crate) fn refused(reason: &str) -> Self {
         Self::Refused { reason: reason.to_owned() }
+    }
+
+    /// The provider's reason, for any ending but `Complete`.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Complete => None,
+            Self::Truncated { reason }
+            | Self::Refused { reason }
+            | Self::Paused { reason }
+            | Self::Malformed { reason } => Some(reason),
+        }
     }
 }

@@ -57,6 +57,7 @@
 
 pub mod anthropic;
 mod choice;
+mod content;
 mod dialect;
 mod error;
 mod examples;
@@ -73,7 +74,8 @@ mod transcript;
 mod transform;
 
 pub use choice::ToolChoice;
+pub use content::{Content, Reasoning};
 pub use dialect::{Definition, Dialect};
 pub use error::{DialectError, MessageError, RefusedPart, ToolChoiceError, UnknownDialect};
 pub use finish::Finish;
-pub use transcript::{Message, Transcript};
+pub use transcript::{Message, Transcript, calls_of, text_of};

@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, ToolResult};
 
+use crate::Content;
+
 /// One message of a run, in the order it happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
@@ -16,14 +18,12 @@ pub enum Message {
         /// The user's text.
         text: String,
     },
-    /// What the model answered: text, tool calls, or both.
+    /// What the model answered: text, tool calls and reasoning, in the
+    /// order it sent them.
     Assistant {
-        /// The model's text (may be empty when it only calls tools).
-        #[serde(default, skip_serializing_if = "String::is_empty")]
-        text: String,
-        /// The tool calls of this turn, in the model's order.
+        /// The pieces of the answer.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        calls: Vec<ToolCall>,
+        content: Vec<Content>,
     },
     /// The results of the previous assistant message's calls, in call order.
     Tool {
@@ -37,6 +37,62 @@ impl Message {
     pub fn user(text: impl Into<String>) -> Self {
         Self::User { text: text.into() }
     }
+
+    /// An assistant message of text and calls (text first), without
+    /// reasoning.
+    ///
+    /// ```
+    /// use tools_core::ToolCall;
+    /// use tools_provider::Message;
+    ///
+    /// let message = Message::assistant("Checking.", [ToolCall::new("call_1", "weather", "{}")]);
+    /// assert_eq!(message.text(), "Checking.");
+    /// assert_eq!(message.calls().count(), 1);
+    /// assert_eq!(Message::assistant("", []).text(), "");
+    /// ```
+    pub fn assistant(text: impl Into<String>, calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        let text = text.into();
+        let text = (!text.is_empty()).then(|| Content::Text { text });
+        Self::Assistant { content: text.into_iter().chain(calls.into_iter().map(Content::Call)).collect() }
+    }
+
+    /// The message's text: the user's, or the assistant's text pieces
+    /// joined (reasoning left out); empty for tool results.
+    pub fn text(&self) -> String {
+        match self {
+            Self::User { text } => text.clone(),
+            Self::Assistant { content } => text_of(content),
+            Self::Tool { .. } => String::new(),
+        }
+    }
+
+    /// The tool calls of an assistant message, in order; none for others.
+    pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
+        let content = match self {
+            Self::Assistant { content } => content.as_slice(),
+            _ => &[],
+        };
+        calls_of(content)
+    }
+}
+
+/// The text pieces of `content`, joined.
+pub fn text_of(content: &[Content]) -> String {
+    content
+        .iter()
+        .filter_map(|piece| match piece {
+            Content::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The calls of `content`, in order.
+pub fn calls_of(content: &[Content]) -> impl Iterator<Item = &ToolCall> {
+    content.iter().filter_map(|piece| match piece {
+        Content::Call(call) => Some(call),
+        _ => None,
+    })
 }
 
 /// A run as data: the instructions and every message so far.
@@ -81,10 +137,7 @@ impl Transcript {
     /// The calls of the last message, when it is an assistant message whose
     /// calls have no results yet: a run stopped before running them, and
     /// continuing it runs them first.
-    pub fn pending_calls(&self) -> &[ToolCall] {
-        match self.messages.last() {
-            Some(Message::Assistant { calls, .. }) => calls,
-            _ => &[],
-        }
+    pub fn pending_calls(&self) -> Vec<ToolCall> {
+        self.messages.last().map(|last| last.calls().cloned().collect()).unwrap_or_default()
     }
 }

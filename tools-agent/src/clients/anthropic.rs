@@ -32,12 +32,12 @@
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
-use tools_provider::{Dialect, Finish, anthropic};
+use tools_provider::{Content, Dialect, Finish, Reasoning, anthropic};
 
 use super::{Client, Provider, Strict};
 use crate::ModelError;
 use crate::http::{Decode, excerpt};
-use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
+use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 const PROVIDER: &str = "anthropic";
 const VERSION: &str = "2023-06-01";
@@ -114,22 +114,14 @@ impl Provider for AnthropicApi {
         Ok(Value::Object(body))
     }
 
-    /// Read a whole Messages response.
+    /// Read a whole Messages response: its content in order (text, calls,
+    /// thinking, server tools: `tools_provider::anthropic::content`).
     fn read(&self, value: &Value) -> Result<ModelResponse, ModelError> {
-        let content = value
-            .get("content")
-            .and_then(Value::as_array)
-            .ok_or_else(|| malformed(value, "no `content` array"))?;
-        let text: String = content
-            .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Value::as_str))
-            .collect();
-        let calls = self.dialect().parse_calls(value).map_err(|error| malformed(value, error))?;
+        let content = anthropic::content(value).map_err(|error| malformed(value, error))?;
         let usage = value.get("usage").map(read_usage).unwrap_or_default();
         let finish =
             value.get("stop_reason").and_then(Value::as_str).map(anthropic::finish).unwrap_or_default();
-        Ok(ModelResponse { text, calls, usage, finish })
+        Ok(ModelResponse { content, usage, finish })
     }
 
     fn events(&self) -> Decoder {
@@ -140,7 +132,9 @@ impl Provider for AnthropicApi {
 /// A `usage` object as [`Usage`] counts it: Anthropic's `input_tokens` are
 /// only those after the last cache breakpoint, so the input is that plus
 /// the tokens read from and written to the cache
-/// (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>).
+/// (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>);
+/// the reasoning is `output_tokens_details.thinking_tokens`, part of
+/// `output_tokens`, where the API breaks it out.
 fn read_usage(usage: &Value) -> Usage {
     let tokens = |field: &str| usage.get(field).and_then(Value::as_u64);
     let (read, written) = (tokens("cache_read_input_tokens"), tokens("cache_creation_input_tokens"));
@@ -149,7 +143,7 @@ fn read_usage(usage: &Value) -> Usage {
         output_tokens: tokens("output_tokens"),
         cache_read_tokens: read,
         cache_write_tokens: written,
-        reasoning_tokens: None,
+        reasoning_tokens: usage.pointer("/output_tokens_details/thinking_tokens").and_then(Value::as_u64),
     }
 }
 
@@ -161,6 +155,7 @@ fn update(usage: &mut Usage, later: Usage) {
         (&mut usage.output_tokens, later.output_tokens),
         (&mut usage.cache_read_tokens, later.cache_read_tokens),
         (&mut usage.cache_write_tokens, later.cache_write_tokens),
+        (&mut usage.reasoning_tokens, later.reasoning_tokens),
     ];
     for (field, later) in fields {
         if later.is_some() {
@@ -193,10 +188,11 @@ fn stream_error(data: &Value) -> ModelError {
 /// What a stream has said so far.
 #[derive(Default)]
 pub struct Decoder {
-    text: String,
-    calls: CallAssembler,
+    content: ContentAssembler,
     /// The content block index of each `tool_use` block, by call index.
     tool_blocks: Vec<usize>,
+    /// The `input` JSON of each server tool's use so far, by block index.
+    server_inputs: Vec<(usize, String)>,
     usage: Usage,
     finish: Finish,
 }
@@ -221,13 +217,13 @@ impl Decode for Decoder {
             }
             "content_block_start" => {
                 let block = data.get("content_block").unwrap_or(&Value::Null);
-                match (block.get("type").and_then(Value::as_str), index) {
+                let field = |name: &str| block.get(name).and_then(Value::as_str);
+                match (field("type"), index) {
                     (Some("tool_use"), Some(index)) => {
                         let call = self.tool_blocks.len();
                         self.tool_blocks.push(index);
-                        let id = block.get("id").and_then(Value::as_str);
-                        let name = block.get("name").and_then(Value::as_str);
-                        self.calls.push(call, id, name, "");
+                        let (id, name) = (field("id"), field("name"));
+                        self.content.call(call, id, name, "");
                         out.push(ModelEvent::CallDelta {
                             index: call,
                             id: id.map(str::to_owned),
@@ -235,37 +231,71 @@ impl Decode for Decoder {
                             arguments: String::new(),
                         });
                     }
-                    (Some("text"), _) => {
-                        let text = block.get("text").and_then(Value::as_str).unwrap_or("");
-                        self.text_delta(text, out);
+                    (Some("text"), _) => self.text_delta(field("text").unwrap_or_default(), out),
+                    (Some("thinking"), Some(index)) => {
+                        let thinking = field("thinking").unwrap_or_default().to_owned();
+                        let signature = field("signature").unwrap_or_default().to_owned();
+                        self.content
+                            .piece(index, || Content::Reasoning(Reasoning::Thinking { thinking, signature }));
                     }
-                    // Thinking, server tool use and its results: not part of
-                    // the answer's text or calls.
+                    (Some("redacted_thinking"), Some(index)) => {
+                        let data = field("data").unwrap_or_default().to_owned();
+                        self.content
+                            .piece(index, || Content::Reasoning(Reasoning::RedactedThinking { data }));
+                    }
+                    // A server tool's use (its input streams as JSON, like a
+                    // call's) and its result: sent back whole.
+                    (Some(kind), Some(index))
+                        if kind == "server_tool_use" || kind.ends_with("_tool_result") =>
+                    {
+                        let item = block.clone();
+                        self.content
+                            .piece(index, || Content::Native { provider: anthropic::NATIVE.into(), item });
+                        if kind == "server_tool_use" {
+                            self.server_inputs.push((index, String::new()));
+                        }
+                    }
                     _ => {}
                 }
             }
             "content_block_delta" => {
                 let delta = data.get("delta").unwrap_or(&Value::Null);
-                match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => {
-                        let text = delta.get("text").and_then(Value::as_str).unwrap_or("");
-                        self.text_delta(text, out);
+                let field = |name: &str| delta.get(name).and_then(Value::as_str).unwrap_or_default();
+                match (delta.get("type").and_then(Value::as_str), index) {
+                    (Some("text_delta"), _) => self.text_delta(field("text"), out),
+                    (Some("input_json_delta"), Some(index)) => {
+                        self.input_delta(index, field("partial_json"), out)
                     }
-                    Some("input_json_delta") => {
-                        let call =
-                            index.and_then(|index| self.tool_blocks.iter().position(|block| *block == index));
-                        let partial = delta.get("partial_json").and_then(Value::as_str).unwrap_or("");
-                        if let Some(call) = call {
-                            self.calls.push(call, None, None, partial);
-                            out.push(ModelEvent::CallDelta {
-                                index: call,
-                                id: None,
-                                name: None,
-                                arguments: partial.to_owned(),
-                            });
+                    (Some("thinking_delta"), Some(index)) => {
+                        let piece = field("thinking");
+                        if let Content::Reasoning(Reasoning::Thinking { thinking, .. }) =
+                            self.content.piece(index, thinking_block)
+                        {
+                            thinking.push_str(piece);
+                        }
+                        if !piece.is_empty() {
+                            out.push(ModelEvent::ReasoningDelta(piece.to_owned()));
+                        }
+                    }
+                    (Some("signature_delta"), Some(index)) => {
+                        if let Content::Reasoning(Reasoning::Thinking { signature, .. }) =
+                            self.content.piece(index, thinking_block)
+                        {
+                            signature.push_str(field("signature"));
                         }
                     }
                     _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let server = self.server_inputs.iter().position(|(block, _)| Some(*block) == index);
+                if let (Some(position), Some(index)) = (server, index) {
+                    let (_, input) = self.server_inputs.swap_remove(position);
+                    if let Content::Native { item, .. } = self.content.piece(index, || Content::text(""))
+                        && let Ok(input) = serde_json::from_str::<Value>(&input)
+                    {
+                        item["input"] = input;
+                    }
                 }
             }
             "message_delta" => {
@@ -277,19 +307,12 @@ impl Decode for Decoder {
                 }
             }
             "message_stop" => {
-                let mut calls = std::mem::take(&mut self.calls).finish();
-                // A tool without parameters streams no `input_json_delta`.
-                for call in &mut calls {
-                    if call.arguments.trim().is_empty() {
-                        call.arguments = "{}".into();
-                    }
-                }
-                let text = std::mem::take(&mut self.text);
+                let content = std::mem::take(&mut self.content).finish();
                 let finish = std::mem::take(&mut self.finish);
-                return Ok(Some(ModelResponse { text, calls, usage: self.usage, finish }));
+                return Ok(Some(ModelResponse { content, usage: self.usage, finish }));
             }
             "error" => return Err(stream_error(&data)),
-            // `ping`, `content_block_stop`, and event types added later.
+            // `ping`, and event types added later.
             _ => {}
         }
         Ok(None)
@@ -303,11 +326,33 @@ impl Decode for Decoder {
     }
 }
 
+/// A thinking block not started yet.
+fn thinking_block() -> Content {
+    Content::Reasoning(Reasoning::Thinking { thinking: String::new(), signature: String::new() })
+}
+
 impl Decoder {
     fn text_delta(&mut self, text: &str, out: &mut Vec<ModelEvent>) {
         if !text.is_empty() {
-            self.text.push_str(text);
+            self.content.text(text);
             out.push(ModelEvent::TextDelta(text.to_owned()));
+        }
+    }
+
+    /// More of a call's input, or of a server tool's.
+    fn input_delta(&mut self, index: usize, partial: &str, out: &mut Vec<ModelEvent>) {
+        if let Some((_, input)) = self.server_inputs.iter_mut().find(|(block, _)| *block == index) {
+            input.push_str(partial);
+            return;
+        }
+        if let Some(call) = self.tool_blocks.iter().position(|block| *block == index) {
+            self.content.call(call, None, None, partial);
+            out.push(ModelEvent::CallDelta {
+                index: call,
+                id: None,
+                name: None,
+                arguments: partial.to_owned(),
+            });
         }
     }
 }
@@ -332,5 +377,29 @@ mod tests {
             !format!("{:?}", Anthropic::from_values("m", Some(ApiKey::new("sk-ant-x")), None))
                 .contains("sk-ant-x")
         );
+    }
+
+    #[test]
+    fn usage_counts_the_cache_in_the_input_and_breaks_out_thinking() {
+        let usage = json!({"input_tokens": 256, "cache_read_input_tokens": 1536,
+            "cache_creation_input_tokens": 256, "output_tokens": 300,
+            "output_tokens_details": {"thinking_tokens": 200}});
+        let expected = Usage {
+            input_tokens: Some(2048),
+            output_tokens: Some(300),
+            cache_read_tokens: Some(1536),
+            cache_write_tokens: Some(256),
+            reasoning_tokens: Some(200),
+        };
+        assert_eq!(read_usage(&usage), expected);
+        // A stream's `message_delta` with only the output keeps the rest.
+        let mut streamed = read_usage(&json!({"input_tokens": 256, "cache_read_input_tokens": 1536,
+            "cache_creation_input_tokens": 256, "output_tokens": 1}));
+        update(
+            &mut streamed,
+            read_usage(&json!({"output_tokens": 300,
+            "output_tokens_details": {"thinking_tokens": 200}})),
+        );
+        assert_eq!(streamed, expected);
     }
 }

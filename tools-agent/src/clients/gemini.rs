@@ -20,33 +20,27 @@
 //!   which cites its pages; Gemini has no switch for parallel calls, so
 //!   `parallel_tool_calls: Some(false)` fails the request before it is sent
 //!   (but with `ToolChoice::None`, which makes no calls).
-//! - `thoughtSignature`: a model that thinks signs its function call parts,
-//!   and the signature must be sent back with the part in the next turns:
-//!   <https://ai.google.dev/gemini-api/docs/thought-signatures>. The
-//!   transcript has no field for it, so the client keeps the signatures it
-//!   received, by call, and puts them back on the calls it sends again.
+//! - `thoughtSignature`: a model that thinks signs its parts, and the
+//!   signature must be sent back on the part it came on in the next turns:
+//!   <https://ai.google.dev/gemini-api/docs/thought-signatures>. They are
+//!   content of the transcript (`tools_provider::gemini::content` reads
+//!   them, `contents` writes them back), so a saved run resumed by another
+//!   client sends them too; the client remembers nothing between requests.
 //!
 //! The contents (user, model, `functionCall` and `functionResponse` parts)
 //! are written by `tools_provider::gemini::contents`.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use eventsource_stream::Event;
 use serde_json::{Map, Value, json};
-use tools_core::ToolCall;
 use tools_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
-use tools_provider::{Dialect, Finish};
+use tools_provider::{Content, Dialect, Finish, Reasoning};
 
 use super::{Client, Provider};
 use crate::ModelError;
 use crate::http::Decode;
-use crate::model::{ModelEvent, ModelRequest, ModelResponse, Usage};
+use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 const PROVIDER: &str = "gemini";
-
-/// The thought signatures received, by call (`id`, `name`, `arguments`).
-type Signatures = Arc<Mutex<HashMap<String, String>>>;
 
 /// A client of the Gemini API (Google AI Studio keys).
 ///
@@ -62,12 +56,9 @@ type Signatures = Arc<Mutex<HashMap<String, String>>>;
 /// ```
 pub type Gemini = Client<GeminiApi>;
 
-/// `generateContent`, as the [`Gemini`] client speaks it: the thought
-/// signatures it received, shared by the clones of one client.
-#[derive(Clone, Debug, Default)]
-pub struct GeminiApi {
-    signatures: Signatures,
-}
+/// `generateContent`, as the [`Gemini`] client speaks it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GeminiApi;
 
 impl Provider for GeminiApi {
     const NAME: &'static str = PROVIDER;
@@ -94,10 +85,7 @@ impl Provider for GeminiApi {
         if let Some(system) = request.instructions.filter(|system| !system.is_empty()) {
             body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
-        let signatures = self.signatures.lock().map(|map| map.clone()).unwrap_or_default();
-        let contents =
-            gemini::contents(request.messages, |call| signatures.get(&signature_key(call)).cloned())?;
-        body.insert("contents".into(), Value::Array(contents));
+        body.insert("contents".into(), Value::Array(gemini::contents(request.messages)?));
         // `tools`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         let mut generation = Map::new();
@@ -115,23 +103,16 @@ impl Provider for GeminiApi {
 
     fn read(&self, value: &Value) -> Result<ModelResponse, ModelError> {
         let chunk = read_chunk(value)?;
-        if chunk.finish.is_none() && chunk.parts.is_empty() {
+        let Some(finish) = chunk.finish else {
             return Err(malformed(value, "no candidate content and no finishReason"));
-        }
-        let calls = number_calls(chunk.calls, 0);
-        remember(&self.signatures, signed(&calls, &chunk.signatures));
-        let finish = chunk.finish.as_deref().map(gemini::finish).unwrap_or_default();
-        Ok(ModelResponse { text: chunk.text, calls, usage: chunk.usage.unwrap_or_default(), finish })
+        };
+        let content = number_calls(chunk.content, 0);
+        let response = ModelResponse { content, usage: chunk.usage.unwrap_or_default(), finish };
+        not_empty(response)
     }
 
     fn events(&self) -> Decoder {
-        Decoder {
-            signatures: self.signatures.clone(),
-            text: String::new(),
-            calls: Vec::new(),
-            usage: Usage::default(),
-            finish: None,
-        }
+        Decoder::default()
     }
 
     fn refine(&self, error: ModelError) -> ModelError {
@@ -139,16 +120,14 @@ impl Provider for GeminiApi {
     }
 }
 
-/// Keep the thought signatures of these calls, from the parts they came in.
-fn remember(signatures: &Signatures, signed: Vec<(ToolCall, String)>) {
-    if signed.is_empty() {
-        return;
+/// A candidate that ended normally with nothing in it is no answer: an
+/// error that says so (Gemini sends one now and then, often with `STOP`).
+fn not_empty(response: ModelResponse) -> Result<ModelResponse, ModelError> {
+    let nothing = response.content.iter().all(|piece| matches!(piece, Content::Reasoning(_)));
+    if nothing && response.finish == Finish::Complete {
+        return Err(ModelError::Empty { provider: PROVIDER.into() });
     }
-    if let Ok(mut map) = signatures.lock() {
-        for (call, signature) in signed {
-            map.insert(signature_key(&call), signature);
-        }
-    }
+    Ok(response)
 }
 
 /// Gemini refuses a bad key with HTTP 400 `INVALID_ARGUMENT`, "API key not
@@ -164,18 +143,10 @@ fn key_refused(error: ModelError) -> ModelError {
     }
 }
 
-fn signature_key(call: &ToolCall) -> String {
-    format!("{}\u{0}{}\u{0}{}", call.id, call.name, call.arguments)
-}
-
 /// One `GenerateContentResponse`, read.
 struct Chunk {
-    text: String,
-    calls: Vec<ToolCall>,
-    /// The thought signature of each call that had one, by its position.
-    signatures: Vec<(usize, String)>,
-    parts: Vec<Value>,
-    finish: Option<String>,
+    content: Vec<Content>,
+    finish: Option<Finish>,
     usage: Option<Usage>,
 }
 
@@ -199,30 +170,20 @@ fn read_chunk(value: &Value) -> Result<Chunk, ModelError> {
             message: format!("the prompt was blocked ({reason})"),
         });
     }
-    let finish = candidate.and_then(|c| c.get("finishReason")).and_then(Value::as_str).map(str::to_owned);
-    let parts = candidate
-        .and_then(|c| c.pointer("/content/parts"))
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let text: String = parts
-        .iter()
-        // Thought summaries are not the answer.
-        .filter(|part| part.get("thought").and_then(Value::as_bool) != Some(true))
-        .filter_map(|part| part.get("text").and_then(Value::as_str))
-        .collect();
-    let calls =
-        Dialect::Gemini.parse_calls(&Value::Array(parts.clone())).map_err(|error| malformed(value, error))?;
-    let signatures = parts
-        .iter()
-        .filter(|part| part.get("functionCall").is_some())
-        .enumerate()
-        .filter_map(|(index, part)| {
-            part.get("thoughtSignature")
-                .and_then(Value::as_str)
-                .map(|signature| (index, signature.to_owned()))
-        })
-        .collect();
+    let field = |name: &str| candidate.and_then(|c| c.get(name)).and_then(Value::as_str);
+    let finish = field("finishReason").map(|reason| match gemini::finish(reason) {
+        // The reason alone says little; its message says what was wrong.
+        Finish::Malformed { reason } => match field("finishMessage") {
+            Some(message) => Finish::Malformed { reason: format!("{reason}: {message}") },
+            None => Finish::Malformed { reason },
+        },
+        finish => finish,
+    });
+    let content = match candidate.and_then(|c| c.get("content")).filter(|c| c.get("parts").is_some()) {
+        Some(content) => gemini::content(content).map_err(|error| malformed(value, error))?,
+        // A candidate stopped by safety or length may have no content.
+        None => Vec::new(),
+    };
     let usage = value.get("usageMetadata").map(|usage| {
         let tokens = |field: &str| usage.get(field).and_then(Value::as_u64);
         let thoughts = tokens("thoughtsTokenCount");
@@ -238,36 +199,37 @@ fn read_chunk(value: &Value) -> Result<Chunk, ModelError> {
             reasoning_tokens: thoughts,
         }
     });
-    Ok(Chunk { text, calls, signatures, parts, finish, usage })
+    Ok(Chunk { content, finish, usage })
 }
 
 /// The synthetic ids of calls that came without one, numbered from `first`
 /// across the chunks of a stream, so that no two calls of a turn share one.
-fn number_calls(calls: Vec<ToolCall>, first: usize) -> Vec<ToolCall> {
-    calls
+fn number_calls(content: Vec<Content>, first: usize) -> Vec<Content> {
+    let mut index = first;
+    content
         .into_iter()
-        .enumerate()
-        .map(|(offset, mut call)| {
-            if call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                call.id = format!("{SYNTHETIC_ID_PREFIX}{}-{}", first + offset, call.name).into();
+        .map(|piece| match piece {
+            Content::Call(mut call) => {
+                if call.id.starts_with(SYNTHETIC_ID_PREFIX) {
+                    call.id = format!("{SYNTHETIC_ID_PREFIX}{index}-{}", call.name).into();
+                }
+                index += 1;
+                Content::Call(call)
             }
-            call
+            other => other,
         })
         .collect()
 }
 
-fn signed(calls: &[ToolCall], signatures: &[(usize, String)]) -> Vec<(ToolCall, String)> {
-    signatures
-        .iter()
-        .filter_map(|(index, signature)| calls.get(*index).map(|call| (call.clone(), signature.clone())))
-        .collect()
-}
-
 /// What a stream has said so far.
+#[derive(Default)]
 pub struct Decoder {
-    signatures: Signatures,
-    text: String,
-    calls: Vec<ToolCall>,
+    content: ContentAssembler,
+    /// The calls so far.
+    calls: usize,
+    /// The slots of thought summaries so far, and the one text of the last
+    /// piece joins, if the last piece was a thought.
+    thoughts: (usize, Option<usize>),
     usage: Usage,
     /// How the candidate ended, once a chunk said.
     finish: Option<Finish>,
@@ -282,30 +244,16 @@ impl Decode for Decoder {
         let value: Value = serde_json::from_str(&event.data)
             .map_err(|error| crate::http::malformed(PROVIDER, &event.data, error))?;
         let chunk = read_chunk(&value)?;
-        if !chunk.text.is_empty() {
-            self.text.push_str(&chunk.text);
-            out.push(ModelEvent::TextDelta(chunk.text));
-        }
-        // A function call arrives whole, in one chunk.
-        let first = self.calls.len();
-        let calls = number_calls(chunk.calls, first);
-        remember(&self.signatures, signed(&calls, &chunk.signatures));
-        for (offset, call) in calls.into_iter().enumerate() {
-            out.push(ModelEvent::CallDelta {
-                index: first + offset,
-                id: Some(call.id.to_string()),
-                name: Some(call.name.to_string()),
-                arguments: call.arguments.clone(),
-            });
-            self.calls.push(call);
+        for piece in number_calls(chunk.content, self.calls) {
+            self.piece(piece, out);
         }
         if let Some(usage) = chunk.usage {
             self.usage = usage;
         }
         // Usage may come in a chunk after the one that finishes, so the
         // response is given when the stream closes.
-        if let Some(reason) = &chunk.finish {
-            self.finish = Some(gemini::finish(reason));
+        if let Some(finish) = chunk.finish {
+            self.finish = Some(finish);
         }
         Ok(None)
     }
@@ -317,12 +265,46 @@ impl Decode for Decoder {
                 message: "the stream closed before a chunk with a finishReason".into(),
             });
         };
-        Ok(ModelResponse {
-            text: std::mem::take(&mut self.text),
-            calls: std::mem::take(&mut self.calls),
-            usage: self.usage,
-            finish,
-        })
+        let content = std::mem::take(&mut self.content).finish();
+        not_empty(ModelResponse { content, usage: self.usage, finish })
+    }
+}
+
+impl Decoder {
+    /// One part's piece: text and thoughts join those just before them, a
+    /// call comes whole, in one chunk.
+    fn piece(&mut self, piece: Content, out: &mut Vec<ModelEvent>) {
+        let (thoughts, joining) = &mut self.thoughts;
+        match piece {
+            Content::Reasoning(Reasoning::Thought { text: piece }) => {
+                let slot = *joining.get_or_insert_with(|| {
+                    *thoughts += 1;
+                    *thoughts
+                });
+                let start = || Content::Reasoning(Reasoning::Thought { text: String::new() });
+                if let Content::Reasoning(Reasoning::Thought { text }) = self.content.piece(slot, start) {
+                    text.push_str(&piece);
+                }
+                out.push(ModelEvent::ReasoningDelta(piece));
+                return;
+            }
+            Content::Text { text } => {
+                self.content.text(&text);
+                out.push(ModelEvent::TextDelta(text));
+            }
+            Content::Call(call) => {
+                self.content.call(self.calls, Some(&call.id), Some(&call.name), &call.arguments);
+                out.push(ModelEvent::CallDelta {
+                    index: self.calls,
+                    id: Some(call.id.to_string()),
+                    name: Some(call.name.to_string()),
+                    arguments: call.arguments,
+                });
+                self.calls += 1;
+            }
+            other => self.content.push(other),
+        }
+        *joining = None;
     }
 }
 
@@ -352,14 +334,14 @@ mod tests {
     }
 
     #[test]
-    fn thought_signatures_go_back_on_their_calls() {
-        let api = GeminiApi::default();
+    fn thought_signatures_go_back_on_their_parts() {
+        let api = GeminiApi;
         let value = json!({"candidates": [{"content": {"role": "model", "parts": [
             {"functionCall": {"name": "a", "args": {}}, "thoughtSignature": "c2ln"},
             {"functionCall": {"name": "b", "args": {}}}]}, "finishReason": "STOP"}]});
-        let calls = api.read(&value).unwrap().calls;
+        let content = api.read(&value).unwrap().content;
         let settings = crate::ModelSettings::default();
-        let messages = [Message::Assistant { text: String::new(), calls }];
+        let messages = [Message::Assistant { content }];
         let request =
             ModelRequest { instructions: None, messages: &messages, tools: None, settings: &settings };
         let contents = api.body("m", &request, false).unwrap()["contents"].clone();

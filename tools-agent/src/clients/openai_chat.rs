@@ -20,13 +20,13 @@
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use tools_provider::{Dialect, Finish, openai};
+use tools_provider::{Content, Dialect, Finish, Reasoning, openai};
 
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use super::{Client, Provider, Strict};
 use crate::ModelError;
 use crate::http::Decode;
-use crate::model::{CallAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
+use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 /// A [`Model`](crate::Model) over OpenAI's Chat Completions API, or any
 /// server that speaks it.
@@ -105,21 +105,21 @@ impl Provider for OpenAiChatApi {
         Ok(body)
     }
 
-    /// The response: text from `choices[0].message.content` (or its
-    /// `refusal`), calls through the dialect, the usage.
+    /// The response: `choices[0].message` as content (reasoning, text or
+    /// its `refusal`, calls: `tools_provider::openai::chat::content`), the
+    /// usage.
     fn read(&self, body: &Value) -> Result<ModelResponse, ModelError> {
         let Some(message) = body.pointer("/choices/0/message") else {
             return Err(malformed(body, "no `choices[0].message`"));
         };
-        let refusal = message.get("refusal").and_then(Value::as_str);
-        let text = message.get("content").and_then(Value::as_str).or(refusal).unwrap_or_default().to_owned();
-        let calls = self.dialect().parse_calls(body).map_err(|error| malformed(body, error))?;
+        let refused = message.get("refusal").and_then(Value::as_str).is_some();
+        let content = openai::chat::content(message).map_err(|error| malformed(body, error))?;
         let reason = body.pointer("/choices/0/finish_reason").and_then(Value::as_str);
-        let finish = match (refusal, reason) {
-            (Some(_), _) => Finish::Refused { reason: "refusal".into() },
-            (None, reason) => reason.map(openai::chat::finish).unwrap_or_default(),
+        let finish = match (refused, reason) {
+            (true, _) => Finish::Refused { reason: "refusal".into() },
+            (false, reason) => reason.map(openai::chat::finish).unwrap_or_default(),
         };
-        Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), common::CHAT_USAGE), finish })
+        Ok(ModelResponse { content, usage: usage(body.get("usage"), common::CHAT_USAGE), finish })
     }
 
     fn events(&self) -> ChatDecoder {
@@ -130,8 +130,7 @@ impl Provider for OpenAiChatApi {
 /// The pieces of one streamed response so far.
 #[derive(Default)]
 pub struct ChatDecoder {
-    text: String,
-    calls: CallAssembler,
+    content: ContentAssembler,
     usage: Usage,
     /// How the choice ended, once a chunk said (`finish_reason`).
     finish: Option<Finish>,
@@ -156,20 +155,10 @@ impl Decode for ChatDecoder {
             if self.refused {
                 finish = Finish::Refused { reason: "refusal".into() };
             }
-            let mut calls = std::mem::take(&mut self.calls).finish();
-            // A compatible server that leaves an id out still gets one,
-            // so that its result can answer it.
-            for (index, call) in calls.iter_mut().enumerate() {
-                if call.id.is_empty() {
-                    call.id = format!("call_{index}").into();
-                }
-            }
-            return Ok(Some(ModelResponse {
-                text: std::mem::take(&mut self.text),
-                calls,
-                usage: self.usage,
-                finish,
-            }));
+            // A compatible server that leaves an id out still gets one
+            // (`call_{index}`), so that its result can answer it.
+            let content = std::mem::take(&mut self.content).finish();
+            return Ok(Some(ModelResponse { content, usage: self.usage, finish }));
         }
         if data.is_empty() {
             return Ok(None);
@@ -188,9 +177,22 @@ impl Decode for ChatDecoder {
             // A refusal streams as `delta.refusal`, in place of the content.
             let refusal = delta.get("refusal").and_then(Value::as_str).filter(|text| !text.is_empty());
             self.refused |= refusal.is_some();
+            // Compatible servers stream their reasoning before the answer.
+            let reasoning = ["reasoning_content", "reasoning"]
+                .iter()
+                .find_map(|field| delta.get(*field).and_then(Value::as_str))
+                .filter(|text| !text.is_empty());
+            if let Some(piece) = reasoning {
+                let start = || Content::Reasoning(Reasoning::ReasoningContent { text: String::new() });
+                if let Content::Reasoning(Reasoning::ReasoningContent { text }) = self.content.piece(0, start)
+                {
+                    text.push_str(piece);
+                }
+                out.push(ModelEvent::ReasoningDelta(piece.to_owned()));
+            }
             let text = delta.get("content").and_then(Value::as_str).filter(|text| !text.is_empty());
             if let Some(text) = text.or(refusal) {
-                self.text.push_str(text);
+                self.content.text(text);
                 out.push(ModelEvent::TextDelta(text.to_owned()));
             }
             for (position, call) in
@@ -205,7 +207,7 @@ impl Decode for ChatDecoder {
                 let name = call.pointer("/function/name").and_then(Value::as_str);
                 let arguments =
                     call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or_default();
-                self.calls.push(index, id, name, arguments);
+                self.content.call(index, id, name, arguments);
                 out.push(ModelEvent::CallDelta {
                     index,
                     id: id.map(str::to_owned),

@@ -52,32 +52,34 @@ pub(crate) fn error_text(error: Option<&Value>) -> String {
 }
 
 /// Where Chat Completions keeps its counts in `usage`: input, output,
-/// cached input, reasoning.
-pub(crate) const CHAT_USAGE: [&str; 4] = [
+/// cached input, input written to the cache, reasoning.
+pub(crate) const CHAT_USAGE: [&str; 5] = [
     "/prompt_tokens",
     "/completion_tokens",
     "/prompt_tokens_details/cached_tokens",
+    "/prompt_tokens_details/cache_write_tokens",
     "/completion_tokens_details/reasoning_tokens",
 ];
 
 /// The same in a Responses `usage`.
-pub(crate) const RESPONSES_USAGE: [&str; 4] = [
+pub(crate) const RESPONSES_USAGE: [&str; 5] = [
     "/input_tokens",
     "/output_tokens",
     "/input_tokens_details/cached_tokens",
+    "/input_tokens_details/cache_write_tokens",
     "/output_tokens_details/reasoning_tokens",
 ];
 
 /// Token counts from a `usage` object, at the API's places
 /// ([`CHAT_USAGE`], [`RESPONSES_USAGE`]); `None` where a (compatible)
 /// server leaves them out ([`Usage`] cites the pages).
-pub(crate) fn usage(usage: Option<&Value>, [input, output, cached, reasoning]: [&str; 4]) -> Usage {
+pub(crate) fn usage(usage: Option<&Value>, [input, output, cached, written, reasoning]: [&str; 5]) -> Usage {
     let count = |pointer: &str| usage.and_then(|usage| usage.pointer(pointer)).and_then(Value::as_u64);
     Usage {
         input_tokens: count(input),
         output_tokens: count(output),
         cache_read_tokens: count(cached),
-        cache_write_tokens: None,
+        cache_write_tokens: count(written),
         reasoning_tokens: count(reasoning),
     }
 }
@@ -116,6 +118,29 @@ mod tests {
         let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &settings };
         let error = futures::executor::block_on(blank.request(request)).unwrap_err();
         assert!(error.to_string().contains(KEY_VARIABLE), "{error}");
+    }
+
+    #[test]
+    fn usage_reads_cache_writes_where_each_api_has_them() {
+        let chat = serde_json::json!({"prompt_tokens": 2048, "completion_tokens": 300,
+            "prompt_tokens_details": {"cached_tokens": 1536, "cache_write_tokens": 256},
+            "completion_tokens_details": {"reasoning_tokens": 200}});
+        let responses = serde_json::json!({"input_tokens": 2048, "output_tokens": 300,
+            "input_tokens_details": {"cached_tokens": 1536, "cache_write_tokens": 256},
+            "output_tokens_details": {"reasoning_tokens": 200}});
+        let expected = Usage {
+            input_tokens: Some(2048),
+            output_tokens: Some(300),
+            cache_read_tokens: Some(1536),
+            cache_write_tokens: Some(256),
+            reasoning_tokens: Some(200),
+        };
+        assert_eq!(usage(Some(&chat), CHAT_USAGE), expected);
+        assert_eq!(usage(Some(&responses), RESPONSES_USAGE), expected);
+        // A compatible server's bare counts: the rest is not said.
+        let bare = serde_json::json!({"prompt_tokens": 9, "completion_tokens": 2});
+        let read = usage(Some(&bare), CHAT_USAGE);
+        assert_eq!((read.cache_write_tokens, read.reasoning_tokens), (None, None));
     }
 
     #[test]

@@ -103,49 +103,56 @@ impl Provider for OpenAiResponsesApi {
     }
 
     fn read(&self, body: &Value) -> Result<ModelResponse, ModelError> {
-        read(self.dialect(), body)
+        read(body)
     }
 
     fn events(&self) -> ResponsesDecoder {
-        ResponsesDecoder { dialect: self.dialect(), calls: Vec::new() }
+        ResponsesDecoder::default()
     }
 }
 
 /// A response object (the plain answer, or the one `response.completed`
-/// carries): the `output_text` (and `refusal`) parts of its `message`
-/// items, its `function_call` items, its usage.
-fn read(dialect: Dialect, body: &Value) -> Result<ModelResponse, ModelError> {
-    let Some(output) = body.get("output").and_then(Value::as_array) else {
+/// carries): its output as content (`tools_provider::openai::responses::content`:
+/// reasoning items, the `output_text` and `refusal` parts of its `message`
+/// items, its `function_call` items), its usage. A `failed` or `cancelled`
+/// response is an error naming the provider's error.
+fn read(body: &Value) -> Result<ModelResponse, ModelError> {
+    if body.get("output").and_then(Value::as_array).is_none() {
         return Err(malformed(body, "no `output` array"));
-    };
-    let mut text = String::new();
-    let mut refused = false;
-    let messages = output.iter().filter(|item| item.get("type").and_then(Value::as_str) == Some("message"));
-    for part in messages.filter_map(|item| item.get("content").and_then(Value::as_array)).flatten() {
-        let piece = match part.get("type").and_then(Value::as_str) {
-            Some("output_text") => part.get("text"),
-            Some("refusal") => {
-                refused = true;
-                part.get("refusal")
-            }
-            _ => None,
-        };
-        text.push_str(piece.and_then(Value::as_str).unwrap_or_default());
     }
-    let calls = dialect.parse_calls(body).map_err(|error| malformed(body, error))?;
     let status = body.get("status").and_then(Value::as_str).unwrap_or("completed");
+    if matches!(status, "failed" | "cancelled") {
+        return Err(ModelError::Rejected {
+            provider: common::PROVIDER.into(),
+            status: 200,
+            message: format!(
+                "the response {status}: {}",
+                error_text(body.get("error").filter(|e| e.is_object()))
+            ),
+        });
+    }
+    let content = openai::responses::content(body).map_err(|error| malformed(body, error))?;
+    let refused = body
+        .get("output")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item.get("content").and_then(Value::as_array))
+        .flatten()
+        .any(|part| part.get("type").and_then(Value::as_str) == Some("refusal"));
     let incomplete = body.pointer("/incomplete_details/reason").and_then(Value::as_str);
     let finish = match openai::responses::finish(status, incomplete) {
         Finish::Complete if refused => Finish::Refused { reason: "refusal".into() },
         finish => finish,
     };
-    Ok(ModelResponse { text, calls, usage: usage(body.get("usage"), common::RESPONSES_USAGE), finish })
+    Ok(ModelResponse { content, usage: usage(body.get("usage"), common::RESPONSES_USAGE), finish })
 }
 
 /// What a streamed response said so far: the output indexes of its
-/// function calls, whose position is the call's index in the turn.
+/// function calls, whose position is the call's index in the turn. The
+/// content itself is read from the whole response at the end.
+#[derive(Default)]
 pub struct ResponsesDecoder {
-    dialect: Dialect,
     calls: Vec<u64>,
 }
 
@@ -165,6 +172,13 @@ impl Decode for ResponsesDecoder {
             "response.output_text.delta" | "response.refusal.delta" => {
                 if let Some(delta) = text("delta").filter(|delta| !delta.is_empty()) {
                     out.push(ModelEvent::TextDelta(delta.to_owned()));
+                }
+            }
+            // A reasoning summary (or an open model's reasoning text) as it
+            // comes; the items themselves come whole at the end.
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                if let Some(delta) = text("delta").filter(|delta| !delta.is_empty()) {
+                    out.push(ModelEvent::ReasoningDelta(delta.to_owned()));
                 }
             }
             "response.output_item.added" => {
@@ -204,7 +218,7 @@ impl Decode for ResponsesDecoder {
                 let Some(response) = data.get("response") else {
                     return Err(malformed(&data, format!("`{kind}` without its `response`")));
                 };
-                return read(self.dialect, response).map(Some);
+                return read(response).map(Some);
             }
             "response.failed" => {
                 let error = data.pointer("/response/error");

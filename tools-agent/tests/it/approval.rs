@@ -163,15 +163,72 @@ impl Provider {
     }
 }
 
-/// The model's first turn: a harmless call and one that needs approval.
+/// The model's first turn: a harmless call and one that needs approval,
+/// after the reasoning state its provider wants back ([`reasoning`]).
 fn first_turn(provider: Provider) -> Value {
-    provider.body(
+    let mut body = provider.body(
         "",
         &[
             ("call_w1", "get_weather", json!({"city": "Oslo"})),
             ("call_d1", "delete_file", json!({"path": "old.log"})),
         ],
-    )
+    );
+    match provider {
+        // DeepSeek's thinking mode: <https://api-docs.deepseek.com/guides/thinking_mode>.
+        Provider::Chat => {
+            body["choices"][0]["message"]["reasoning_content"] = json!("Oslo first, then the file.")
+        }
+        // <https://platform.openai.com/docs/api-reference/responses/object> (a reasoning output item).
+        Provider::Responses => insert(&mut body["output"], 0, reasoning(provider)[0].clone()),
+        // <https://platform.claude.com/docs/en/build-with-claude/extended-thinking> (thinking and
+        // redacted_thinking blocks before the tool use).
+        Provider::Anthropic => {
+            for (index, block) in reasoning(provider).into_iter().enumerate() {
+                insert(&mut body["content"], index, block);
+            }
+        }
+        // <https://ai.google.dev/gemini-api/docs/thought-signatures>: in a parallel
+        // call, only the first functionCall part is signed; a thought summary first.
+        Provider::Gemini => {
+            let parts = &mut body["candidates"][0]["content"]["parts"];
+            parts[0]["thoughtSignature"] = json!("c2lnbmF0dXJlLW9mLW9zbG8=");
+            insert(parts, 0, json!({"text": "Oslo first, then the file.", "thought": true}));
+        }
+    }
+    body
+}
+
+fn insert(list: &mut Value, index: usize, item: Value) {
+    list.as_array_mut().expect("a list").insert(index, item);
+}
+
+/// The reasoning pieces of the first turn, as the provider's wire has them.
+fn reasoning(provider: Provider) -> Vec<Value> {
+    match provider {
+        Provider::Chat => vec![json!("Oslo first, then the file.")],
+        Provider::Responses => vec![json!({"type": "reasoning", "id": "rs_67ccd3a9d", "summary": [
+            {"type": "summary_text", "text": "Oslo first, then the file."}], "encrypted_content": "gAAAAABo-opaque"})],
+        Provider::Anthropic => vec![
+            json!({"type": "thinking", "thinking": "Oslo first, then the file.",
+                "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}),
+            json!({"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIw"}),
+        ],
+        Provider::Gemini => vec![
+            json!({"text": "Oslo first, then the file.", "thought": true}),
+            json!({"functionCall": {"id": "call_w1", "name": "get_weather", "args": {"city": "Oslo"}},
+                "thoughtSignature": "c2lnbmF0dXJlLW9mLW9zbG8="}),
+        ],
+    }
+}
+
+/// The reasoning pieces of the model's turn in a request after it, as sent.
+fn reasoning_sent(provider: Provider, request: &Value) -> Vec<Value> {
+    match provider {
+        Provider::Chat => vec![request["messages"][2]["reasoning_content"].clone()],
+        Provider::Responses => vec![request["input"][1].clone()],
+        Provider::Anthropic => request["messages"][1]["content"].as_array().unwrap()[..2].to_vec(),
+        Provider::Gemini => request["contents"][1]["parts"].as_array().unwrap()[..2].to_vec(),
+    }
 }
 
 fn agent(model: Arc<dyn Model>, approval: bool, deleted: &Deleted) -> Agent {
@@ -244,6 +301,9 @@ async fn approved_the_resumed_run_is_the_run_that_never_paused() {
         assert_eq!(requests[0], reference_requests[1], "{provider:?}");
         let sent = requests[0].to_string();
         assert!(sent.contains("deleted old.log") && sent.contains("12°C in Oslo"), "{provider:?}: {sent}");
+        // The reasoning state of the turn went back exactly, from the saved
+        // run, by a client that never saw it come.
+        assert_eq!(reasoning_sent(provider, &requests[0]), reasoning(provider), "{provider:?}");
     }
 }
 
@@ -255,7 +315,7 @@ async fn approved_with_edited_arguments_the_edit_runs_and_the_transcript_records
         let (result, requests, deleted) = resume(provider, &saved, edit).await;
         assert_eq!(deleted.paths(), ["old.log.1"], "{provider:?}");
         assert_eq!(result_of(&result, "call_d1").content, "deleted old.log.1", "{provider:?}");
-        let Some(Message::Assistant { calls, .. }) = result.transcript.messages.get(1) else { panic!() };
+        let calls: Vec<_> = result.transcript.messages[1].calls().collect();
         assert_eq!(calls[1].arguments, r#"{"path":"old.log.1"}"#, "{provider:?}");
         let sent = requests[0].to_string();
         assert!(sent.contains("deleted old.log.1") && sent.contains("old.log.1"), "{provider:?}: {sent}");

@@ -18,6 +18,7 @@ mod continue_across;
 mod dialect_check;
 mod http_client;
 mod parts;
+mod reasoning;
 mod spans;
 mod tool_choice;
 mod tool_search;

@@ -246,10 +246,10 @@ pub(crate) async fn parallel_calls_then_a_fix<P: ProviderMock>(
         P::call_id(index, id, name)
     };
     let messages = &result.transcript.messages;
-    let Message::Assistant { text, calls } = &messages[1] else { panic!("{:?}", messages[1]) };
-    assert_eq!(text, "Checking.");
+    assert!(matches!(messages[1], Message::Assistant { .. }), "{:?}", messages[1]);
+    assert_eq!(messages[1].text(), "Checking.");
     let calls: Vec<_> =
-        calls.iter().map(|c| (c.id.to_string(), c.name.to_string(), json(&c.arguments))).collect();
+        messages[1].calls().map(|c| (c.id.to_string(), c.name.to_string(), json(&c.arguments))).collect();
     let expected: Vec<_> = first
         .calls
         .iter()
@@ -472,10 +472,10 @@ pub(crate) async fn a_cut_or_refused_turn_is_not_an_answer<P: ProviderMock>(
         };
         assert_eq!(result.stop, expected);
         assert_eq!(result.answer, "The weather in Paris is");
-        let Some(Message::Assistant { text, calls }) = result.transcript.messages.last() else {
+        let Some(last @ Message::Assistant { .. }) = result.transcript.messages.last() else {
             panic!("the turn is in the transcript: {:?}", result.transcript)
         };
-        assert_eq!((text.as_str(), calls.len()), ("The weather in Paris is", 0));
+        assert_eq!((last.text().as_str(), last.calls().count()), ("The weather in Paris is", 0));
         requests.extend(received::<P>(&server, streamed).await);
     }
     assert_eq!(requests.len(), 2, "nothing more was asked");
@@ -535,10 +535,10 @@ pub(crate) async fn split_characters_assemble<P: ProviderMock>() {
     let id = P::call_id(0, "call_z", "get_weather");
     assert_eq!(
         result.transcript.messages[1],
-        Message::Assistant {
-            text: String::new(),
-            calls: vec![tools_core::ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Zürich"}"#)]
-        }
+        Message::assistant(
+            "",
+            [tools_core::ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Zürich"}"#)]
+        )
     );
     assert_eq!(outcomes(&result.transcript.messages[2]), [(id, Outcome::Success)]);
     let pieces: Vec<(usize, String)> =

@@ -28,9 +28,8 @@ fn runs_requests_and_calls_are_traced() {
     };
     let model = ScriptedModel::new()
         .then(Ok(ModelResponse {
-            calls: vec![ToolCall::new("c1", "echo", r#"{"text":"hi"}"#)],
             usage,
-            ..ModelResponse::default()
+            ..ModelResponse::new("", [ToolCall::new("c1", "echo", r#"{"text":"hi"}"#)])
         }))
         .then_text("hi");
     let agent = Agent::new(model, Toolset::builder().add(Echo).build().unwrap()).unwrap();

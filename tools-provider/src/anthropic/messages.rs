@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::parts;
 use crate::payload::{list, read};
-use crate::{Dialect, Message, MessageError};
+use crate::{Content, Dialect, Message, MessageError, Reasoning, calls_of};
 use tools_core::{Part, ToolCall, ToolResult};
 
 #[derive(Deserialize)]
@@ -32,22 +32,90 @@ const RESPONSE: &str = "anthropic response";
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("toolu_01", r#"{"city":"Paris"}"#));
 /// ```
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
-    let content = list(RESPONSE, response, "content", "expected a message object or its `content` array")?;
-    let mut calls = Vec::new();
-    for (index, block) in content.iter().enumerate() {
-        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
-            continue;
-        }
-        let call: ToolUse = read(RESPONSE, block)
-            .map_err(|e| MessageError::new(RESPONSE, format!("content[{index}]: {}", e.problem)))?;
-        let arguments = match call.input {
-            // Older models sent an absent input for a tool without parameters.
-            Value::Null => "{}".to_owned(),
-            input => input.to_string(),
+    Ok(calls_of(&content(response)?).cloned().collect())
+}
+
+/// The content of a Messages response (the whole response, or its
+/// `content` array), in order: `text` blocks, `tool_use` blocks (their
+/// `input` serialized to the arguments string), `thinking` blocks (text and
+/// signature) and `redacted_thinking` blocks (`data`): what
+/// [`messages`] sends back, unchanged, when the turn continues, as
+/// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking#preserving-thinking-blocks>
+/// requires; a server tool's use and result as [`Content::Native`] items,
+/// sent back whole too (a `pause_turn` continues only so). Other blocks are
+/// skipped.
+///
+/// ```
+/// use tools_provider::{Content, Reasoning, anthropic};
+/// let response = serde_json::json!({"role": "assistant", "content": [
+///     {"type": "thinking", "thinking": "Paris first.", "signature": "EqQB"},
+///     {"type": "redacted_thinking", "data": "EmwK"},
+///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});
+/// let content = anthropic::content(&response).unwrap();
+/// assert_eq!(content[1], Content::Reasoning(Reasoning::RedactedThinking { data: "EmwK".into() }));
+/// assert!(matches!(&content[2], Content::Call(call) if call.name == "get_weather"));
+/// ```
+pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
+    let blocks = list(RESPONSE, response, "content", "expected a message object or its `content` array")?;
+    let mut content = Vec::with_capacity(blocks.len());
+    for (index, block) in blocks.iter().enumerate() {
+        let problem =
+            |e: MessageError| MessageError::new(RESPONSE, format!("content[{index}]: {}", e.problem));
+        let piece = match block.get("type").and_then(Value::as_str) {
+            Some("text") => match block.get("text").and_then(Value::as_str) {
+                Some(text) if !text.is_empty() => Content::text(text),
+                _ => continue,
+            },
+            Some("tool_use") => {
+                let call: ToolUse = read(RESPONSE, block).map_err(problem)?;
+                let arguments = match call.input {
+                    // Older models sent an absent input for a tool without parameters.
+                    Value::Null => "{}".to_owned(),
+                    input => input.to_string(),
+                };
+                Content::Call(ToolCall::new(call.id, call.name, arguments))
+            }
+            Some("thinking") => {
+                let thinking: Thinking = read(RESPONSE, block).map_err(problem)?;
+                Content::Reasoning(Reasoning::Thinking {
+                    thinking: thinking.thinking,
+                    signature: thinking.signature,
+                })
+            }
+            Some("redacted_thinking") => {
+                let redacted: Redacted = read(RESPONSE, block).map_err(problem)?;
+                Content::Reasoning(Reasoning::RedactedThinking { data: redacted.data })
+            }
+            Some(kind) if is_server_tool(kind) => {
+                Content::Native { provider: NATIVE.into(), item: block.clone() }
+            }
+            _ => continue,
         };
-        calls.push(ToolCall::new(call.id, call.name, arguments));
+        content.push(piece);
     }
-    Ok(calls)
+    Ok(content)
+}
+
+/// The name [`Content::Native`] items of Anthropic's carry.
+pub const NATIVE: &str = "anthropic";
+
+/// A server tool's blocks: its use, and its result (`web_search_tool_result`,
+/// `web_fetch_tool_result`, `code_execution_tool_result`...):
+/// <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool>.
+fn is_server_tool(kind: &str) -> bool {
+    kind == "server_tool_use" || kind.ends_with("_tool_result")
+}
+
+#[derive(Deserialize)]
+struct Thinking {
+    thinking: String,
+    #[serde(default)]
+    signature: String,
+}
+
+#[derive(Deserialize)]
+struct Redacted {
+    data: String,
 }
 
 /// The image types Anthropic reads: JPEG, PNG, GIF, WebP (the
@@ -110,7 +178,8 @@ pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError
     let blocks = results
         .iter()
         .map(|r| {
-            let content = if r.parts.is_empty() { Value::String(r.content.clone()) } else { content(r)? };
+            let content =
+                if r.parts.is_empty() { Value::String(r.content.clone()) } else { result_blocks(r)? };
             let mut block = json!({"type": "tool_result", "tool_use_id": r.id, "content": content});
             if !r.outcome.is_success() {
                 block["is_error"] = Value::Bool(true);
@@ -122,7 +191,7 @@ pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError
 }
 
 /// The `content` blocks of a result with parts.
-fn content(result: &ToolResult) -> Result<Value, MessageError> {
+fn result_blocks(result: &ToolResult) -> Result<Value, MessageError> {
     let text = |text: &str| json!({"type": "text", "text": text});
     let mut blocks = Vec::with_capacity(result.parts.len() + 1);
     if !result.content.is_empty() {
@@ -183,18 +252,20 @@ fn content(result: &ToolResult) -> Result<Value, MessageError> {
 /// The transcript as Messages API `messages`, consecutive turns of one role
 /// merged into one message (the API combines them too; merging here keeps
 /// `tool_result` blocks first in their user message, as the tool-use guide
-/// asks): user text, assistant `text` and `tool_use` blocks (an object
-/// `input`: [`tool_input`]), and each turn's results as [`format_results`]
-/// writes them, in `dialect` (named by a refused part's error). An
-/// assistant turn with nothing in it is left out, as the API refuses empty
-/// content. The instructions go in the request's own `system` field:
+/// asks): user text, the assistant's content in its order (`text` and
+/// `tool_use` blocks, an object `input`: [`tool_input`]; `thinking` and
+/// `redacted_thinking` blocks unchanged; other providers' reasoning left
+/// out, as no other provider's signature is valid here), and each turn's
+/// results as [`format_results`] writes them, in `dialect` (named by a
+/// refused part's error). An assistant turn with nothing in it is left
+/// out, as the API refuses empty content. The instructions go in the request's own `system` field:
 /// <https://docs.anthropic.com/en/api/messages>.
 ///
 /// ```
 /// use tools_provider::{Dialect, Message, anthropic};
 /// let transcript = [
 ///     Message::user("a"),
-///     Message::Assistant { text: String::new(), calls: Vec::new() },
+///     Message::assistant("", []),
 ///     Message::user("b"),
 /// ];
 /// let messages = anthropic::messages(Dialect::Anthropic, &transcript).unwrap();
@@ -206,15 +277,8 @@ pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, 
     for message in transcript {
         match message {
             Message::User { text } => push(&mut out, "user", Value::String(text.clone())),
-            Message::Assistant { text, calls } => {
-                let mut blocks = Vec::new();
-                // The API refuses empty text blocks.
-                if !text.is_empty() {
-                    blocks.push(json!({"type": "text", "text": text}));
-                }
-                for call in calls {
-                    blocks.push(json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)}));
-                }
+            Message::Assistant { content } => {
+                let blocks: Vec<Value> = content.iter().filter_map(block).collect();
                 // An assistant turn with nothing in it (a tool-less last
                 // request answered empty) is left out: the API refuses
                 // empty content, and the user turns around it merge.
@@ -232,6 +296,29 @@ pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, 
         }
     }
     Ok(out)
+}
+
+/// One piece of an assistant message as its block, if it is sent.
+fn block(piece: &Content) -> Option<Value> {
+    Some(match piece {
+        // The API refuses empty text blocks.
+        Content::Text { text } if text.is_empty() => return None,
+        Content::Text { text } => json!({"type": "text", "text": text}),
+        Content::Call(call) => {
+            json!({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(&call.arguments)})
+        }
+        // A thinking block without its signature (a stream cut before
+        // it) is refused: leaving it out is what can still be sent.
+        Content::Reasoning(Reasoning::Thinking { signature, .. }) if signature.is_empty() => return None,
+        Content::Reasoning(Reasoning::Thinking { thinking, signature }) => {
+            json!({"type": "thinking", "thinking": thinking, "signature": signature})
+        }
+        Content::Reasoning(Reasoning::RedactedThinking { data }) => {
+            json!({"type": "redacted_thinking", "data": data})
+        }
+        Content::Native { provider, item } if provider == NATIVE => item.clone(),
+        Content::Reasoning(_) | Content::Native { .. } => return None,
+    })
 }
 
 /// Append a message, or merge it into the last one when the role is the same.

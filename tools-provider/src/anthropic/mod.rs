@@ -34,7 +34,7 @@
 mod messages;
 mod strict;
 
-pub use messages::{IMAGE_TYPES, format_results, messages, parse_calls, tool_input};
+pub use messages::{IMAGE_TYPES, NATIVE, content, format_results, messages, parse_calls, tool_input};
 pub use strict::strict_schema;
 
 use serde_json::{Value, json};
@@ -100,11 +100,12 @@ pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
 
 /// The ending a Messages `stop_reason` says ([`Finish`] has the table):
 /// `max_tokens` and `model_context_window_exceeded` are cut off, `refusal`
-/// refused.
+/// refused, `pause_turn` paused (the turn goes back as it is to continue).
 pub fn finish(stop_reason: &str) -> Finish {
     match stop_reason {
         "max_tokens" | "model_context_window_exceeded" => Finish::truncated(stop_reason),
         "refusal" => Finish::refused(stop_reason),
+        "pause_turn" => Finish::Paused { reason: stop_reason.to_owned() },
         _ => Finish::Complete,
     }
 }

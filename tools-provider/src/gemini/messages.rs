@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::payload::{list, read};
-use crate::{Dialect, Message, MessageError, parts};
+use crate::{Content, Dialect, Message, MessageError, Reasoning, calls_of, parts};
 use tools_core::{Outcome, Part, ToolCall, ToolResult};
 
 /// The prefix of the call ids [`parse_calls`] makes up for calls that came
@@ -41,21 +41,60 @@ const RESPONSE: &str = "gemini response";
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("gemini-call-0-get_weather", r#"{"city":"Paris"}"#));
 /// ```
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+    Ok(calls_of(&content(response)?).cloned().collect())
+}
+
+/// The parts of a `generateContent` response (the whole response, a
+/// candidate's `content`, or its `parts` array) as content, in order: text,
+/// calls ([`parse_calls`] says how they are named), thought summaries
+/// (`thought: true` parts), and each `thoughtSignature` as a
+/// [`Reasoning::ThoughtSignature`] just before the piece of the part it
+/// came on, which is where [`contents`] puts it back:
+/// <https://ai.google.dev/gemini-api/docs/thought-signatures>. A part
+/// with only a signature (an empty text) keeps its signature.
+///
+/// ```
+/// use tools_provider::{Content, Reasoning, gemini};
+/// let parts = serde_json::json!([
+///     {"text": "Let me think.", "thought": true},
+///     {"functionCall": {"name": "a", "args": {}}, "thoughtSignature": "c2ln"},
+///     {"functionCall": {"name": "b", "args": {}}}]);
+/// let content = gemini::content(&parts).unwrap();
+/// assert_eq!(content[0], Content::Reasoning(Reasoning::Thought { text: "Let me think.".into() }));
+/// assert_eq!(content[1], Content::Reasoning(Reasoning::ThoughtSignature { signature: "c2ln".into() }));
+/// assert!(matches!(&content[2], Content::Call(call) if call.name == "a"));
+/// ```
+pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let parts = parts_of(response)?;
-    let mut calls = Vec::new();
+    let mut content = Vec::with_capacity(parts.len());
+    let mut calls = 0;
     for (index, part) in parts.iter().enumerate() {
-        let Some(call) = part.get("functionCall") else { continue };
-        let call: FunctionCall = read(RESPONSE, call).map_err(|e| {
-            MessageError::new(RESPONSE, format!("parts[{index}].functionCall: {}", e.problem))
-        })?;
-        let arguments = match call.args {
-            None | Some(Value::Null) => "{}".to_owned(),
-            Some(args) => args.to_string(),
-        };
-        let id = call.id.unwrap_or_else(|| format!("{SYNTHETIC_ID_PREFIX}{}-{}", calls.len(), call.name));
-        calls.push(ToolCall::new(id, call.name, arguments));
+        if let Some(signature) = part.get("thoughtSignature").and_then(Value::as_str) {
+            content.push(Content::Reasoning(Reasoning::ThoughtSignature { signature: signature.to_owned() }));
+        }
+        if let Some(call) = part.get("functionCall") {
+            let call: FunctionCall = read(RESPONSE, call).map_err(|e| {
+                MessageError::new(RESPONSE, format!("parts[{index}].functionCall: {}", e.problem))
+            })?;
+            let arguments = match call.args {
+                None | Some(Value::Null) => "{}".to_owned(),
+                Some(args) => args.to_string(),
+            };
+            let id = call.id.unwrap_or_else(|| format!("{SYNTHETIC_ID_PREFIX}{calls}-{}", call.name));
+            calls += 1;
+            content.push(Content::Call(ToolCall::new(id, call.name, arguments)));
+            continue;
+        }
+        let text = part.get("text").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if text.is_empty() {
+            continue;
+        }
+        content.push(match part.get("thought").and_then(Value::as_bool) {
+            Some(true) => Content::Reasoning(Reasoning::Thought { text }),
+            _ => Content::Text { text },
+        });
     }
-    Ok(calls)
+    Ok(content)
 }
 
 fn parts_of(response: &Value) -> Result<&[Value], MessageError> {
@@ -209,53 +248,41 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
     json!({ key: value })
 }
 
-/// The transcript as `contents`: user text, `model` contents of text and
-/// `functionCall` parts (`name`, an object `args`: [`args`]; the `id` when
-/// Gemini sent one, not a [synthetic](SYNTHETIC_ID_PREFIX) one), and each
-/// turn's results as [`format_results`] writes them. A model content
-/// without parts is left out, as Gemini refuses it. The instructions go in
-/// the request's own `systemInstruction`:
+/// The transcript as `contents`: user text, `model` contents of the
+/// assistant's pieces in order (text, `functionCall` parts with `name`, an
+/// object `args`: [`args`], and the `id` when Gemini sent one, not a
+/// [synthetic](SYNTHETIC_ID_PREFIX) one; thought summaries as `thought`
+/// parts; each thought signature on the part after it, as it came, or on
+/// an empty text part when nothing follows), and each turn's results as
+/// [`format_results`] writes them. Other providers' reasoning is left out.
+/// A model content without parts is left out, as Gemini refuses it. The
+/// instructions go in the request's own `systemInstruction`:
 /// <https://ai.google.dev/api/generate-content>.
 ///
-/// A thinking model signs its function call parts, and each signature must
-/// go back on its part: `signature` gives the one received with a call, if
-/// any (<https://ai.google.dev/gemini-api/docs/thought-signatures>).
+/// Gemini 3 refuses a turn's function calls without their signatures
+/// ("Function call is missing a thought_signature"), so they travel in the
+/// transcript, and a saved run resumed elsewhere sends them back:
+/// <https://ai.google.dev/gemini-api/docs/thought-signatures>.
 ///
 /// ```
 /// use tools_core::ToolCall;
-/// use tools_provider::{Message, gemini};
-/// let call = ToolCall::new("gemini-call-0-now", "now", "{}");
-/// let transcript = [Message::user("Time?"), Message::Assistant { text: String::new(), calls: vec![call] }];
-/// let contents = gemini::contents(&transcript, |_| Some("c2ln".to_owned())).unwrap();
+/// use tools_provider::{Content, Message, Reasoning, gemini};
+/// let content = vec![
+///     Content::Reasoning(Reasoning::ThoughtSignature { signature: "c2ln".into() }),
+///     Content::Call(ToolCall::new("gemini-call-0-now", "now", "{}")),
+/// ];
+/// let transcript = [Message::user("Time?"), Message::Assistant { content }];
+/// let contents = gemini::contents(&transcript).unwrap();
 /// assert_eq!(contents[1]["parts"][0], serde_json::json!(
 ///     {"functionCall": {"name": "now", "args": {}}, "thoughtSignature": "c2ln"}));
 /// ```
-pub fn contents(
-    transcript: &[Message],
-    signature: impl Fn(&ToolCall) -> Option<String>,
-) -> Result<Vec<Value>, MessageError> {
+pub fn contents(transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out = Vec::new();
     for message in transcript {
         match message {
             Message::User { text } => out.push(json!({"role": "user", "parts": [{"text": text}]})),
-            Message::Assistant { text, calls } => {
-                let mut parts = Vec::new();
-                if !text.is_empty() {
-                    parts.push(json!({"text": text}));
-                }
-                for call in calls {
-                    let mut function_call = json!({"name": call.name, "args": args(&call.arguments)});
-                    // A synthetic id is the dialect's own, made up for a
-                    // call Gemini sent without one: it is not sent back.
-                    if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
-                        function_call["id"] = Value::from(call.id.as_str());
-                    }
-                    let mut part = json!({"functionCall": function_call});
-                    if let Some(signature) = signature(call) {
-                        part["thoughtSignature"] = Value::String(signature);
-                    }
-                    parts.push(part);
-                }
+            Message::Assistant { content } => {
+                let parts = model_parts(content);
                 // Gemini refuses a content without parts.
                 if !parts.is_empty() {
                     out.push(json!({"role": "model", "parts": parts}));
@@ -265,6 +292,41 @@ pub fn contents(
         }
     }
     Ok(out)
+}
+
+/// An assistant message's pieces as `model` parts.
+fn model_parts(content: &[Content]) -> Vec<Value> {
+    let mut parts = Vec::with_capacity(content.len());
+    let mut signature = None;
+    for piece in content {
+        let mut part = match piece {
+            Content::Reasoning(Reasoning::ThoughtSignature { signature: next }) => {
+                signature = Some(next.as_str());
+                continue;
+            }
+            Content::Text { text } if text.is_empty() => continue,
+            Content::Text { text } => json!({"text": text}),
+            Content::Reasoning(Reasoning::Thought { text }) => json!({"text": text, "thought": true}),
+            Content::Call(call) => {
+                let mut function_call = json!({"name": call.name, "args": args(&call.arguments)});
+                // A synthetic id is the dialect's own, made up for a call
+                // Gemini sent without one: it is not sent back.
+                if !call.id.starts_with(SYNTHETIC_ID_PREFIX) {
+                    function_call["id"] = Value::from(call.id.as_str());
+                }
+                json!({"functionCall": function_call})
+            }
+            Content::Reasoning(_) | Content::Native { .. } => continue,
+        };
+        if let Some(signature) = signature.take() {
+            part["thoughtSignature"] = Value::from(signature);
+        }
+        parts.push(part);
+    }
+    if let Some(signature) = signature {
+        parts.push(json!({"text": "", "thoughtSignature": signature}));
+    }
+    parts
 }
 
 /// A call's arguments as the `args` object a `functionCall` part needs.

@@ -58,7 +58,7 @@ use super::{Definition, Dialect, DialectError, Finish};
 use tools_core::Tool;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
-pub use messages::{MEDIA_TYPES, SYNTHETIC_ID_PREFIX, args, contents, format_results, parse_calls};
+pub use messages::{MEDIA_TYPES, SYNTHETIC_ID_PREFIX, args, content, contents, format_results, parse_calls};
 pub use schema::parameters;
 
 /// At most 128 declarations, names of at most 64 characters.
@@ -120,12 +120,16 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
 
 /// The ending a candidate's `finishReason` says ([`Finish`] has the table):
 /// `MAX_TOKENS` is cut off (thinking counts against it, so a truncated turn
-/// may hold no text at all); the safety and policy reasons are refusals.
+/// may hold no text at all); the safety and policy reasons are refusals; a
+/// call Gemini could not read, did not expect or found one too many is
+/// malformed (the model is told and tries again).
 pub fn finish(reason: &str) -> Finish {
     match reason {
         "MAX_TOKENS" => Finish::truncated(reason),
-        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => {
-            Finish::refused(reason)
+        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY"
+        | "LANGUAGE" => Finish::refused(reason),
+        "MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "TOO_MANY_TOOL_CALLS" => {
+            Finish::Malformed { reason: reason.to_owned() }
         }
         _ => Finish::Complete,
     }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::read;
-use crate::{Dialect, DialectError, Finish, Message, MessageError};
+use crate::{Content, Dialect, DialectError, Finish, Message, MessageError, Reasoning, calls_of, text_of};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
@@ -40,6 +40,16 @@ struct ChatChoice {
 
 #[derive(Deserialize)]
 struct ChatMessage {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(default)]
+    refusal: Option<String>,
+    /// DeepSeek's, llama.cpp's and older vLLM's name for the reasoning.
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    /// Newer vLLM's.
+    #[serde(default)]
+    reasoning: Option<String>,
     #[serde(default)]
     tool_calls: Option<Vec<ChatToolCall>>,
 }
@@ -74,6 +84,22 @@ const CHAT: &str = "openai chat response";
 /// assert_eq!(calls[0].arguments, r#"{"city":"Paris"}"#);
 /// ```
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+    Ok(calls_of(&content(response)?).cloned().collect())
+}
+
+/// The message of a Chat Completions response (the whole response, or its
+/// `choices[0].message`) as content: the `reasoning_content` (or
+/// `reasoning`) that OpenAI-compatible servers send, the text (`content`,
+/// or the `refusal` in its place), then the calls
+/// ([`parse_calls`]).
+///
+/// ```
+/// use tools_provider::{Content, Reasoning, openai};
+/// let message = serde_json::json!({"role": "assistant", "content": "4", "reasoning_content": "2 + 2"});
+/// assert_eq!(openai::chat::content(&message).unwrap(), [
+///     Content::Reasoning(Reasoning::ReasoningContent { text: "2 + 2".into() }), Content::text("4")]);
+/// ```
+pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let message: ChatMessage = if response.get("choices").is_some() {
         let response: ChatResponse = read(CHAT, response)?;
         match response.choices.into_iter().next() {
@@ -83,9 +109,14 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     } else {
         read(CHAT, response)?
     };
-    let calls = message.tool_calls.unwrap_or_default();
-    let mut out = Vec::with_capacity(calls.len());
-    for (index, call) in calls.into_iter().enumerate() {
+    let mut content = Vec::new();
+    if let Some(text) = message.reasoning_content.or(message.reasoning).filter(|text| !text.is_empty()) {
+        content.push(Content::Reasoning(Reasoning::ReasoningContent { text }));
+    }
+    if let Some(text) = message.content.or(message.refusal).filter(|text| !text.is_empty()) {
+        content.push(Content::Text { text });
+    }
+    for (index, call) in message.tool_calls.unwrap_or_default().into_iter().enumerate() {
         if call.kind.as_deref().is_some_and(|kind| kind != "function") {
             continue;
         }
@@ -95,9 +126,9 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
                 format!("tool call {index} (`{}`) has no `function`", call.id),
             ));
         };
-        out.push(ToolCall::new(call.id, function.name, function.arguments));
+        content.push(Content::Call(ToolCall::new(call.id, function.name, function.arguments)));
     }
-    Ok(out)
+    Ok(content)
 }
 
 /// The instructions and the transcript as Chat Completions `messages`: a
@@ -111,7 +142,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// use tools_core::ToolCall;
 /// use tools_provider::{Dialect, Message, openai};
 /// let transcript = [Message::user("Weather?"),
-///     Message::Assistant { text: String::new(), calls: vec![ToolCall::new("call_1", "weather", "{}")] }];
+///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
 /// let messages = openai::chat::messages(Dialect::OpenAiChat, Some("Be brief."), &transcript).unwrap();
 /// assert_eq!(messages[0], serde_json::json!({"role": "system", "content": "Be brief."}));
 /// assert_eq!(messages[2]["content"], "");
@@ -129,22 +160,33 @@ pub fn messages(
     for message in transcript {
         match message {
             Message::User { text } => messages.push(json!({"role": "user", "content": text})),
-            Message::Assistant { text, calls } => {
+            Message::Assistant { content } => {
                 // `""`, not `null`, beside calls: OpenAI takes either (the
                 // content is a string, required unless there are calls),
                 // but llama-cpp-python's server refuses `null` (HTTP 500,
                 // a validation error) and llama.cpp's templates need a
                 // string; `""` is the one form all of them take.
-                let content = Value::String(text.clone());
-                let mut assistant = json!({"role": "assistant", "content": content});
+                let mut assistant = json!({"role": "assistant", "content": text_of(content)});
+                let calls: Vec<Value> = calls_of(content)
+                    .map(|call| {
+                        json!({"id": call.id, "type": "function",
+                               "function": {"name": call.name, "arguments": call.arguments}})
+                    })
+                    .collect();
                 if !calls.is_empty() {
-                    assistant["tool_calls"] = calls
-                        .iter()
-                        .map(|call| {
-                            json!({"id": call.id, "type": "function",
-                                   "function": {"name": call.name, "arguments": call.arguments}})
-                        })
-                        .collect();
+                    assistant["tool_calls"] = Value::Array(calls);
+                }
+                // DeepSeek asks for the reasoning of a tool-use turn back
+                // until the turn ends; other servers ignore the field.
+                let reasoning: String = content
+                    .iter()
+                    .filter_map(|piece| match piece {
+                        Content::Reasoning(Reasoning::ReasoningContent { text }) => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                if !reasoning.is_empty() {
+                    assistant["reasoning_content"] = Value::String(reasoning);
                 }
                 messages.push(assistant);
             }

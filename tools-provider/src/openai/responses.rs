@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::{list, read};
-use crate::{Dialect, DialectError, Finish, Message, MessageError};
+use crate::{Content, Dialect, DialectError, Finish, Message, MessageError, Reasoning, calls_of};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
@@ -65,31 +65,92 @@ struct FunctionCallItem {
 /// or its `output` array), in order; other items (messages, reasoning, web
 /// search calls) are skipped.
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+    Ok(calls_of(&content(response)?).cloned().collect())
+}
+
+/// The output of a Responses response (the whole response, or its `output`
+/// array) as content, in order: `reasoning` items (id, summary texts,
+/// encrypted content), the `output_text` and `refusal` parts of `message`
+/// items, and `function_call` items. Other items (web search calls) are
+/// skipped. Reasoning items go back before the calls they came with, as a
+/// stateless (`store: false`) conversation needs them:
+/// <https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context>.
+///
+/// ```
+/// use tools_provider::{Content, Reasoning, openai};
+/// let response = serde_json::json!({"output": [
+///     {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Weather first."}],
+///      "encrypted_content": "gAAA"},
+///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather", "arguments": "{}"}]});
+/// let content = openai::responses::content(&response).unwrap();
+/// assert_eq!(content[0], Content::Reasoning(Reasoning::Item {
+///     id: "rs_1".into(), summary: vec!["Weather first.".into()], encrypted_content: Some("gAAA".into()) }));
+/// assert!(matches!(&content[1], Content::Call(call) if call.id == "call_1"));
+/// ```
+pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let output = list(RESPONSES, response, "output", "expected a response object or its `output` array")?;
-    let mut calls = Vec::new();
+    let mut content = Vec::with_capacity(output.len());
     for (index, item) in output.iter().enumerate() {
-        if item.get("type").and_then(Value::as_str) != Some("function_call") {
-            continue;
+        let problem =
+            |e: MessageError| MessageError::new(RESPONSES, format!("output item {index}: {}", e.problem));
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {
+                let call: FunctionCallItem = read(RESPONSES, item).map_err(problem)?;
+                content.push(Content::Call(ToolCall::new(call.call_id, call.name, call.arguments)));
+            }
+            Some("reasoning") => {
+                let item: ReasoningItem = read(RESPONSES, item).map_err(problem)?;
+                let summary = item.summary.into_iter().map(|part| part.text).collect();
+                let encrypted_content = item.encrypted_content;
+                content.push(Content::Reasoning(Reasoning::Item { id: item.id, summary, encrypted_content }));
+            }
+            Some("message") => {
+                for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+                    let text = match part.get("type").and_then(Value::as_str) {
+                        Some("output_text") => part.get("text"),
+                        Some("refusal") => part.get("refusal"),
+                        _ => None,
+                    };
+                    match text.and_then(Value::as_str) {
+                        Some(text) if !text.is_empty() => content.push(Content::text(text)),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
         }
-        let call: FunctionCallItem = read(RESPONSES, item)
-            .map_err(|e| MessageError::new(RESPONSES, format!("output item {index}: {}", e.problem)))?;
-        calls.push(ToolCall::new(call.call_id, call.name, call.arguments));
     }
-    Ok(calls)
+    Ok(content)
+}
+
+#[derive(Deserialize)]
+struct ReasoningItem {
+    id: String,
+    #[serde(default)]
+    summary: Vec<SummaryText>,
+    #[serde(default)]
+    encrypted_content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SummaryText {
+    text: String,
 }
 
 /// The transcript as Responses `input` items: `message` items for the user
 /// and for the model's text (none for an empty text), a `function_call`
-/// item per call (`call_id`, `name`, string `arguments`), and each turn's
-/// results as [`format_results`] writes them, in `dialect` (named by a
-/// refused part's error). The instructions go in the request's own
+/// item per call (`call_id`, `name`, string `arguments`), each `reasoning`
+/// item where it came (`id`, `summary`, `encrypted_content`; other
+/// providers' reasoning is left out), and each turn's results as
+/// [`format_results`] writes them, in `dialect` (named by a refused part's
+/// error). The instructions go in the request's own
 /// `instructions` field: <https://platform.openai.com/docs/api-reference/responses/create>.
 ///
 /// ```
 /// use tools_core::ToolCall;
 /// use tools_provider::{Dialect, Message, openai};
 /// let transcript = [Message::user("Weather?"),
-///     Message::Assistant { text: String::new(), calls: vec![ToolCall::new("call_1", "weather", "{}")] }];
+///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
 /// let input = openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap();
 /// assert_eq!(input[0], serde_json::json!({"type": "message", "role": "user", "content": "Weather?"}));
 /// assert_eq!(input[1]["type"], "function_call");
@@ -101,21 +162,34 @@ pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, Mes
             Message::User { text } => {
                 input.push(json!({"type": "message", "role": "user", "content": text}));
             }
-            Message::Assistant { text, calls } => {
-                if !text.is_empty() {
-                    input.push(json!({"type": "message", "role": "assistant", "content": text}));
-                }
-                input.extend(calls.iter().map(|call| {
-                    json!({"type": "function_call", "call_id": call.id, "name": call.name,
-                           "arguments": call.arguments})
-                }));
-            }
+            Message::Assistant { content } => input.extend(content.iter().filter_map(item)),
             // A part the dialect cannot send is refused, naming the
             // dialect, the tool and the part.
             Message::Tool { results } => input.extend(dialect.format_results(results)?),
         }
     }
     Ok(input)
+}
+
+/// One piece of an assistant message as its input item, if it is sent.
+fn item(piece: &Content) -> Option<Value> {
+    Some(match piece {
+        Content::Text { text } if text.is_empty() => return None,
+        Content::Text { text } => json!({"type": "message", "role": "assistant", "content": text}),
+        Content::Call(call) => {
+            json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments})
+        }
+        Content::Reasoning(Reasoning::Item { id, summary, encrypted_content }) => {
+            let summary: Vec<Value> =
+                summary.iter().map(|text| json!({"type": "summary_text", "text": text})).collect();
+            let mut item = json!({"type": "reasoning", "id": id, "summary": summary});
+            if let Some(encrypted) = encrypted_content {
+                item["encrypted_content"] = Value::from(encrypted.as_str());
+            }
+            item
+        }
+        Content::Reasoning(_) | Content::Native { .. } => return None,
+    })
 }
 
 /// The turn's results as Responses input items, one

@@ -397,3 +397,64 @@ mod fuzz {
         }
     }
 }
+
+/// An assistant turn holding every provider's reasoning and a server
+/// tool's item, then a call.
+fn every_reasoning() -> Vec<tools_provider::Message> {
+    use tools_provider::{Content, Message, Reasoning};
+    let content = vec![
+        Content::Reasoning(Reasoning::Thinking { thinking: "t".into(), signature: "sig-a".into() }),
+        Content::Reasoning(Reasoning::RedactedThinking { data: "red-a".into() }),
+        Content::Reasoning(Reasoning::Thought { text: "summary-g".into() }),
+        Content::Reasoning(Reasoning::ThoughtSignature { signature: "sig-g".into() }),
+        Content::Reasoning(Reasoning::Item {
+            id: "rs_o".into(),
+            summary: vec!["summary-o".into()],
+            encrypted_content: Some("enc-o".into()),
+        }),
+        Content::Reasoning(Reasoning::ReasoningContent { text: "content-c".into() }),
+        Content::Native {
+            provider: "anthropic".into(),
+            item: json!({"type": "server_tool_use", "id": "srv-a"}),
+        },
+        Content::Call(ToolCall::new("call_1", "weather", "{}")),
+    ];
+    vec![Message::user("Weather?"), Message::Assistant { content }]
+}
+
+#[test]
+fn each_provider_sends_back_its_own_reasoning_and_leaves_out_the_others() {
+    let transcript = every_reasoning();
+    let written = [
+        ("anthropic", json!(anthropic::messages(Dialect::Anthropic, &transcript).unwrap())),
+        ("gemini", json!(gemini::contents(&transcript).unwrap())),
+        ("responses", json!(openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap())),
+        ("chat", json!(openai::chat::messages(Dialect::OpenAiChat, None, &transcript).unwrap())),
+    ];
+    let marks = [
+        ("anthropic", ["sig-a", "red-a", "srv-a"].as_slice()),
+        ("gemini", &["summary-g", "sig-g"]),
+        ("responses", &["rs_o", "summary-o", "enc-o"]),
+        ("chat", &["content-c"]),
+    ];
+    for (writer, value) in &written {
+        let text = value.to_string();
+        for (owner, owned) in marks {
+            for mark in owned {
+                assert_eq!(text.contains(mark), *writer == owner, "{writer} and {owner}'s {mark}: {text}");
+            }
+        }
+        assert!(text.contains("call_1") || *writer == "gemini", "{writer}: {text}");
+    }
+    // Gemini's signature lands on the part after it, the call.
+    assert_eq!(written[1].1[1]["parts"][1]["thoughtSignature"], "sig-g");
+    assert_eq!(written[1].1[1]["parts"][1]["functionCall"]["name"], "weather");
+}
+
+#[test]
+fn a_transcript_with_reasoning_survives_json() {
+    let transcript = every_reasoning();
+    let saved = serde_json::to_string(&transcript).unwrap();
+    let loaded: Vec<tools_provider::Message> = serde_json::from_str(&saved).unwrap();
+    assert_eq!(loaded, transcript);
+}

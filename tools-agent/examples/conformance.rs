@@ -1,0 +1,287 @@
+//! The conformance driver: every scenario of the stand-in in
+//! `tests/conformance/` (OpenAI Chat, OpenAI Responses, Anthropic Messages,
+//! Gemini, each replying from its official SDK's response models and
+//! validating every request body against the SDK's request types), run by
+//! each client, plain and streamed, through the SDK's public surface only:
+//! `Agent::new`, `run`, `stream`, `RunResult`, a paused `RunState` saved as
+//! JSON and resumed by a fresh client and agent.
+//!
+//! The stand-in says what each case expects (`GET /_control/cases`); the
+//! driver checks the run against it (stop and reason, answer, each
+//! request's `Usage`, the messages kept, the calls run, the streamed text),
+//! asks the stand-in to check the requests it received (`GET
+//! /_control/check/{case}`: valid for the SDK's types, the conversation,
+//! the tools, the headers), reports each case back for the table (`POST
+//! /_control/outcome/{case}`), and exits non-zero if any case failed.
+//!
+//! ```sh
+//! python3 tests/conformance/run.py      # starts the stand-in, builds and runs this, prints the table
+//! CONFORMANCE_URL=http://127.0.0.1:PORT cargo run -p tools-agent --example conformance
+//! ```
+
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use tools_agent::{
+    Agent, AgentEvent, Anthropic, ApiKey, Gemini, OpenAiChat, OpenAiResponses, RunInput, RunResult, RunState,
+    StopReason,
+};
+use tools_core::toolset::Toolset;
+use tools_core::{ToolContext, ToolError};
+use tools_macros::tool;
+
+/// The header the client that resumes a saved run sends, so the stand-in
+/// can tell its requests apart.
+const RESUMED: (&str, &str) = ("x-conformance-phase", "resumed");
+
+/// How long one case may take (each takes milliseconds).
+const CASE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Current temperature for a city.
+#[tool(args, read_only, crate = "tools_core")]
+async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
+    Ok(format!("12°C in {city}"))
+}
+
+/// Current time in a time zone.
+#[tool(args, read_only, crate = "tools_core")]
+async fn get_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
+    Ok(format!("12:00 in {zone}"))
+}
+
+/// Delete a file; every call waits for a person's approval.
+#[tool(args, destructive, needs_approval, crate = "tools_core")]
+async fn delete_file(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
+    Ok(format!("deleted {path}"))
+}
+
+fn toolset() -> Result<Toolset, String> {
+    Toolset::builder().add(GetWeather).add(GetTime).add(DeleteFile).build().map_err(|e| e.to_string())
+}
+
+/// One case of the suite, as the stand-in describes it.
+struct Case {
+    spec: Value,
+    root: String,
+}
+
+impl Case {
+    fn str(&self, name: &str) -> &str {
+        self.spec.get(name).and_then(Value::as_str).unwrap_or_default()
+    }
+
+    fn expect(&self, name: &str) -> &Value {
+        self.spec.pointer(&format!("/expect/{name}")).unwrap_or(&Value::Null)
+    }
+
+    fn streamed(&self) -> bool {
+        self.spec.get("streamed").and_then(Value::as_bool).unwrap_or(false)
+    }
+
+    /// A new agent on a new client of the case's API at the stand-in;
+    /// `resumed`: the one that loads the saved run, whose client sends
+    /// [`RESUMED`].
+    fn agent(&self, resumed: bool) -> Result<Agent, String> {
+        let base = format!("{}{}", self.root, self.str("base_path"));
+        let (model, key) = (self.str("model"), Some(ApiKey::new(self.str("key"))));
+        let tools = toolset()?;
+        macro_rules! agent {
+            ($client:ty) => {{
+                let mut client = <$client>::from_values(model, key, Some(&base));
+                if resumed {
+                    let (name, value) = RESUMED;
+                    client =
+                        client.with_header(HeaderName::from_static(name), HeaderValue::from_static(value));
+                }
+                Agent::new(client, tools)
+            }};
+        }
+        let agent = match self.str("client") {
+            "chat" => agent!(OpenAiChat),
+            "responses" => agent!(OpenAiResponses),
+            "anthropic" => agent!(Anthropic),
+            "gemini" => agent!(Gemini),
+            other => return Err(format!("no client `{other}`")),
+        };
+        Ok(agent.map_err(|e| e.to_string())?.with_instructions(self.str("instructions")))
+    }
+}
+
+/// What a run gave, and the events of a streamed one (before its end).
+async fn run(agent: &Agent, input: RunInput, streamed: bool) -> Result<(RunResult, Vec<AgentEvent>), String> {
+    if !streamed {
+        return agent
+            .run(input)
+            .await
+            .map(|result| (result, Vec::new()))
+            .map_err(|e| format!("the run failed: {e}"));
+    }
+    let mut events: Vec<AgentEvent> = agent.stream(input).collect().await;
+    match events.pop() {
+        Some(AgentEvent::Finished(Ok(result))) => Ok((result, events)),
+        Some(AgentEvent::Finished(Err(error))) => Err(format!("the streamed run failed: {error}")),
+        other => Err(format!("the stream did not end with Finished: {other:?}")),
+    }
+}
+
+/// Run one case; what did not go as expected.
+async fn run_case(case: &Case) -> Result<Vec<String>, String> {
+    let streamed = case.streamed();
+    let agent = case.agent(false)?;
+    let (mut result, mut events) =
+        run(&agent, RunInput::Prompt(case.str("prompt").to_owned()), streamed).await?;
+    let mut problems = Vec::new();
+    if let Some(pause) = case.spec.get("pause").filter(|pause| !pause.is_null()) {
+        let StopReason::Paused(state) = &result.stop else {
+            return Err(format!("the run did not pause: {:?}", result.stop));
+        };
+        let pending: Vec<&str> = state.pending().iter().map(|p| p.call.name.as_str()).collect();
+        if json!(pending) != pause["pending"] {
+            problems.push(format!("pending calls {pending:?}, expected {}", pause["pending"]));
+        }
+        // Saved as JSON; the agent and its client are gone; a fresh pair
+        // loads it and goes on.
+        let saved = serde_json::to_string(state.as_ref()).map_err(|e| format!("saving the run: {e}"))?;
+        drop(agent);
+        let mut state: RunState =
+            serde_json::from_str(&saved).map_err(|e| format!("loading the run: {e}"))?;
+        let ids: Vec<String> = state.pending().iter().map(|p| p.call.id.to_string()).collect();
+        let decisions = pause["decisions"].as_array().cloned().unwrap_or_default();
+        if decisions.len() != ids.len() {
+            return Err(format!("{} calls wait, and {} decisions", ids.len(), decisions.len()));
+        }
+        for (id, decision) in ids.iter().zip(&decisions) {
+            let decided = match decision["decision"].as_str() {
+                Some("approve") => state.approve(id),
+                Some("deny") => state.deny(id, decision["reason"].as_str().unwrap_or_default()),
+                Some("approve_with") => state.approve_with(id, decision["arguments"].to_string()),
+                other => return Err(format!("no decision {other:?}")),
+            };
+            decided.map_err(|e| e.to_string())?;
+        }
+        let resumed = case.agent(true)?;
+        let (after, more) = run(&resumed, RunInput::Paused(state), streamed).await?;
+        result = after;
+        events.extend(more);
+    }
+    problems.extend(compare(case, &result, &events));
+    Ok(problems)
+}
+
+/// The run against what the case expects.
+fn compare(case: &Case, result: &RunResult, events: &[AgentEvent]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut differ = |what: &str, got: Value, expected: &Value| {
+        if got != *expected {
+            problems.push(format!("{what}: got {got}, expected {expected}"));
+        }
+    };
+    let (stop, reason) = match &result.stop {
+        StopReason::Answered => (json!("Answered"), None),
+        StopReason::Truncated { reason } => (json!("Truncated"), Some(reason.as_str())),
+        StopReason::Refused { reason } => (json!("Refused"), Some(reason.as_str())),
+        other => (json!(format!("{other:?}")), None),
+    };
+    differ("stop", stop, case.expect("stop"));
+    differ("stop reason", json!(reason), case.expect("reason"));
+    differ("answer", json!(result.answer), case.expect("answer"));
+    differ("usage of each request", json!(result.usage), case.expect("usage"));
+    differ("usage of the run", json!(result.total_usage()), case.expect("total_usage"));
+    differ("messages in the transcript", json!(result.transcript.messages.len()), case.expect("messages"));
+    let pending = result.transcript.pending_calls().len();
+    differ("calls left without a result", json!(pending), &json!(0));
+    if case.streamed() {
+        let text: String = events
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::TextDelta(text) => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        differ("streamed text", json!(text), case.expect("streamed_text"));
+        let results = events.iter().filter(|event| matches!(event, AgentEvent::ToolResult(_))).count();
+        differ("tool results streamed", json!(results), case.expect("tool_results"));
+        // A paused run's requests are in its own stream, the resumed run's
+        // in the other: together, every request once.
+        let usage = events.iter().filter(|event| matches!(event, AgentEvent::Usage(_))).count();
+        differ("usage events", json!(usage), case.expect("requests"));
+    }
+    problems
+}
+
+async fn get(http: &reqwest::Client, url: &str) -> Result<Value, String> {
+    let response = http.get(url).send().await.map_err(|e| format!("GET {url}: {e}"))?;
+    response.json().await.map_err(|e| format!("GET {url}: not JSON: {e}"))
+}
+
+#[tokio::main]
+async fn main() {
+    let Some(root) = std::env::var("CONFORMANCE_URL").ok().filter(|url| !url.trim().is_empty()) else {
+        eprintln!(
+            "CONFORMANCE_URL is not set: start the stand-in (python3 tests/conformance/standin.py) and give its \
+             URL, or run python3 tests/conformance/run.py"
+        );
+        std::process::exit(2);
+    };
+    let root = root.trim().trim_end_matches('/').to_owned();
+    let http = reqwest::Client::new();
+    let spec = match get(&http, &format!("{root}/_control/cases")).await {
+        Ok(spec) => spec,
+        Err(error) => {
+            eprintln!("the stand-in did not answer: {error}");
+            std::process::exit(2);
+        }
+    };
+    println!("SDK versions of the stand-in: {}", spec["versions"]);
+    let cases = spec["cases"].as_array().cloned().unwrap_or_default();
+    if cases.is_empty() {
+        eprintln!("the stand-in has no cases");
+        std::process::exit(2);
+    }
+    let began = Instant::now();
+    let (total, mut failed) = (cases.len(), 0);
+    for spec in cases {
+        let case = Case { spec, root: root.clone() };
+        let name = case.str("case").to_owned();
+        let started = Instant::now();
+        let mut problems = match tokio::time::timeout(CASE_TIMEOUT, run_case(&case)).await {
+            Ok(Ok(problems)) => problems,
+            Ok(Err(error)) => vec![error],
+            Err(_) => vec![format!("the case took more than {CASE_TIMEOUT:?}")],
+        };
+        match get(&http, &format!("{root}/_control/check/{name}")).await {
+            Ok(checked) => problems.extend(
+                checked["problems"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|p| p.as_str().unwrap_or("?").to_owned()),
+            ),
+            Err(error) => problems.push(error),
+        }
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let outcome = json!({"ok": problems.is_empty(), "problems": problems, "ms": ms});
+        if let Err(error) = http.post(format!("{root}/_control/outcome/{name}")).json(&outcome).send().await {
+            eprintln!("reporting {name}: {error}");
+        }
+        if problems.is_empty() {
+            println!("ok    {name} ({ms:.0} ms)");
+        } else {
+            failed += 1;
+            println!("FAIL  {name}");
+            for problem in &problems {
+                println!("      {}", problem.replace('\n', "\n      "));
+            }
+        }
+    }
+    println!(
+        "{} passed, {failed} failed ({:.2} s)",
+        total.saturating_sub(failed),
+        began.elapsed().as_secs_f64()
+    );
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
