@@ -130,6 +130,8 @@ pub struct ChatDecoder {
     finish: Option<Finish>,
     /// Whether the answer came as a `refusal`.
     refused: bool,
+    /// Whether any event came at all.
+    heard: bool,
 }
 
 impl Decode for ChatDecoder {
@@ -138,6 +140,7 @@ impl Decode for ChatDecoder {
         event: &Event,
         out: &mut Vec<ModelEvent>,
     ) -> Result<Option<ModelResponse>, ModelError> {
+        self.heard = true;
         let data = event.data.trim();
         if data == "[DONE]" {
             let Some(mut finish) = self.finish.take() else {
@@ -214,7 +217,12 @@ impl Decode for ChatDecoder {
     }
 
     fn end(&mut self) -> Result<ModelResponse, ModelError> {
-        Err(stream_ended(if self.finish.is_some() {
+        Err(stream_ended(if !self.heard {
+            // A server that fails after it has answered 200 can say why
+            // only in its own log (llama-cpp-python, asked to stream an
+            // automatic tool choice the model turns into a call).
+            "the server closed the stream with no event: its log says why"
+        } else if self.finish.is_some() {
             "no `data: [DONE]`"
         } else {
             "no `finish_reason` and no `data: [DONE]`"
