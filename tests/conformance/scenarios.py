@@ -61,6 +61,15 @@ class Pause:
     decisions: tuple[tuple, ...]
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """The run answers on the turn `after`; its transcript is saved as JSON,
+    and a fresh client and agent load it and go on with a new prompt."""
+
+    after: int
+    prompt: str
+
+
 def denial(call: Call, reason: str) -> str:
     """What a denied call answers (`tools_agent::approval::denied`, as
     `ToolError::Denied` renders it)."""
@@ -108,6 +117,7 @@ class Scenario:
     models: Optional[dict[str, str]] = None
     #: the toolset has the provider's web search too
     web_search: bool = False
+    follow_up: Optional[FollowUp] = None
 
     def model(self, api: str) -> str:
         return (self.models or {}).get(api, MODELS[api])
@@ -163,6 +173,8 @@ ENCRYPTED = ("Z0FBQUFBQm9kblFDLWNvbmZvcm1hbmNlLXdlYXRoZXI=", "Z0FBQUFBQm9kblFDLW
 GEMINI_3 = {"gemini": "gemini-3-pro-preview"}
 SEARCH = Search("srvtoolu_01C0nf0rmance", "weather Oslo today", (
     ("https://weather.example/oslo", "Oslo weather today", "RXFnZkNpb0lBUmdCSWlRMy1vc2xv"),))
+#: An answer's reasoning, which each provider writes its own way.
+ANSWER_THOUGHT = Thought("Oslo, today: 12°C from what I know.", GEMINI["answer"], id="rs_c0nf0rm_answer")
 #: A paused turn's reasoning, one thought that each provider writes its own way.
 PAUSED_THOUGHT = Thought("Oslo's weather is harmless; deleting a file needs a person.", SIGNED, id="rs_c0nf0rm_paused")
 
@@ -315,6 +327,16 @@ SCENARIOS: list[Scenario] = [
         "Weather in Oslo?",
         (Turn(end="failed"),),
         clients=("responses",)),
+    # A saved run resumed or continued elsewhere, with reasoning.
+    Scenario(
+        "continued_with_reasoning", "an answer with reasoning (Anthropic thinking, a Gemini 3 signature on its "
+        "text, streamed on an empty last part; a Responses reasoning item; reasoning_content): its transcript "
+        "saved as JSON and continued with a new prompt by a fresh client, whose request carries that reasoning "
+        "as it came",
+        "Weather in Oslo?",
+        (Turn(text="It is 12°C in Oslo.", reasoning=(ANSWER_THOUGHT,)), Turn(text="Tomorrow: 14°C.")),
+        follow_up=FollowUp(after=0, prompt="And tomorrow?"),
+        models={"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3}, checks=(INCLUDE,)),
     # A paused run resumed elsewhere, with reasoning on the paused turn.
     Scenario(
         "resume_with_reasoning", "a call waits for approval on a turn with reasoning (Anthropic thinking and "
@@ -382,6 +404,8 @@ def conversation(scenario: Scenario, api: str, upto: int, streamed: bool) -> lis
             messages.append(["results", [[key(c, api, turn), content] for c, content in calls]])
         if turn.end == "malformed":
             messages.append(["user", fix_your_call(malformed_reason(turn))])
+        if scenario.follow_up and scenario.follow_up.after == index:
+            messages.append(["user", scenario.follow_up.prompt])
     return messages
 
 
@@ -393,9 +417,11 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     """What the driver must see of a run, for `api`'s client."""
     wire = APIS[api]
     last = scenario.turns[-1]
-    for turn in scenario.turns[:-1]:
-        if turn.end not in ("complete", "paused", "malformed") or (turn.end == "complete" and not turn.calls):
-            raise ValueError(f"{scenario.name}: only the last turn may end the run")
+    answers = {len(scenario.turns) - 1} | ({scenario.follow_up.after} if scenario.follow_up else set())
+    for index, turn in enumerate(scenario.turns):
+        ends = turn.end not in ("complete", "paused", "malformed") or (turn.end == "complete" and not turn.calls)
+        if ends != (index in answers):
+            raise ValueError(f"{scenario.name}: turn {index} {'ends' if ends else 'does not end'} the run")
     error = wire.failure(last, streamed)
     stop, reason = wire.stop(last)
     if error is None and stop == "Answered" and last.calls:
@@ -417,8 +443,9 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
         "total_usage": total,
         "requests": len(scenario.turns),
         # The prompt, each turn, each tool turn's results, each request to
-        # fix a malformed call.
-        "messages": 1 + len(scenario.turns) + len(ran) + sum(turn.end == "malformed" for turn in scenario.turns),
+        # fix a malformed call, the follow-up prompt.
+        "messages": 1 + len(scenario.turns) + len(ran) + sum(turn.end == "malformed" for turn in scenario.turns)
+        + (scenario.follow_up is not None),
         "tool_results": sum(len(turn.calls) for turn in ran),
         "streamed_text": "".join(shown),
         "streamed_reasoning": "".join(wire.shown(turn) for turn in scenario.turns),
@@ -449,6 +476,7 @@ def cases() -> list[dict]:
                     "prompt": scenario.prompt,
                     "instructions": INSTRUCTIONS,
                     "web_search": scenario.web_search,
+                    "follow_up": scenario.follow_up and scenario.follow_up.prompt,
                     "pause": None if pause is None else {
                         "pending": list(pause.pending),
                         "decisions": [dict(zip(("decision", "reason" if d[0] == "deny" else "arguments"), d))
@@ -484,7 +512,7 @@ def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) ->
             problems.append(f"{at}: {header} is {headers.get(header)!r}")
         if api == "anthropic" and headers.get("anthropic-version") != "2023-06-01":
             problems.append(f"{at}: anthropic-version is {headers.get('anthropic-version')!r}")
-        resumed = scenario.pause is not None and index > scenario.pause.after
+        resumed = any(step is not None and index > step.after for step in (scenario.pause, scenario.follow_up))
         if (headers.get(RESUMED_HEADER[0]) == RESUMED_HEADER[1]) != resumed:
             problems.append(f"{at}: {'not ' if resumed else ''}from the resuming client")
         read = request["read"]

@@ -29,7 +29,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
     Agent, AgentError, AgentEvent, Anthropic, ApiKey, Content, Gemini, Message, OpenAiChat, OpenAiResponses,
-    RunInput, RunResult, RunState, StopReason,
+    RunInput, RunResult, RunState, StopReason, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
 use tools_core::{ToolContext, ToolError};
@@ -188,6 +188,24 @@ async fn run_case(case: &Case) -> Result<Vec<String>, String> {
         result = after;
         events.extend(more);
     }
+    if let Some(prompt) = case.spec.get("follow_up").and_then(Value::as_str) {
+        if result.stop != StopReason::Answered {
+            return Err(format!("the run did not answer before the follow-up: {:?}", result.stop));
+        }
+        // The transcript saved as JSON; a fresh client and agent load it
+        // and go on with a new prompt. The usage counts both runs.
+        let saved =
+            serde_json::to_string(&result.transcript).map_err(|e| format!("saving the transcript: {e}"))?;
+        let mut transcript: Transcript =
+            serde_json::from_str(&saved).map_err(|e| format!("loading the transcript: {e}"))?;
+        transcript.push(Message::user(prompt));
+        let earlier = std::mem::take(&mut result.usage);
+        let (after, more) =
+            succeeded(run(&case.agent(true)?, RunInput::Transcript(transcript), streamed).await?)?;
+        result = after;
+        result.usage = [earlier, result.usage].concat();
+        events.extend(more);
+    }
     problems.extend(compare(case, &result, &events));
     Ok(problems)
 }
@@ -231,9 +249,8 @@ fn compare(case: &Case, result: &RunResult, events: &[AgentEvent]) -> Vec<String
     let pending = result.transcript.pending_calls().len();
     differ("calls left without a result", json!(pending), &json!(0));
     if case.streamed() {
-        let streamed = |pick: fn(&AgentEvent) -> Option<&str>| -> String {
-            events.iter().filter_map(pick).collect()
-        };
+        let streamed =
+            |pick: fn(&AgentEvent) -> Option<&str>| -> String { events.iter().filter_map(pick).collect() };
         let text = streamed(|event| match event {
             AgentEvent::TextDelta(text) => Some(text),
             _ => None,
