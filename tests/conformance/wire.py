@@ -14,18 +14,33 @@ The shapes follow the APIs' reference pages and streaming guides:
 - Chat Completions: https://platform.openai.com/docs/api-reference/chat/object
   and /chat-streaming (a role chunk, content or refusal and `tool_calls`
   pieces keyed by `index`, an empty delta with the `finish_reason`, a usage
-  chunk with empty `choices`, `data: [DONE]`);
+  chunk with empty `choices`, `data: [DONE]`); a compatible server's
+  `reasoning_content`, whole and streamed first beside a null content:
+  https://api-docs.deepseek.com/guides/thinking_mode;
 - Responses: https://platform.openai.com/docs/api-reference/responses/object
   and /responses-streaming (`response.created`, `response.in_progress`, each
   item's `output_item.added`, its parts and deltas, `output_item.done`, then
-  `response.completed` or `response.incomplete`);
+  `response.completed`, `response.incomplete` or `response.failed`); a
+  reasoning item's summary as `response.reasoning_summary_part.added`,
+  `..._text.delta`s, `..._text.done`, `..._part.done`; reasoning items with
+  `encrypted_content`: https://platform.openai.com/docs/guides/reasoning;
 - Anthropic: https://docs.anthropic.com/en/api/messages and
   /en/docs/build-with-claude/streaming (`message_start`, `ping`, each block's
   start, deltas and stop, `message_delta` with the stop reason and the output
-  count, `message_stop`);
+  count, `message_stop`); thinking as `thinking_delta`s and one
+  `signature_delta`, redacted thinking whole at its start:
+  https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking;
+  a server web search's `server_tool_use` (its input as `input_json_delta`s)
+  and `web_search_tool_result` blocks, and `pause_turn`:
+  https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool,
+  /en/docs/build-with-claude/handling-stop-reasons;
 - Gemini: https://ai.google.dev/api/generate-content (a whole
   `GenerateContentResponse` per event, `data:` lines ended by CRLF, usage on
-  every chunk with the full count on the last).
+  every chunk with the full count on the last; `finishReason` and
+  `finishMessage`); `thoughtSignature` on the first call part, or on the
+  last part of a text answer (in a stream an empty one), and `thought: true`
+  summary parts: https://ai.google.dev/gemini-api/docs/thought-signatures,
+  /gemini-api/docs/thinking.
 """
 
 from __future__ import annotations
