@@ -220,25 +220,57 @@ impl Agent {
         self
     }
 
-    /// Which tools the model may or must call.
+    /// How every request of its runs is made: the tool choice, sampling,
+    /// reasoning, limits and extra fields ([`ModelSettings`], whose table
+    /// says what each provider takes). It replaces the settings given
+    /// before it, those of [`Self::with_tool_choice`] and the other
+    /// shorthands included; a setting the model's provider cannot take
+    /// fails the run's first request before anything is sent
+    /// ([`ModelError::Setting`](crate::ModelError::Setting)).
+    ///
+    /// ```
+    /// use tools_agent::{Agent, ModelSettings, ReasoningSettings, ScriptedModel, ToolChoice};
+    /// use tools_core::Toolset;
+    ///
+    /// let settings = ModelSettings::default()
+    ///     .with_max_tokens(16_000)
+    ///     .with_reasoning(ReasoningSettings::new().with_budget_tokens(8_000))
+    ///     .with_stop_sequences(["END"]);
+    /// let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap()
+    ///     .with_settings(settings)
+    ///     .with_tool_choice(ToolChoice::Auto); // a shorthand changes one setting
+    /// assert_eq!(agent.settings().max_tokens, Some(16_000));
+    /// ```
+    pub fn with_settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// The settings of every request.
+    pub fn settings(&self) -> &ModelSettings {
+        &self.settings
+    }
+
+    /// Which tools the model may or must call (a shorthand for the
+    /// setting of [`Self::with_settings`]).
     pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
         self.settings.tool_choice = choice;
         self
     }
 
-    /// Whether the model may call several tools at once.
+    /// Whether the model may call several tools at once (a shorthand).
     pub fn with_parallel_tool_calls(mut self, yes: bool) -> Self {
         self.settings.parallel_tool_calls = Some(yes);
         self
     }
 
-    /// The most tokens of one answer.
+    /// The most tokens of one answer (a shorthand).
     pub fn with_max_tokens(mut self, tokens: u32) -> Self {
         self.settings.max_tokens = Some(tokens);
         self
     }
 
-    /// How long one model request may take.
+    /// How long one model request may take (a shorthand).
     pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
         self.settings.request_timeout = Some(timeout);
         self

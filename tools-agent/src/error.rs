@@ -151,6 +151,33 @@ pub enum ModelError {
     /// ```
     #[error(transparent)]
     ToolChoice(#[from] ToolChoiceError),
+    /// A setting the provider's API has no field for, a value it does not
+    /// take, or a combination of settings it refuses (Anthropic's manual
+    /// thinking with a forced tool choice, a stop sequence for OpenAI
+    /// Responses...): found before the request is sent. The table of what
+    /// each provider takes is on [`ModelSettings`](crate::ModelSettings).
+    ///
+    /// ```
+    /// use tools_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiResponses};
+    /// # futures::executor::block_on(async {
+    /// let model = OpenAiResponses::from_values("gpt-5", None, Some("http://localhost:1/v1"));
+    /// let settings = ModelSettings::default().with_seed(7);
+    /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &settings };
+    /// let error = model.request(request).await.unwrap_err();
+    /// assert!(matches!(error, ModelError::Setting { setting: "seed", .. }));
+    /// assert_eq!(error.to_string(), "openai (Responses) cannot take `seed`: the Responses API has no seed");
+    /// # });
+    /// ```
+    #[error("{provider} cannot take `{setting}`: {reason}")]
+    Setting {
+        /// The provider, and for OpenAI the API (`openai (Responses)`).
+        provider: String,
+        /// The setting, as [`ModelSettings`](crate::ModelSettings) names it
+        /// (`seed`, `reasoning.budget_tokens`...).
+        setting: &'static str,
+        /// Why, with the value where it matters.
+        reason: String,
+    },
 }
 
 /// A run that stopped because a request failed. The transcript holds

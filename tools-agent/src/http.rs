@@ -318,14 +318,24 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 
 /// The provider's own message in an error body: OpenAI, Anthropic and
 /// Gemini all answer `{"error": {"message": "..."}}`; anything else is
-/// shown as an excerpt.
+/// shown as an excerpt. An empty message says nothing, so the next place
+/// is read (llama-cpp-python answers a failed assertion with
+/// `"message": ""`: the whole `error` object is shown instead).
 fn provider_message(body: &str) -> String {
     const MAX: usize = 2_000;
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     // OpenAI, Anthropic and Gemini put it in `error.message`; compatible
     // servers also in `message`, or FastAPI's `detail` (llama-cpp-python).
+    let says_something = |found: &&Value| match found {
+        Value::Null => false,
+        Value::String(text) => !text.trim().is_empty(),
+        _ => true,
+    };
     let message = parsed.as_ref().and_then(|value| {
-        ["/error/message", "/message", "/error", "/detail"].iter().find_map(|pointer| value.pointer(pointer))
+        ["/error/message", "/message", "/error", "/detail"]
+            .iter()
+            .filter_map(|pointer| value.pointer(pointer))
+            .find(says_something)
     });
     match message {
         Some(Value::String(message)) => bounded(message, MAX),
@@ -382,6 +392,12 @@ mod tests {
             r#"{"error":{"message":"Invalid schema for function 'x'","type":"invalid_request_error"}}"#;
         assert_eq!(provider_message(body), "Invalid schema for function 'x'");
         assert_eq!(provider_message("<html>bad gateway</html>"), "<html>bad gateway</html>");
+        // An empty message (llama-cpp-python's failed assertion): the error object.
+        let empty = r#"{"error":{"message":"","type":"internal_server_error","param":null,"code":null}}"#;
+        assert_eq!(
+            provider_message(empty),
+            r#"{"message":"","type":"internal_server_error","param":null,"code":null}"#
+        );
         assert_eq!(excerpt(&"é".repeat(300)).chars().count(), 201);
     }
 

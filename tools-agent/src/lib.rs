@@ -21,6 +21,8 @@
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
 //!   ([`Dialect::tool_choice`](tools_provider::Dialect::tool_choice));
+//!   sampling, [`ReasoningSettings`], and extra JSON for the fields the SDK
+//!   does not model, refused before sending where a provider cannot take them;
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`DialectError`]: a toolset the model's dialect cannot express, refused
 //!   by [`Agent::new`];
@@ -42,6 +44,7 @@ mod model;
 mod run;
 mod scripted;
 mod search;
+mod settings;
 mod stream;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
@@ -56,6 +59,7 @@ pub use model::{
 };
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
+pub use settings::{ReasoningEffort, ReasoningSettings, ReasoningSummary};
 pub use stream::AgentEvent;
 pub use tools_provider::{Content, Message, Reasoning, Transcript};
 pub use tools_provider::{DialectError, Finish, ToolChoiceError};

@@ -19,7 +19,59 @@ use tools_provider::Reasoning;
 /// [`Dialect::tool_choice`](tools_provider::Dialect::tool_choice).
 pub use tools_provider::ToolChoice;
 
-/// How a request is made, beyond its messages and tools.
+/// How a request is made, beyond its messages and tools: per request (every
+/// [`ModelRequest`] carries one) or per agent ([`Agent::with_settings`](crate::Agent::with_settings)).
+/// Each client sends what is set as its provider's fields, and refuses what
+/// the provider cannot take, or a combination it refuses, before anything
+/// is sent ([`ModelError::Setting`], naming the provider and the setting);
+/// what is not set is not sent, and the provider's default holds.
+///
+/// | setting | OpenAI Chat | OpenAI Responses | Anthropic | Gemini `generationConfig` |
+/// |---|---|---|---|---|
+/// | `max_tokens` | `max_completion_tokens` | `max_output_tokens` | `max_tokens` (required: 4,096 if unset, plus the thinking budget if there is one) | `maxOutputTokens` |
+/// | `temperature` | `temperature` | `temperature` | `temperature` (only 1 with thinking) | `temperature` |
+/// | `top_p` | `top_p` | `top_p` | `top_p` (0.95 to 1 with thinking) | `topP` |
+/// | `top_k` | refused | refused | `top_k` (refused with thinking) | `topK` |
+/// | `stop_sequences` | `stop` | refused | `stop_sequences` | `stopSequences` |
+/// | `seed` | `seed` | refused | refused | `seed` |
+/// | `reasoning` | `reasoning_effort` | `reasoning` (and `include`, below) | `thinking`, `output_config.effort` | `thinkingConfig` |
+/// | `extra` | merged into the body | merged | merged | merged |
+///
+/// [`ReasoningSettings`](crate::ReasoningSettings) has the reasoning fields'
+/// own table. A field the SDK does not model goes through `extra`
+/// ([`Self::with_extra`]): `top_k` for a compatible server that takes it
+/// (`with_extra(json!({"top_k": 40}))`), Anthropic's `thinking.display:
+/// "omitted"`.
+///
+/// OpenAI Responses requests say `store: false`, so a reasoning model's
+/// reasoning reaches the next turn only as encrypted content: every
+/// request asks for it (`include: ["reasoning.encrypted_content"]`), but
+/// for the models that have none and refuse the field (HTTP 400,
+/// "Encrypted content is not supported with this model"): `gpt-3.5*`,
+/// `gpt-4*` and `chatgpt-4o*`. For another model without reasoning (a
+/// deployment's own name), `with_extra(json!({"include": null}))` leaves
+/// it out.
+///
+/// Sources: <https://platform.openai.com/docs/api-reference/chat/create>,
+/// <https://platform.openai.com/docs/api-reference/responses/create>,
+/// <https://docs.anthropic.com/en/api/messages>,
+/// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking#feature-compatibility>,
+/// <https://ai.google.dev/api/generate-content#generationconfig>.
+///
+/// ```
+/// use std::time::Duration;
+/// use tools_agent::{ModelSettings, ReasoningEffort, ReasoningSettings, ToolChoice};
+///
+/// let settings = ModelSettings::default()
+///     .with_tool_choice(ToolChoice::Required)
+///     .with_max_tokens(2_000)
+///     .with_temperature(0.2)
+///     .with_stop_sequences(["\n\nObservation:"])
+///     .with_seed(7)
+///     .with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::Low))
+///     .with_request_timeout(Duration::from_secs(60));
+/// assert_eq!(settings.stop_sequences, ["\n\nObservation:"]);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct ModelSettings {
@@ -33,12 +85,26 @@ pub struct ModelSettings {
     /// provider's default (on) if `None`. Gemini has no switch, so `false`
     /// fails its requests (but with [`ToolChoice::None`]).
     pub parallel_tool_calls: Option<bool>,
-    /// The most tokens the answer may have; some providers require it.
+    /// The most tokens the answer may have, reasoning included; Anthropic
+    /// requires it.
     pub max_tokens: Option<u32>,
     /// The sampling temperature.
-    pub temperature: Option<f32>,
+    pub temperature: Option<f64>,
+    /// Nucleus sampling: only the tokens of this much probability.
+    pub top_p: Option<f64>,
+    /// Only the `k` likeliest tokens (Anthropic, Gemini).
+    pub top_k: Option<u32>,
+    /// Where the answer stops (not OpenAI Responses); none if empty.
+    pub stop_sequences: Vec<String>,
+    /// A seed for repeatable sampling (OpenAI Chat, Gemini).
+    pub seed: Option<i32>,
+    /// The reasoning asked for; the provider's default if `None`.
+    pub reasoning: Option<crate::ReasoningSettings>,
     /// How long one HTTP request may take, retries aside.
     pub request_timeout: Option<Duration>,
+    /// JSON merged into every request body last, for the fields the SDK
+    /// does not model ([`Self::with_extra`]).
+    pub extra: Option<serde_json::Value>,
 }
 
 /// One request: the instructions, the messages so far, and the tools the

@@ -106,7 +106,7 @@ pub enum Reasoning {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         summary: Vec<String>,
         /// The encrypted reasoning, when `reasoning.encrypted_content` was
-        /// asked for (always, as the client does not store responses).
+        /// asked for (with every request but to models without reasoning, as the client does not store responses).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         encrypted_content: Option<String>,
     },

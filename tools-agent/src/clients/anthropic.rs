@@ -34,14 +34,15 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use tools_provider::{Content, Dialect, Finish, Reasoning, anthropic};
 
-use super::{Client, Provider, Strict};
+use super::{Client, Provider, Strict, fields};
 use crate::ModelError;
 use crate::http::{Decode, excerpt};
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 const PROVIDER: &str = "anthropic";
 const VERSION: &str = "2023-06-01";
-/// What `max_tokens` is when the settings give none: the API requires it.
+/// What `max_tokens` is when the settings give none (plus the thinking
+/// budget, if any): the API requires it.
 pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// A client of Anthropic's Messages API.
@@ -93,24 +94,25 @@ impl Provider for AnthropicApi {
         headers.insert(HeaderName::from_static("anthropic-version"), HeaderValue::from_static(VERSION));
     }
 
-    /// The request body, as <https://docs.anthropic.com/en/api/messages> shows it.
+    /// The request body, as <https://docs.anthropic.com/en/api/messages> shows it;
+    /// the settings' fields (thinking among them) from `fields::anthropic`,
+    /// the extra JSON last.
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let settings = request.settings;
         let mut body = Map::new();
         body.insert("model".into(), json!(model));
-        body.insert("max_tokens".into(), json!(settings.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)));
+        body.insert("max_tokens".into(), json!(fields::anthropic_max_tokens(settings, DEFAULT_MAX_TOKENS)));
         if let Some(system) = request.instructions.filter(|system| !system.is_empty()) {
             body.insert("system".into(), json!(system));
         }
         let messages = anthropic::messages(self.dialect(), request.messages)?;
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(self.dialect(), request)?);
-        if let Some(temperature) = settings.temperature {
-            body.insert("temperature".into(), json!(temperature));
-        }
+        fields::anthropic(settings, &mut body)?;
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }
+        fields::merge_extra(fields::ANTHROPIC, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

@@ -35,7 +35,7 @@ use serde_json::{Map, Value, json};
 use tools_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
 use tools_provider::{Content, Dialect, Finish, Reasoning};
 
-use super::{Client, Provider};
+use super::{Client, Provider, fields};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
@@ -78,7 +78,8 @@ impl Provider for GeminiApi {
         format!("{base_url}/v1beta/models/{model}:{method}")
     }
 
-    /// The request body, as <https://ai.google.dev/api/generate-content> shows it.
+    /// The request body, as <https://ai.google.dev/api/generate-content> shows it;
+    /// the settings' fields from `fields::gemini`, the extra JSON last.
     fn body(&self, _model: &str, request: &ModelRequest<'_>, _stream: bool) -> Result<Value, ModelError> {
         let settings = request.settings;
         let mut body = Map::new();
@@ -88,16 +89,9 @@ impl Provider for GeminiApi {
         body.insert("contents".into(), Value::Array(gemini::contents(request.messages)?));
         // `tools`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
-        let mut generation = Map::new();
-        if let Some(max_tokens) = settings.max_tokens {
-            generation.insert("maxOutputTokens".into(), json!(max_tokens));
-        }
-        if let Some(temperature) = settings.temperature {
-            generation.insert("temperature".into(), json!(temperature));
-        }
-        if !generation.is_empty() {
-            body.insert("generationConfig".into(), Value::Object(generation));
-        }
+        // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
+        fields::gemini(settings, &mut body)?;
+        fields::merge_extra(fields::GEMINI, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

@@ -7,6 +7,7 @@
 //! provider's module in `tools-provider`.
 
 mod anthropic;
+mod fields;
 mod gemini;
 mod openai_chat;
 mod openai_common;

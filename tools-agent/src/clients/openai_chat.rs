@@ -22,6 +22,7 @@ use eventsource_stream::Event;
 use serde_json::{Value, json};
 use tools_provider::{Content, Dialect, Finish, Reasoning, openai};
 
+use super::fields;
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use super::{Client, Provider, Strict};
 use crate::ModelError;
@@ -79,30 +80,23 @@ impl Provider for OpenAiChatApi {
         common::needs_key(base_url)
     }
 
-    /// The request body: <https://platform.openai.com/docs/api-reference/chat/create>.
+    /// The request body: <https://platform.openai.com/docs/api-reference/chat/create>;
+    /// the settings' fields from `fields::openai_chat`, the extra JSON last.
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
         let messages = openai::chat::messages(dialect, request.instructions, request.messages)?;
-        let mut body = json!({"model": model, "messages": messages});
+        let mut body = serde_json::Map::new();
+        body.insert("model".into(), json!(model));
+        body.insert("messages".into(), Value::Array(messages));
+        body.extend(super::tool_fields(dialect, request)?);
         let settings = request.settings;
-        for (field, value) in super::tool_fields(dialect, request)? {
-            body[field.as_str()] = value;
-        }
-        // `max_tokens` is deprecated for Chat Completions in favour of
-        // `max_completion_tokens` (which also bounds reasoning tokens, and
-        // is the only one o-series and later models accept):
-        // <https://platform.openai.com/docs/api-reference/chat/create#chat-create-max_completion_tokens>.
-        if let Some(tokens) = settings.max_tokens {
-            body["max_completion_tokens"] = json!(tokens);
-        }
-        if let Some(temperature) = settings.temperature {
-            body["temperature"] = json!(temperature);
-        }
+        fields::openai_chat(settings, &mut body)?;
         if stream {
-            body["stream"] = json!(true);
-            body["stream_options"] = json!({"include_usage": true});
+            body.insert("stream".into(), json!(true));
+            body.insert("stream_options".into(), json!({"include_usage": true}));
         }
-        Ok(body)
+        fields::merge_extra(fields::CHAT, &mut body, settings.extra.as_ref())?;
+        Ok(Value::Object(body))
     }
 
     /// The response: `choices[0].message` as content (reasoning, text or
@@ -136,6 +130,8 @@ pub struct ChatDecoder {
     finish: Option<Finish>,
     /// Whether the answer came as a `refusal`.
     refused: bool,
+    /// Whether any event came at all.
+    heard: bool,
 }
 
 impl Decode for ChatDecoder {
@@ -144,6 +140,7 @@ impl Decode for ChatDecoder {
         event: &Event,
         out: &mut Vec<ModelEvent>,
     ) -> Result<Option<ModelResponse>, ModelError> {
+        self.heard = true;
         let data = event.data.trim();
         if data == "[DONE]" {
             let Some(mut finish) = self.finish.take() else {
@@ -220,7 +217,12 @@ impl Decode for ChatDecoder {
     }
 
     fn end(&mut self) -> Result<ModelResponse, ModelError> {
-        Err(stream_ended(if self.finish.is_some() {
+        Err(stream_ended(if !self.heard {
+            // A server that fails after it has answered 200 can say why
+            // only in its own log (llama-cpp-python, asked to stream an
+            // automatic tool choice the model turns into a call).
+            "the server closed the stream with no event: its log says why"
+        } else if self.finish.is_some() {
             "no `data: [DONE]`"
         } else {
             "no `finish_reason` and no `data: [DONE]`"

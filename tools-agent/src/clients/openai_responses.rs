@@ -25,6 +25,7 @@ use eventsource_stream::Event;
 use serde_json::{Value, json};
 use tools_provider::{Dialect, Finish, openai};
 
+use super::fields;
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use super::{Client, Provider, Strict};
 use crate::ModelError;
@@ -78,28 +79,27 @@ impl Provider for OpenAiResponsesApi {
         common::needs_key(base_url)
     }
 
-    /// The request body: <https://platform.openai.com/docs/api-reference/responses/create>.
+    /// The request body: <https://platform.openai.com/docs/api-reference/responses/create>;
+    /// the settings' fields (and `include`) from `fields::openai_responses`,
+    /// the extra JSON last.
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
         let input = openai::responses::input(dialect, request.messages)?;
-        let mut body = json!({"model": model, "input": input, "store": false});
+        let mut body = serde_json::Map::new();
+        body.insert("model".into(), json!(model));
+        body.insert("input".into(), Value::Array(input));
+        body.insert("store".into(), json!(false));
         if let Some(instructions) = request.instructions {
-            body["instructions"] = json!(instructions);
+            body.insert("instructions".into(), json!(instructions));
         }
+        body.extend(super::tool_fields(dialect, request)?);
         let settings = request.settings;
-        for (field, value) in super::tool_fields(dialect, request)? {
-            body[field.as_str()] = value;
-        }
-        if let Some(tokens) = settings.max_tokens {
-            body["max_output_tokens"] = json!(tokens);
-        }
-        if let Some(temperature) = settings.temperature {
-            body["temperature"] = json!(temperature);
-        }
+        fields::openai_responses(model, settings, &mut body)?;
         if stream {
-            body["stream"] = json!(true);
+            body.insert("stream".into(), json!(true));
         }
-        Ok(body)
+        fields::merge_extra(fields::RESPONSES, &mut body, settings.extra.as_ref())?;
+        Ok(Value::Object(body))
     }
 
     fn read(&self, body: &Value) -> Result<ModelResponse, ModelError> {

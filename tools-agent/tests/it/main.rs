@@ -19,6 +19,7 @@ mod dialect_check;
 mod http_client;
 mod parts;
 mod reasoning;
+mod settings;
 mod spans;
 mod tool_choice;
 mod tool_search;

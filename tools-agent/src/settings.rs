@@ -1,0 +1,359 @@
+//! How a request is made, beyond its messages and tools: the setters of
+//! [`ModelSettings`], the reasoning it asks for ([`ReasoningSettings`]),
+//! and the extra JSON merged into a request body for the fields the SDK
+//! does not model. Each client turns them into its provider's fields, and
+//! refuses what its provider cannot take ([`ModelError::Setting`]) before
+//! anything is sent; the table of what goes where is on [`ModelSettings`].
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::ModelError;
+use crate::model::{ModelSettings, ToolChoice};
+
+impl ModelSettings {
+    /// Which tools the model may or must call.
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Whether the model may call several tools in one turn.
+    pub fn with_parallel_tool_calls(mut self, yes: bool) -> Self {
+        self.parallel_tool_calls = Some(yes);
+        self
+    }
+
+    /// The most tokens one answer may have, reasoning included.
+    pub fn with_max_tokens(mut self, tokens: u32) -> Self {
+        self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// The sampling temperature.
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Nucleus sampling: sample from the tokens of this much probability.
+    pub fn with_top_p(mut self, top_p: f64) -> Self {
+        self.top_p = Some(top_p);
+        self
+    }
+
+    /// Sample from the `k` likeliest tokens only (Anthropic, Gemini).
+    pub fn with_top_k(mut self, k: u32) -> Self {
+        self.top_k = Some(k);
+        self
+    }
+
+    /// Stop the answer where the model writes one of these.
+    pub fn with_stop_sequences(mut self, stops: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.stop_sequences = stops.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sample as repeatably as the provider can (OpenAI Chat, Gemini).
+    pub fn with_seed(mut self, seed: i32) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// How much the model reasons before it answers, and what of it comes back.
+    pub fn with_reasoning(mut self, reasoning: ReasoningSettings) -> Self {
+        self.reasoning = Some(reasoning);
+        self
+    }
+
+    /// How long one HTTP request may take, resends aside.
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// Fields to merge into every request body, for what the SDK does not
+    /// model (a provider's new field, a compatible server's own): a JSON
+    /// object merged as a JSON Merge Patch
+    /// ([RFC 7396](https://www.rfc-editor.org/rfc/rfc7396)) after the
+    /// client has written the body. The extra wins: an object is merged
+    /// into the body's object of the same name, key by key, recursively;
+    /// anything else (a number, a string, an array) replaces the body's
+    /// value; `null` removes the field. A second `with_extra` is merged
+    /// into the first the same way, except that its nulls are kept, so
+    /// that they still remove fields from the body. What comes from the
+    /// extra is not checked: it goes as it is, even over the fields the
+    /// client needs (`messages`, `stream`), and a value that is not an
+    /// object fails the request ([`ModelError::Setting`]).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tools_agent::ModelSettings;
+    ///
+    /// let settings = ModelSettings::default()
+    ///     .with_temperature(0.2)
+    ///     // OpenAI Chat: a field the SDK does not model.
+    ///     .with_extra(json!({"service_tier": "flex"}))
+    ///     // Gemini: one more field inside `generationConfig`, the rest kept.
+    ///     .with_extra(json!({"generationConfig": {"responseMimeType": "application/json"}}));
+    /// assert_eq!(settings.extra, Some(json!({"service_tier": "flex",
+    ///     "generationConfig": {"responseMimeType": "application/json"}})));
+    /// ```
+    pub fn with_extra(mut self, extra: Value) -> Self {
+        self.extra = Some(match self.extra.take() {
+            Some(mut earlier) => {
+                compose(&mut earlier, extra);
+                earlier
+            }
+            None => extra,
+        });
+        self
+    }
+}
+
+/// How much a model reasons (thinks) before it answers, and what of its
+/// reasoning comes back: one setting for the four providers, each field
+/// sent as its provider says it, or refused before anything is sent
+/// ([`ModelError::Setting`], naming the provider and the field) where the
+/// provider has no such thing. Setting it at all turns reasoning on
+/// where a provider needs it turned on (Anthropic); `ReasoningSettings::new()`
+/// asks for reasoning with the provider's own defaults.
+///
+/// | field | OpenAI Chat | OpenAI Responses | Anthropic | Gemini `thinkingConfig` |
+/// |---|---|---|---|---|
+/// | (set at all) | nothing more | nothing more (every request has `include: ["reasoning.encrypted_content"]`, but for models without reasoning: see [`ModelSettings`]) | `thinking: {"type": "adaptive"}` without a budget | nothing more |
+/// | `effort` | `reasoning_effort` | `reasoning.effort` | `output_config.effort` (`low` to `max`; `None`: `thinking: {"type": "disabled"}`) | `thinkingLevel` (`MINIMAL` to `HIGH`; `None`: `thinkingBudget: 0`) |
+/// | `budget_tokens` | refused | refused | `thinking: {"type": "enabled", "budget_tokens"}`: at least 1,024 and below `max_tokens` | `thinkingBudget` (not with a level) |
+/// | `summary` | refused | `reasoning.summary` | `thinking.display: "summarized"` | `includeThoughts: true` |
+///
+/// Anthropic and Gemini have one kind of summary: any [`ReasoningSummary`]
+/// asks for it. With Anthropic thinking on (enabled or adaptive), a
+/// temperature other than 1, a `top_k`, or a `top_p` below 0.95 is refused;
+/// with a budget (manual thinking), so is a tool choice that forces a call
+/// (`Required`, a named tool). Which efforts, budgets and summaries a
+/// model takes is the model's: the provider's error says it.
+///
+/// Sources: <https://platform.openai.com/docs/api-reference/chat/create>
+/// (`reasoning_effort`), <https://platform.openai.com/docs/api-reference/responses/create>
+/// (`reasoning`, `include`), <https://platform.openai.com/docs/guides/reasoning>,
+/// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>,
+/// <https://platform.claude.com/docs/en/build-with-claude/adaptive-thinking>,
+/// <https://platform.claude.com/docs/en/build-with-claude/effort>,
+/// <https://ai.google.dev/gemini-api/docs/thinking>,
+/// <https://ai.google.dev/api/generate-content#ThinkingConfig>.
+///
+/// ```
+/// use tools_agent::{ModelSettings, ReasoningEffort, ReasoningSettings, ReasoningSummary};
+///
+/// // OpenAI, Anthropic (adaptive thinking) and Gemini 3 alike.
+/// let settings = ModelSettings::default()
+///     .with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::High).with_summary(ReasoningSummary::Auto));
+/// // Anthropic manual thinking, or a Gemini 2.5 budget.
+/// let budget = ModelSettings::default().with_max_tokens(16_000)
+///     .with_reasoning(ReasoningSettings::new().with_budget_tokens(8_000));
+/// # let _ = (settings, budget);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReasoningSettings {
+    /// How hard the model reasons; the model's default if `None`.
+    pub effort: Option<ReasoningEffort>,
+    /// The most tokens the model may reason with (Anthropic manual
+    /// thinking, Gemini 2.5's `thinkingBudget`).
+    pub budget_tokens: Option<u32>,
+    /// Whether (and for OpenAI, how) a summary of the reasoning comes back.
+    pub summary: Option<ReasoningSummary>,
+}
+
+impl ReasoningSettings {
+    /// Reasoning on, with the provider's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How hard the model reasons.
+    pub fn with_effort(mut self, effort: ReasoningEffort) -> Self {
+        self.effort = Some(effort);
+        self
+    }
+
+    /// The most tokens the model may reason with.
+    pub fn with_budget_tokens(mut self, tokens: u32) -> Self {
+        self.budget_tokens = Some(tokens);
+        self
+    }
+
+    /// Ask for a summary of the reasoning.
+    pub fn with_summary(mut self, summary: ReasoningSummary) -> Self {
+        self.summary = Some(summary);
+        self
+    }
+}
+
+/// How hard a model reasons, from none to the most a model offers. The
+/// values are OpenAI's (`reasoning_effort`, `reasoning.effort`); Anthropic
+/// takes `low` to `max` (`output_config.effort`), Gemini `minimal` to
+/// `high` (`thinkingLevel`), and each refuses the others before sending.
+/// `None` turns reasoning off: OpenAI's `none`, Anthropic's disabled
+/// thinking, Gemini's budget of 0 (on the models that can stop thinking).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReasoningEffort {
+    /// No reasoning.
+    None,
+    /// As little as the model can.
+    Minimal,
+    /// Little.
+    Low,
+    /// Some.
+    Medium,
+    /// Much (Anthropic's default).
+    High,
+    /// More (long agentic work).
+    XHigh,
+    /// As much as the model can.
+    Max,
+}
+
+impl ReasoningEffort {
+    /// The effort as OpenAI and Anthropic write it (`"xhigh"`...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::XHigh => "xhigh",
+            Self::Max => "max",
+        }
+    }
+}
+
+/// How a summary of the reasoning comes back. OpenAI Responses has three
+/// (`reasoning.summary`); Anthropic (`thinking.display: "summarized"`)
+/// and Gemini (`includeThoughts`) have one, which any of them asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReasoningSummary {
+    /// The most detailed summary the model offers.
+    Auto,
+    /// A short one.
+    Concise,
+    /// A long one.
+    Detailed,
+}
+
+impl ReasoningSummary {
+    /// The summary as OpenAI writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Concise => "concise",
+            Self::Detailed => "detailed",
+        }
+    }
+}
+
+/// A setting `api` cannot take, or a combination of settings it refuses.
+pub(crate) fn refused(api: &str, setting: &'static str, reason: impl Into<String>) -> ModelError {
+    ModelError::Setting { provider: api.to_owned(), setting, reason: reason.into() }
+}
+
+/// Merge the settings' extra JSON into a request body, as
+/// [`ModelSettings::with_extra`] says.
+pub(crate) fn merge_extra(
+    api: &str,
+    body: &mut Map<String, Value>,
+    extra: Option<&Value>,
+) -> Result<(), ModelError> {
+    let Some(extra) = extra else { return Ok(()) };
+    let Value::Object(fields) = extra else {
+        return Err(refused(api, "extra", format!("the extra fields must be a JSON object, not {extra}")));
+    };
+    for (name, value) in fields {
+        patch_field(body, name, value);
+    }
+    Ok(())
+}
+
+/// One field of a merge patch into `target`: null removes, an object
+/// merges into an object (or replaces anything else), the rest replaces.
+fn patch_field(target: &mut Map<String, Value>, name: &str, patch: &Value) {
+    match patch {
+        Value::Null => {
+            target.remove(name);
+        }
+        Value::Object(fields) => {
+            let slot = target.entry(name).or_insert_with(|| Value::Object(Map::new()));
+            if !slot.is_object() {
+                *slot = Value::Object(Map::new());
+            }
+            if let Value::Object(inner) = slot {
+                for (name, value) in fields {
+                    patch_field(inner, name, value);
+                }
+            }
+        }
+        other => {
+            target.insert(name.to_owned(), other.clone());
+        }
+    }
+}
+
+/// A later extra over an earlier one: as the merge, but a null is kept.
+fn compose(earlier: &mut Value, later: Value) {
+    match (earlier, later) {
+        (Value::Object(earlier), Value::Object(later)) => {
+            for (name, value) in later {
+                match (earlier.get_mut(&name), value) {
+                    (Some(slot @ Value::Object(_)), value @ Value::Object(_)) => compose(slot, value),
+                    (_, value) => {
+                        earlier.insert(name, value);
+                    }
+                }
+            }
+        }
+        (earlier, later) => *earlier = later,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_extra_merges_objects_replaces_the_rest_and_null_removes() {
+        let mut body = json!({"model": "m", "stream": true, "generationConfig": {"temperature": 0.5, "topK": 3},
+            "include": ["a"]});
+        let extra = json!({"stream": null, "generationConfig": {"topK": null, "seed": 7}, "include": ["b"],
+            "new": {"deep": {"er": 1}}});
+        let Value::Object(fields) = &mut body else { unreachable!() };
+        merge_extra("p", fields, Some(&extra)).unwrap();
+        assert_eq!(
+            body,
+            json!({"model": "m", "generationConfig": {"temperature": 0.5, "seed": 7}, "include": ["b"],
+                "new": {"deep": {"er": 1}}})
+        );
+        let error = merge_extra("p", &mut Map::new(), Some(&json!([1]))).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "p cannot take `extra`: the extra fields must be a JSON object, not [1]"
+        );
+    }
+
+    #[test]
+    fn a_second_extra_merges_into_the_first_and_keeps_its_nulls() {
+        let settings = ModelSettings::default()
+            .with_extra(json!({"a": {"b": 1, "c": 2}, "d": 1}))
+            .with_extra(json!({"a": {"c": null}, "d": [2]}));
+        assert_eq!(settings.extra, Some(json!({"a": {"b": 1, "c": null}, "d": [2]})));
+        let mut body = Map::new();
+        body.insert("a".into(), json!({"c": 3, "e": 4}));
+        merge_extra("p", &mut body, settings.extra.as_ref()).unwrap();
+        assert_eq!(Value::Object(body), json!({"a": {"b": 1, "e": 4}, "d": [2]}));
+    }
+}
