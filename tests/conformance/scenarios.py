@@ -96,11 +96,7 @@ class Check:
 # The checks main does not pass yet, by name, with why. The one place for
 # them: each is still run and reported (as pending, never as a pass), and
 # one that passes fails the suite until its line here is removed.
-PENDING: dict[str, str] = {
-    "include_encrypted_content": "expected after the settings merge: a Responses request with `store: false` "
-    "asks for `include: [\"reasoning.encrypted_content\"]` (issue 29, item 2), without which OpenAI sends no "
-    "encrypted reasoning to send back",
-}
+PENDING: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
