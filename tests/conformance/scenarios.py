@@ -9,13 +9,17 @@ of each request (from the SDK usage model each reply carries, by the table
 on `Usage`), the conversation each request must carry (the turns so far
 with the tools' results), and the case list the driver runs.
 
-To add a scenario, add it to `SCENARIOS`. Scenarios that need what the
-transcript cannot hold yet (reasoning items) go under "To come" at the end:
-each needs a `wire.Turn` field for its items (thinking blocks with their
-signatures, redacted thinking, Gemini's `thoughtSignature` on a part,
-Responses reasoning items) written by each `wire.Api.reply`, read back by
-each `wire.Api.read` into the neutral messages, and an expected conversation
-that carries them back.
+To add a scenario, add it to `SCENARIOS`. A turn's reasoning (`wire.Thought`)
+is written by each API in its own form (Anthropic thinking blocks, Responses
+reasoning items, Gemini thought signatures, a compatible server's
+`reasoning_content`), and every later request must carry it back exactly, in
+its place (`wire.Api.kept`); the transcript must keep it too
+(`wire.Api.transcript`), which the driver checks.
+
+A check that main does not pass yet is named in `PENDING`, the one place for
+them, with why: a case whose only failures are pending checks passes with
+them listed (the table marks it), and a pending check that passes fails the
+suite until its line is removed.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from wire import APIS, KEYS, MODELS, Call, Tokens, Turn
+from wire import APIS, KEYS, MODELS, Call, Search, Thought, Tokens, Turn
 
 INSTRUCTIONS = "Answer with the tools."
 TOOLS = ["get_weather", "get_time", "delete_file"]
@@ -57,11 +61,42 @@ class Pause:
     decisions: tuple[tuple, ...]
 
 
+@dataclass(frozen=True)
+class FollowUp:
+    """The run answers on the turn `after`; its transcript is saved as JSON,
+    and a fresh client and agent load it and go on with a new prompt."""
+
+    after: int
+    prompt: str
+
+
 def denial(call: Call, reason: str) -> str:
     """What a denied call answers (`tools_agent::approval::denied`, as
     `ToolError::Denied` renders it)."""
     message = f"a person denied this call of `{call.name}`, so it did not run: {reason}"
     return json.dumps({"error": message}, separators=(",", ":"), ensure_ascii=False)
+
+
+def fix_your_call(reason: str) -> str:
+    """What the loop tells the model after a call the provider could not
+    read (`Finish::Malformed`, tools-agent/src/run.rs)."""
+    return (f"Your last tool call could not be read ({reason}). Call the tool again, with arguments that are "
+            "one JSON object matching its parameters.")
+
+
+@dataclass(frozen=True)
+class Check:
+    """A scenario's own check of one case's requests: (api, streamed,
+    requests) -> the problems, or None where it does not apply."""
+
+    name: str
+    run: Callable[[str, bool, list[dict]], Optional[list[str]]]
+
+
+# The checks main does not pass yet, by name, with why. The one place for
+# them: each is still run and reported (as pending, never as a pass), and
+# one that passes fails the suite until its line here is removed.
+PENDING: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -72,8 +107,16 @@ class Scenario:
     turns: tuple[Turn, ...]
     pause: Optional[Pause] = None
     clients: tuple[str, ...] = tuple(APIS)
-    #: more checks of one case's requests: (api, streamed, requests) -> problems
-    check: Optional[Callable[[str, bool, list[dict]], list[str]]] = None
+    #: more checks of one case's requests
+    checks: tuple[Check, ...] = ()
+    #: the model each client is made with, where not `wire.MODELS`'
+    models: Optional[dict[str, str]] = None
+    #: the toolset has the provider's web search too
+    web_search: bool = False
+    follow_up: Optional[FollowUp] = None
+
+    def model(self, api: str) -> str:
+        return (self.models or {}).get(api, MODELS[api])
 
 
 WEATHER = Call("call_weather_oslo", "get_weather", {"city": "Oslo"})
@@ -95,6 +138,41 @@ def _resumed_requests_carry_the_pause(api: str, streamed: bool, requests: list[d
     if results != ["12°C in Oslo", "deleted old.log"]:
         problems.append(f"the resumed request's results are {results}")
     return problems
+
+
+def _include_encrypted_content(api: str, streamed: bool, requests: list[dict]) -> Optional[list[str]]:
+    """Every Responses request, which says `store: false`, asks for the
+    encrypted reasoning it must send back."""
+    if api != "responses":
+        return None
+    problems = []
+    for index, request in enumerate(requests):
+        body = request.get("body") or {}
+        if body.get("store") is False and "reasoning.encrypted_content" not in (body.get("include") or []):
+            problems.append(f"request {index} says store: false and its include is {body.get('include')!r}")
+    return problems
+
+
+INCLUDE = Check("include_encrypted_content", _include_encrypted_content)
+
+# Signatures and encrypted reasoning: opaque to the client, base64 as the
+# providers' are.
+SIGNED = "RXFRQkNnSVlBaElNMWdiY0RhOUdKd1pBMmIzaEdneEJkanJremxveTNkbDFwa2lNT1lkcw=="
+REDACTED = "RW13S0FoZ0JFZ3kzdmEzcHppeHZoNy1jb25mb3JtYW5jZS1yZWRhY3RlZA=="
+GEMINI = {step: base64 for step, base64 in (
+    ("weather", "Q2lRQjBlMktiLWdlbWluaTMtd2VhdGhlcg=="),
+    ("time", "Q2lRQjBlMktiLWdlbWluaTMtdGltZQ=="),
+    ("answer", "Q2lRQjBlMktiLWdlbWluaTMtYW5zd2Vy"),
+)}
+ENCRYPTED = ("Z0FBQUFBQm9kblFDLWNvbmZvcm1hbmNlLXdlYXRoZXI=", "Z0FBQUFBQm9kblFDLWNvbmZvcm1hbmNlLXRpbWU=",
+             "Z0FBQUFBQm9kblFDLWNvbmZvcm1hbmNlLWFuc3dlcg==")
+GEMINI_3 = {"gemini": "gemini-3-pro-preview"}
+SEARCH = Search("srvtoolu_01C0nf0rmance", "weather Oslo today", (
+    ("https://weather.example/oslo", "Oslo weather today", "RXFnZkNpb0lBUmdCSWlRMy1vc2xv"),))
+#: An answer's reasoning, which each provider writes its own way.
+ANSWER_THOUGHT = Thought("Oslo, today: 12°C from what I know.", GEMINI["answer"], id="rs_c0nf0rm_answer")
+#: A paused turn's reasoning, one thought that each provider writes its own way.
+PAUSED_THOUGHT = Thought("Oslo's weather is harmless; deleting a file needs a person.", SIGNED, id="rs_c0nf0rm_paused")
 
 
 SCENARIOS: list[Scenario] = [
@@ -138,7 +216,7 @@ SCENARIOS: list[Scenario] = [
         "Delete old.log and tell me the weather in Oslo.",
         (Turn(calls=(WEATHER, DELETE)), Turn(text="Deleted old.log; 12°C in Oslo.")),
         pause=Pause(after=0, pending=("delete_file",), decisions=(("approve",),)),
-        check=_resumed_requests_carry_the_pause),
+        checks=(Check("resumed_request_carries_the_pause", _resumed_requests_carry_the_pause),)),
     Scenario(
         "resume_with_denial_and_edit", "(f) two calls wait: after the resume one runs with arguments a person "
         "edited (the transcript records them) and the other is denied, its reason the result",
@@ -153,16 +231,121 @@ SCENARIOS: list[Scenario] = [
         "Weather and time in Oslo?",
         (Turn(calls=(WEATHER, TIME), gemini_ids=True), Turn(text="12°C, and it is noon.")),
         clients=("gemini",)),
-    # To come (they need reasoning items in the transcript, issue 29 item 1):
-    # - anthropic_thinking_tool_use: thinking + signature before a tool_use,
-    #   sent back complete and unmodified (clients=("anthropic",));
-    # - anthropic_redacted_thinking: a redacted_thinking block kept as is;
-    # - gemini3_signed_parallel / gemini3_signed_sequential: thoughtSignature
-    #   on the first functionCall part of each turn, sent back on that part,
-    #   and after a resume on a fresh client (clients=("gemini",));
-    # - responses_reasoning_items: reasoning items with encrypted_content,
-    #   `include: ["reasoning.encrypted_content"]` with `store: false`, and the
-    #   items sent back before their calls (clients=("responses",)).
+    # Reasoning kept across turns (issue 29, item 1).
+    Scenario(
+        "anthropic_thinking_tool_use", "Anthropic extended thinking (text and signature) before a tool_use: the "
+        "next request carries the thinking block unchanged, before the tool_use (streamed: thinking_delta, "
+        "signature_delta)",
+        "Weather in Oslo?",
+        (Turn(calls=(WEATHER,), reasoning=(Thought("The user wants Oslo's weather: get_weather.", SIGNED),)),
+         Turn(text="It is 12°C in Oslo.", reasoning=(Thought("12°C came back; answer.", SIGNED),))),
+        clients=("anthropic",)),
+    Scenario(
+        "anthropic_redacted_thinking", "Anthropic redacted thinking before a tool_use: the redacted_thinking "
+        "block goes back unchanged, in its place",
+        "Weather in Oslo?",
+        (Turn(calls=(WEATHER,), reasoning=(Thought(signature=REDACTED, redacted=True),)),
+         Turn(text="It is 12°C in Oslo.")),
+        clients=("anthropic",)),
+    Scenario(
+        "gemini3_signed_parallel", "Gemini 3 parallel calls, the signature on the first functionCall part only: "
+        "it goes back on exactly that part; the answer's signature (streamed: on an empty last part) is kept in "
+        "the transcript",
+        "Weather and time in Oslo?",
+        (Turn(calls=(WEATHER, TIME), reasoning=(Thought(signature=GEMINI["weather"]),)),
+         Turn(text="12°C, and it is noon.", reasoning=(Thought(signature=GEMINI["answer"]),))),
+        clients=("gemini",), models=GEMINI_3),
+    Scenario(
+        "gemini3_signed_sequential", "Gemini 3 sequential calls, each step's call signed (the first with a "
+        "thought summary, as includeThoughts gives it): every later request carries each signature on its own "
+        "part",
+        "Weather in Oslo, then the time there?",
+        (Turn(calls=(WEATHER,), gemini_thoughts=True,
+              reasoning=(Thought("Weather first, then the time.", GEMINI["weather"]),)),
+         Turn(calls=(TIME,), reasoning=(Thought(signature=GEMINI["time"]),)),
+         Turn(text="12°C at noon.", reasoning=(Thought(signature=GEMINI["answer"]),))),
+        clients=("gemini",), models=GEMINI_3),
+    Scenario(
+        "responses_reasoning_items", "Responses reasoning items (id, summary, encrypted_content) before "
+        "function_call items: each goes back in the next requests' input, before its call (streamed: the "
+        "reasoning summary events)",
+        "Weather in Oslo, then the time there?",
+        (Turn(calls=(WEATHER,), reasoning=(Thought("**Weather first**", ENCRYPTED[0], id="rs_c0nf0rm_1"),),
+              tokens=Tokens(output=160, reasoning=128)),
+         Turn(calls=(TIME,), reasoning=(Thought("**Then the time**", ENCRYPTED[1], id="rs_c0nf0rm_2"),),
+              tokens=Tokens(output=90, reasoning=64)),
+         Turn(text="12°C at noon.", reasoning=(Thought("", ENCRYPTED[2], id="rs_c0nf0rm_3"),))),
+        clients=("responses",), models={"responses": "o4-mini"}, checks=(INCLUDE,)),
+    Scenario(
+        "chat_reasoning_content", "Chat from an OpenAI-compatible server that thinks (DeepSeek's "
+        "reasoning_content, streamed first): sent back on the assistant message (validated with the one "
+        "documented extension of OpenAI's types)",
+        "Weather in Oslo?",
+        (Turn(calls=(WEATHER,), reasoning=(Thought("The user wants the weather in Oslo."),)),
+         Turn(text="It is 12°C in Oslo.", reasoning=(Thought("The tool says 12°C."),))),
+        clients=("chat",), models={"chat": "deepseek-reasoner"}),
+    # Endings (issue 29, item 3).
+    Scenario(
+        "anthropic_pause_turn", "Anthropic pause_turn after a server web search (server_tool_use, "
+        "web_search_tool_result): the turn is continued, the next request ending with that assistant message "
+        "and no new user message",
+        "What is the weather in Oslo today?",
+        (Turn(end="paused", search=SEARCH), Turn(text="Sunny and 12°C in Oslo today.")),
+        clients=("anthropic",), web_search=True),
+    Scenario(
+        "anthropic_context_window_exceeded", "Anthropic model_context_window_exceeded: Truncated, with that "
+        "reason",
+        "Describe Oslo's weather at length.",
+        (Turn(text="The weather in Oslo is", end="truncated", reason="model_context_window_exceeded"),),
+        clients=("anthropic",)),
+    Scenario(
+        "gemini_malformed_call", "Gemini MALFORMED_FUNCTION_CALL (with its finishMessage): the model is told "
+        "to fix its call in a user message naming the reason, then calls and answers",
+        "Weather in Oslo?",
+        (Turn(end="malformed", message="Malformed function call: get_weather(city=Oslo"),
+         Turn(calls=(WEATHER,)), Turn(text="It is 12°C in Oslo.")),
+        clients=("gemini",)),
+    Scenario(
+        "gemini_empty_candidate", "a Gemini candidate with nothing in it that ended with STOP: an error "
+        "(ModelError::Empty), not an empty answer",
+        "Weather in Oslo?",
+        (Turn(end="empty"),),
+        clients=("gemini",)),
+    Scenario(
+        "gemini_recitation", "Gemini RECITATION after some text: Refused with that reason, the text so far the "
+        "answer",
+        "Recite the poem.",
+        (Turn(text="The first line is", end="refused", reason="RECITATION"),),
+        clients=("gemini",)),
+    Scenario(
+        "responses_failed", "a Responses `status: failed` (streamed: response.failed): an error naming the "
+        "response's error",
+        "Weather in Oslo?",
+        (Turn(end="failed"),),
+        clients=("responses",)),
+    # A saved run resumed or continued elsewhere, with reasoning.
+    Scenario(
+        "continued_with_reasoning", "an answer with reasoning (Anthropic thinking, a Gemini 3 signature on its "
+        "text, streamed on an empty last part; a Responses reasoning item; reasoning_content): its transcript "
+        "saved as JSON and continued with a new prompt by a fresh client, whose request carries that reasoning "
+        "as it came",
+        "Weather in Oslo?",
+        (Turn(text="It is 12°C in Oslo.", reasoning=(ANSWER_THOUGHT,)), Turn(text="Tomorrow: 14°C.")),
+        follow_up=FollowUp(after=0, prompt="And tomorrow?"),
+        models={"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3}, checks=(INCLUDE,)),
+    # A paused run resumed elsewhere, with reasoning on the paused turn.
+    Scenario(
+        "resume_with_reasoning", "a call waits for approval on a turn with reasoning (Anthropic thinking and "
+        "redacted thinking, a Gemini 3 signature, a Responses reasoning item, a compatible server's "
+        "reasoning_content): saved as JSON, loaded by a fresh client, approved; the resumed request carries "
+        "the reasoning exactly",
+        "Delete old.log and tell me the weather in Oslo.",
+        (Turn(calls=(WEATHER, DELETE), reasoning=(PAUSED_THOUGHT, Thought(signature=REDACTED, redacted=True,
+                                                                          id="rs_c0nf0rm_redacted"))),
+         Turn(text="Deleted old.log; 12°C in Oslo.")),
+        pause=Pause(after=0, pending=("delete_file",), decisions=(("approve",),)),
+        models={"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3},
+        checks=(Check("resumed_request_carries_the_pause", _resumed_requests_carry_the_pause), INCLUDE)),
 ]
 
 
@@ -190,14 +373,35 @@ def decided(scenario: Scenario, index: int, turn: Turn) -> list[tuple[Call, str]
     return out
 
 
-def conversation(scenario: Scenario, api: str, upto: int) -> list:
+def malformed_reason(turn: Turn) -> str:
+    """The reason a malformed turn is told with: Gemini's finishReason and
+    its finishMessage."""
+    reason = turn.reason or "MALFORMED_FUNCTION_CALL"
+    return f"{reason}: {turn.message}" if turn.message else reason
+
+
+def conversation(scenario: Scenario, api: str, upto: int, streamed: bool) -> list:
     """The messages request `upto` must carry: the prompt, then each turn
-    before it with its calls' results."""
+    before it with its reasoning in place and its calls' results; a paused
+    turn as it is (it is continued), and after a malformed one the message
+    that asks for the call again."""
+    wire = APIS[api]
     messages: list = [["user", scenario.prompt]]
     for index, turn in enumerate(scenario.turns[:upto]):
-        calls = decided(scenario, index, turn)
-        messages.append(["assistant", turn.text, [[key(c, api, turn), c.name, c.args] for c, _ in calls]])
-        messages.append(["results", [[key(c, api, turn), content] for c, content in calls]])
+        calls = decided(scenario, index, turn) if turn.end == "complete" else []
+        kept = wire.kept(turn, streamed)
+        # A turn with nothing to send is left out (Chat sends its empty message).
+        if turn.text or calls or kept or api == "chat":
+            entry = ["assistant", turn.text, [[key(c, api, turn), c.name, c.args] for c, _ in calls]]
+            if kept:
+                entry.append(kept)
+            messages.append(entry)
+        if calls:
+            messages.append(["results", [[key(c, api, turn), content] for c, content in calls]])
+        if turn.end == "malformed":
+            messages.append(["user", fix_your_call(malformed_reason(turn))])
+        if scenario.follow_up and scenario.follow_up.after == index:
+            messages.append(["user", scenario.follow_up.prompt])
     return messages
 
 
@@ -205,12 +409,18 @@ def case_id(scenario: Scenario, api: str, mode: str) -> str:
     return f"{scenario.name}/{api}/{mode}"
 
 
-def expect(scenario: Scenario, api: str) -> dict:
+def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     """What the driver must see of a run, for `api`'s client."""
     wire = APIS[api]
     last = scenario.turns[-1]
+    answers = {len(scenario.turns) - 1} | ({scenario.follow_up.after} if scenario.follow_up else set())
+    for index, turn in enumerate(scenario.turns):
+        ends = turn.end not in ("complete", "paused", "malformed") or (turn.end == "complete" and not turn.calls)
+        if ends != (index in answers):
+            raise ValueError(f"{scenario.name}: turn {index} {'ends' if ends else 'does not end'} the run")
+    error = wire.failure(last, streamed)
     stop, reason = wire.stop(last)
-    if stop == "Answered" and last.calls:
+    if error is None and stop == "Answered" and last.calls:
         raise ValueError(f"{scenario.name}: the last turn must not call tools")
     ran = [turn for turn in scenario.turns if turn.end == "complete" and turn.calls]
     usage = [wire.expected_usage(turn.tokens) for turn in scenario.turns]
@@ -220,16 +430,24 @@ def expect(scenario: Scenario, api: str) -> dict:
             total[name] = total.get(name, 0) + count
     shown = [wire.answer(turn) for turn in scenario.turns]
     return {
+        # A run that fails: its error, as it prints; nothing else is compared.
+        "error": error,
         "stop": stop,
         "reason": reason,
         "answer": wire.answer(last),
         "usage": usage,
         "total_usage": total,
         "requests": len(scenario.turns),
-        # The prompt, each tool turn with its results, the last turn.
-        "messages": 1 + 2 * len(ran) + 1,
+        # The prompt, each turn, each tool turn's results, each request to
+        # fix a malformed call, the follow-up prompt.
+        "messages": 1 + len(scenario.turns) + len(ran) + sum(turn.end == "malformed" for turn in scenario.turns)
+        + (scenario.follow_up is not None),
         "tool_results": sum(len(turn.calls) for turn in ran),
         "streamed_text": "".join(shown),
+        "streamed_reasoning": "".join(wire.shown(turn) for turn in scenario.turns),
+        # The reasoning (and provider items) each assistant message of the
+        # transcript keeps, one list per turn.
+        "reasoning": [wire.transcript(turn, streamed) for turn in scenario.turns],
     }
 
 
@@ -247,28 +465,39 @@ def cases() -> list[dict]:
                     "about": scenario.about,
                     "client": api,
                     "streamed": mode == "streamed",
-                    "model": MODELS[api],
+                    "model": scenario.model(api),
                     "key": KEYS[api][1].removeprefix("Bearer "),
                     # Relative to the stand-in's root: OpenAI's base URL holds /v1.
                     "base_path": f"/c/{case}" + ("/v1" if api in ("chat", "responses") else ""),
                     "prompt": scenario.prompt,
                     "instructions": INSTRUCTIONS,
+                    "web_search": scenario.web_search,
+                    "follow_up": scenario.follow_up and scenario.follow_up.prompt,
                     "pause": None if pause is None else {
                         "pending": list(pause.pending),
                         "decisions": [dict(zip(("decision", "reason" if d[0] == "deny" else "arguments"), d))
                                       for d in pause.decisions]},
-                    "expect": expect(scenario, api),
+                    "expect": expect(scenario, api, mode == "streamed"),
                 })
     return out
 
 
-def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) -> list[str]:
-    """What is wrong with the requests one case's client sent."""
+def compatible(scenario: Scenario, api: str) -> bool:
+    """Whether a case's server is an OpenAI-compatible one that thinks: a
+    Chat case whose turns carry reasoning (OpenAI's own Chat API sends
+    none), validated with `validate.COMPATIBLE`'s one extension."""
+    return api == "chat" and any(turn.reasoning for turn in scenario.turns)
+
+
+def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) -> dict:
+    """What is wrong with the requests one case's client sent: `problems`,
+    and `pending`, the checks of `PENDING` that failed (each with why)."""
     wire = APIS[api]
     problems = []
     if len(requests) != len(scenario.turns):
         problems.append(f"{len(requests)} requests, expected {len(scenario.turns)}")
     header, value = KEYS[api]
+    server_tools = ["web_search_20250305"] if scenario.web_search and api == "anthropic" else []
     for index, request in enumerate(requests):
         at = f"request {index}"
         if request["invalid"]:
@@ -279,11 +508,11 @@ def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) ->
             problems.append(f"{at}: {header} is {headers.get(header)!r}")
         if api == "anthropic" and headers.get("anthropic-version") != "2023-06-01":
             problems.append(f"{at}: anthropic-version is {headers.get('anthropic-version')!r}")
-        resumed = scenario.pause is not None and index > scenario.pause.after
+        resumed = any(step is not None and index > step.after for step in (scenario.pause, scenario.follow_up))
         if (headers.get(RESUMED_HEADER[0]) == RESUMED_HEADER[1]) != resumed:
             problems.append(f"{at}: {'not ' if resumed else ''}from the resuming client")
         read = request["read"]
-        if read["model"] != MODELS[api]:
+        if read["model"] != scenario.model(api):
             problems.append(f"{at}: model {read['model']!r}")
         if read["streamed"] != streamed:
             problems.append(f"{at}: {'not ' if streamed else ''}a streamed request: {request['path']}")
@@ -291,13 +520,26 @@ def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) ->
             problems.append(f"{at}: instructions {read['system']!r}")
         if read["tools"] != TOOLS:
             problems.append(f"{at}: tools {read['tools']}")
-        expected = conversation(scenario, api, index)
+        if read.get("server_tools", []) != server_tools:
+            problems.append(f"{at}: server tools {read.get('server_tools')}, expected {server_tools}")
+        expected = conversation(scenario, api, index, streamed)
         if read["messages"] != expected:
             problems.append(f"{at}: the conversation sent is\n  {json.dumps(read['messages'], ensure_ascii=False)}"
                             f"\nexpected\n  {json.dumps(expected, ensure_ascii=False)}")
-    if scenario.check and not problems:
-        problems += scenario.check(api, streamed, requests)
-    return problems
+    pending = []
+    if not problems:
+        for named in scenario.checks:
+            found = named.run(api, streamed, requests)
+            if found is None:
+                continue
+            if named.name not in PENDING:
+                problems += found
+            elif found:
+                pending.append({"check": named.name, "why": PENDING[named.name], "problems": found})
+            else:
+                problems.append(f"the pending check {named.name} passes now: remove it from PENDING "
+                                "(tests/conformance/scenarios.py)")
+    return {"problems": problems, "pending": pending}
 
 
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}

@@ -16,7 +16,8 @@ the SDKs' response models (`wire.py`).
 Control endpoints, for the driver:
 - `GET /_control/cases`: the versions, and every case with what it expects;
 - `GET /_control/requests/{case}`: the requests a case received, read;
-- `GET /_control/check/{case}`: what is wrong with them (`{"problems": [...]}`);
+- `GET /_control/check/{case}`: what is wrong with them (`{"problems": [...],
+  "pending": [...]}`, the second the checks main does not pass yet);
 - `POST /_control/outcome/{case}`: the driver's result of a case, for the table.
 
     python3 tests/conformance/standin.py    # serves until interrupted; prints its URL
@@ -33,7 +34,7 @@ from typing import Any, Optional
 from urllib.parse import unquote
 
 import validate
-from scenarios import BY_NAME, MODES, cases, check
+from scenarios import BY_NAME, MODES, cases, check, compatible
 from wire import APIS
 
 # The API paths after the case prefix, by client.
@@ -118,7 +119,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, self.recorder.of(path.removeprefix("/_control/requests/")))
         if path.startswith("/_control/check/"):
             case = path.removeprefix("/_control/check/")
-            return self._json(200, {"problems": check_case(self.recorder, case)})
+            return self._json(200, check_case(self.recorder, case))
         self._json(404, {"error": {"message": f"no such path: {path}"}})
 
     def do_POST(self) -> None:
@@ -152,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
         elif not isinstance(body, dict):
             invalid = "the body is not a JSON object"
         else:
-            invalid = validate.validate(api, raw, streamed)
+            invalid = validate.validate(api, raw, streamed, compatible(scenario, client))
         request = {
             "path": rest,
             "headers": {name.lower(): value for name, value in self.headers.items()},
@@ -182,11 +183,12 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, content_type, chunks)
 
 
-def check_case(recorder: Recorder, case: str) -> list[str]:
-    """The checks of one case's requests."""
+def check_case(recorder: Recorder, case: str) -> dict:
+    """The checks of one case's requests: `problems`, and `pending` (the
+    checks main does not pass yet that failed)."""
     name, client, mode = (case.split("/") + ["", "", ""])[:3]
     if name not in BY_NAME or client not in APIS or mode not in MODES:
-        return [f"no case {case}"]
+        return {"problems": [f"no case {case}"], "pending": []}
     return check(BY_NAME[name], client, mode == "streamed", recorder.of(case))
 
 

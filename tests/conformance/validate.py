@@ -234,9 +234,43 @@ def explain(error: ValidationError, limit: int = 12) -> str:
     return "\n".join(lines)
 
 
-def validate(api: str, raw: bytes, streamed: bool) -> Optional[str]:
+#: The one extension of the SDKs' request types the suite allows, and only
+#: for a Chat case whose server is an OpenAI-compatible one that thinks
+#: (`scenarios.compatible`): `reasoning_content`, a string, on an assistant
+#: message, which DeepSeek asks to have back within a tool-use turn
+#: (https://api-docs.deepseek.com/guides/thinking_mode). OpenAI's own
+#: `ChatCompletionAssistantMessageParam` has no such key, and its strict
+#: check refuses it everywhere else. The key is checked and taken off, and
+#: the rest of the body is validated strictly, as any other.
+COMPATIBLE = "reasoning_content"
+
+
+def _compatible(raw: bytes) -> tuple[Optional[bytes], Optional[str]]:
+    """The body without its assistant messages' `reasoning_content`, or why
+    it is not valid there."""
+    try:
+        body = json.loads(raw)
+    except ValueError as error:
+        return None, f"not JSON: {error}"
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for index, message in enumerate(messages if isinstance(messages, list) else []):
+        if isinstance(message, dict) and COMPATIBLE in message:
+            if message.get("role") != "assistant":
+                return None, f"messages.{index}: {COMPATIBLE} on a {message.get('role')!r} message"
+            if not isinstance(message[COMPATIBLE], str):
+                return None, f"messages.{index}.{COMPATIBLE}: not a string"
+            del message[COMPATIBLE]
+    return json.dumps(body).encode(), None
+
+
+def validate(api: str, raw: bytes, streamed: bool, compatible: bool = False) -> Optional[str]:
     """None if the body is valid for `api` ("chat", "responses",
-    "anthropic", "gemini"), else the reason."""
+    "anthropic", "gemini"), else the reason; `compatible`: a Chat body to
+    an OpenAI-compatible server, which may carry `COMPATIBLE`."""
+    if compatible and api == "chat":
+        raw, problem = _compatible(raw)
+        if problem:
+            return f"{problem} (the compatible-server extension)"
     try:
         if api == "gemini":
             GenerateContentRequest.model_validate_json(raw, strict=True, by_alias=True, by_name=False)
@@ -293,8 +327,43 @@ def self_check() -> list[str]:
         ("gemini", False, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
                            "generationConfig": {"max_output_tokens": 5}}, False),
         ("gemini", False, {"contents": [], "unknown": 1}, False),
+        # Reasoning as each API takes it back, and a key too many in it.
+        ("anthropic", False, {"model": "m", "max_tokens": 10, "messages": [{"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "t", "signature": "s"}, {"type": "redacted_thinking", "data": "d"},
+            {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {"query": "q"}},
+            {"type": "web_search_tool_result", "tool_use_id": "s", "content": [
+                {"type": "web_search_result", "url": "u", "title": "t", "encrypted_content": "e"}]}]}]}, True),
+        ("anthropic", False, {"model": "m", "max_tokens": 10, "messages": [{"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "t", "signature": "s", "citations": None}]}]}, False),
+        ("responses", False, {"model": "m", "input": [{"type": "reasoning", "id": "rs", "summary": [
+            {"type": "summary_text", "text": "t"}], "encrypted_content": "e"}]}, True),
+        ("responses", False, {"model": "m", "input": [{"type": "reasoning", "id": "rs", "summary": [
+            {"type": "summary_text", "text": "t", "unknown": 1}]}]}, False),
+        ("gemini", False, {"contents": [{"role": "model", "parts": [
+            {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "c2ln"},
+            {"text": "t", "thought": True}]}]}, True),
+        ("gemini", False, {"contents": [{"role": "model", "parts": [
+            {"text": "", "thoughtSignature": "not base64!"}]}]}, False),
+    ]
+    # The compatible-server extension: `reasoning_content` on an assistant
+    # message only, a string; refused by OpenAI's own types.
+    thinking = {"model": "m", "messages": [{"role": "user", "content": "hi"}, {
+        "role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}]}
+    compatible_cases = [
+        (thinking, False, False),
+        (thinking, True, True),
+        ({**thinking, "messages": [{"role": "user", "content": "hi", "reasoning_content": "r"}]}, True, False),
+        ({**thinking, "messages": [{"role": "assistant", "content": "", "reasoning_content": 1}]}, True, False),
+        ({**thinking, "messages": [{"role": "assistant", "content": "", "reasoning_content": "r", "unknown": 1}]},
+         True, False),
     ]
     problems = audit_problems()
+    for body, compatible, valid in compatible_cases:
+        error = validate("chat", json.dumps(body).encode(), False, compatible)
+        if valid == bool(error):
+            problems.append(f"chat{' (compatible)' if compatible else ''}: a body was "
+                            f"{'refused' if error else 'accepted'}: {json.dumps(body)}\n{error or ''}")
     for api, streamed, body, valid in cases:
         error = validate(api, json.dumps(body).encode(), streamed)
         if valid and error:

@@ -14,18 +14,33 @@ The shapes follow the APIs' reference pages and streaming guides:
 - Chat Completions: https://platform.openai.com/docs/api-reference/chat/object
   and /chat-streaming (a role chunk, content or refusal and `tool_calls`
   pieces keyed by `index`, an empty delta with the `finish_reason`, a usage
-  chunk with empty `choices`, `data: [DONE]`);
+  chunk with empty `choices`, `data: [DONE]`); a compatible server's
+  `reasoning_content`, whole and streamed first beside a null content:
+  https://api-docs.deepseek.com/guides/thinking_mode;
 - Responses: https://platform.openai.com/docs/api-reference/responses/object
   and /responses-streaming (`response.created`, `response.in_progress`, each
   item's `output_item.added`, its parts and deltas, `output_item.done`, then
-  `response.completed` or `response.incomplete`);
+  `response.completed`, `response.incomplete` or `response.failed`); a
+  reasoning item's summary as `response.reasoning_summary_part.added`,
+  `..._text.delta`s, `..._text.done`, `..._part.done`; reasoning items with
+  `encrypted_content`: https://platform.openai.com/docs/guides/reasoning;
 - Anthropic: https://docs.anthropic.com/en/api/messages and
   /en/docs/build-with-claude/streaming (`message_start`, `ping`, each block's
   start, deltas and stop, `message_delta` with the stop reason and the output
-  count, `message_stop`);
+  count, `message_stop`); thinking as `thinking_delta`s and one
+  `signature_delta`, redacted thinking whole at its start:
+  https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking;
+  a server web search's `server_tool_use` (its input as `input_json_delta`s)
+  and `web_search_tool_result` blocks, and `pause_turn`:
+  https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool,
+  /en/docs/build-with-claude/handling-stop-reasons;
 - Gemini: https://ai.google.dev/api/generate-content (a whole
   `GenerateContentResponse` per event, `data:` lines ended by CRLF, usage on
-  every chunk with the full count on the last).
+  every chunk with the full count on the last; `finishReason` and
+  `finishMessage`); `thoughtSignature` on the first call part, or on the
+  last part of a text answer (in a stream an empty one), and `thought: true`
+  summary parts: https://ai.google.dev/gemini-api/docs/thought-signatures,
+  /gemini-api/docs/thinking.
 """
 
 from __future__ import annotations
@@ -89,10 +104,58 @@ class Tokens:
 
 
 @dataclass(frozen=True)
+class Thought:
+    """A turn's reasoning, provider-neutral: its visible text (thinking, a
+    summary) and the opaque state that stands for it (a signature, the
+    encrypted reasoning). Each API writes what it has of it, as its
+    reasoning guide shows:
+
+    - Anthropic: a `thinking` block (`thinking`, `signature`) or, when
+      `redacted`, a `redacted_thinking` block whose `data` is the signature,
+      before the turn's text and calls;
+    - Responses: a `reasoning` item (`id`, `summary` of the text,
+      `encrypted_content` the signature) before the turn's other items;
+    - Chat, from an OpenAI-compatible server as DeepSeek documents it: the
+      texts as the message's `reasoning_content` (a redacted one has none);
+    - Gemini: the first thought's signature as the `thoughtSignature` of the
+      turn's first call part only, or, in a turn without calls, of its text
+      part (in a stream, of an empty last part); with `Turn.gemini_thoughts`,
+      its text as a `thought: true` part first (what `includeThoughts` asks for).
+
+    Signatures are base64, as Gemini's are (google-genai reads them as
+    bytes), without `+` or `/` (it writes bytes back URL-safe).
+    """
+
+    text: str = ""
+    signature: str = ""
+    redacted: bool = False
+    #: the Responses item's id
+    id: str = "rs_c0nf0rm"
+
+
+@dataclass(frozen=True)
+class Search:
+    """A web search Anthropic's server ran in the turn: its
+    `server_tool_use` block (the query) and its `web_search_tool_result`
+    block (each result's url, title and encrypted content)."""
+
+    id: str
+    query: str
+    results: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True)
 class Turn:
     """One model reply: its text (for a refusal, the refusal's), its calls,
-    how it ends ("complete", "truncated" at the output limit, "refused"),
-    and its tokens."""
+    how it ends, its tokens, and its reasoning.
+
+    `end`: "complete"; "truncated" at the output limit; "refused";
+    "paused" (Anthropic `pause_turn`: the turn goes back as it is to go on);
+    "malformed" (Gemini: a call it could not read, `message` its
+    `finishMessage`); "empty" (Gemini: a candidate with nothing in it that
+    ended normally); "failed" (Responses `status: failed`). `reason`: the
+    provider's own reason where the scenario names one (else each API's
+    usual one for the ending)."""
 
     text: str = ""
     calls: tuple[Call, ...] = ()
@@ -100,6 +163,13 @@ class Turn:
     tokens: Tokens = field(default_factory=Tokens)
     #: Gemini's calls carry their ids (most of its models send none)
     gemini_ids: bool = False
+    reasoning: tuple[Thought, ...] = ()
+    #: Gemini sends the thoughts' texts as `thought: true` parts
+    gemini_thoughts: bool = False
+    reason: Optional[str] = None
+    message: Optional[str] = None
+    #: Anthropic's server searched the web in this turn
+    search: Optional[Search] = None
 
 
 def pieces(text: str, size: int = 7) -> list[str]:
@@ -120,12 +190,23 @@ def _extras(value: Any, path: str) -> list[str]:
     return []
 
 
-def build(model: type[pydantic.BaseModel], data: dict) -> pydantic.BaseModel:
+#: The one field the suite writes beyond the SDKs' response models: the
+#: `reasoning_content` an OpenAI-compatible server sends beside a Chat
+#: message's content, whole and as a stream's delta, as DeepSeek documents it
+#: (https://api-docs.deepseek.com/guides/thinking_mode, also llama.cpp's and
+#: vLLM's servers). `ChatCompletionMessage` and `ChoiceDelta` keep unknown
+#: fields as extras; this one is allowed there and nowhere else.
+COMPATIBLE_EXTRAS = ("message.reasoning_content", "delta.reasoning_content")
+
+
+def build(model: type[pydantic.BaseModel], data: dict, allowed: tuple[str, ...] = ()) -> pydantic.BaseModel:
     """`data` as the SDK's `model`: validated, and refused if any field is
     one the model does not have (the OpenAI and Anthropic models keep
-    unknown fields as extras)."""
+    unknown fields as extras), but those at a path ending in one of
+    `allowed` (`COMPATIBLE_EXTRAS`)."""
     value = model.model_validate(data)
-    extras = _extras(value, model.__name__)
+    extras = [path for path in _extras(value, model.__name__)
+              if not any(path.endswith("." + suffix) for suffix in allowed)]
     if extras:
         raise ValueError(f"fields {model.__name__} does not have: {extras}")
     return value
@@ -180,10 +261,31 @@ class Api:
     def stop(self, turn: Turn) -> tuple[str, Optional[str]]:
         """How a run ends on this turn: `StopReason`'s variant and reason."""
         if turn.end == "truncated":
-            return "Truncated", self.truncated
+            return "Truncated", turn.reason or self.truncated
         if turn.end == "refused":
-            return "Refused", self.refused
+            return "Refused", turn.reason or self.refused
         return "Answered", None
+
+    def failure(self, turn: Turn, streamed: bool) -> Optional[str]:
+        """The error a run fails with on this turn (its `ModelError` as it
+        prints), if it fails."""
+        return None
+
+    def kept(self, turn: Turn, streamed: bool) -> list:
+        """What a later request carries of the turn besides its text and
+        calls, as `read` shows it: `[position, piece]` for each reasoning
+        piece (or provider item), `position` its place among the turn's
+        blocks, parts or items as the client sends them, `piece` as sent."""
+        return []
+
+    def transcript(self, turn: Turn, streamed: bool) -> list:
+        """The reasoning pieces (and provider items) the transcript keeps of
+        the turn, in order, as `tools_provider::Content` serializes them."""
+        return []
+
+    def shown(self, turn: Turn) -> str:
+        """The reasoning a stream of the turn shows (`AgentEvent::ReasoningDelta`)."""
+        return ""
 
     def error(self, status: int, message: str) -> dict:
         """An error body, as the API writes one."""
@@ -191,11 +293,19 @@ class Api:
 
     def read(self, body: dict, path: str) -> dict:
         """A request, provider-neutral: `model`, `streamed`, `system`, the
-        offered `tools`' names, and `messages`: ["user", text],
-        ["assistant", text, [[key, name, args]...]], ["results", [[key,
-        content]...]] (key: the call's id, or Gemini's name where it sent no
-        id), or ["other", what] for what the checks do not know yet."""
+        offered `tools`' names, its `server_tools` (Anthropic's), and
+        `messages`: ["user", text], ["assistant", text, [[key, name,
+        args]...]] with a fourth element, `[[position, piece]...]`, when the
+        message carries reasoning or a provider's items (`Api.kept`),
+        ["results", [[key, content]...]] (key: the call's id, or Gemini's
+        name where it sent no id), or ["other", what] for what the checks do
+        not know."""
         raise NotImplementedError
+
+
+def _thinking_texts(turn: Turn) -> str:
+    """The visible reasoning of a turn, joined (none of a redacted thought)."""
+    return "".join(thought.text for thought in turn.reasoning if not thought.redacted)
 
 
 def _group(messages: list, item: list) -> None:
@@ -246,6 +356,17 @@ class Chat(Api):
         }
         return {key: value for key, value in counts.items() if value is not None}
 
+    def kept(self, turn: Turn, streamed: bool) -> list:
+        reasoning = _thinking_texts(turn)
+        return [[0, {"reasoning_content": reasoning}]] if reasoning else []
+
+    def transcript(self, turn: Turn, streamed: bool) -> list:
+        reasoning = _thinking_texts(turn)
+        return [{"type": "reasoning", "format": "reasoning_content", "text": reasoning}] if reasoning else []
+
+    def shown(self, turn: Turn) -> str:
+        return _thinking_texts(turn)
+
     def _finish(self, turn: Turn) -> str:
         if turn.end == "truncated":
             return "length"
@@ -260,22 +381,30 @@ class Chat(Api):
         head = {"id": "chatcmpl-C0nf0rmance", "created": CREATED, "model": MODELS["chat"] + "-2025-04-14",
                 "service_tier": "default", "system_fingerprint": "fp_c0nf0rm"}
         usage = dump(self.usage(turn.tokens))
+        # A compatible server's reasoning (OpenAI's own Chat API sends none).
+        reasoning = _thinking_texts(turn)
+        allowed = COMPATIBLE_EXTRAS if reasoning else ()
         if not streamed:
             message = {"role": "assistant", "content": None if refused else (turn.text or None),
                        "refusal": turn.text if refused else None, "annotations": []}
+            if reasoning:
+                message["reasoning_content"] = reasoning
             if turn.calls:
                 message["tool_calls"] = self._tool_calls(turn)
             body = build(chat_types.ChatCompletion, {**head, "object": "chat.completion", "choices": [
                 {"index": 0, "message": message, "logprobs": None, "finish_reason": self._finish(turn)}],
-                "usage": usage})
+                "usage": usage}, allowed)
             return "application/json", [json.dumps(dump(body), ensure_ascii=False).encode()]
 
         def chunk(delta: dict, finish: Optional[str] = None, choices: bool = True, counts=None) -> dict:
             value = {**head, "object": "chat.completion.chunk", "usage": counts, "choices": [
                 {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}] if choices else []}
-            return dump(build(chat_types.ChatCompletionChunk, value))
+            return dump(build(chat_types.ChatCompletionChunk, value, allowed))
 
         chunks = [chunk({"role": "assistant", "content": None if refused else "", "refusal": "" if refused else None})]
+        # DeepSeek streams the reasoning first, the content null beside it.
+        if reasoning:
+            chunks += [chunk({"content": None, "reasoning_content": piece}) for piece in pieces(reasoning)]
         if turn.text:
             key = "refusal" if refused else "content"
             chunks += [chunk({key: piece}) for piece in pieces(turn.text)]
@@ -300,7 +429,10 @@ class Chat(Api):
             elif role == "assistant":
                 calls = [[c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])]
                          for c in message.get("tool_calls") or []]
-                _group(messages, ["assistant", _text(message.get("content")), calls])
+                entry = ["assistant", _text(message.get("content")), calls]
+                if "reasoning_content" in message:
+                    entry.append([[0, {"reasoning_content": message["reasoning_content"]}]])
+                _group(messages, entry)
             elif role == "tool":
                 _group(messages, ["results", [[message.get("tool_call_id"), _text(message.get("content"))]]])
             else:
@@ -339,9 +471,49 @@ class Responses(Api):
         }
         return {key: value for key, value in counts.items() if value is not None}
 
+    #: What a failed response says (`ResponseError`).
+    FAILED = {"code": "server_error", "message": "The model failed to generate a response."}
+
+    def failure(self, turn: Turn, streamed: bool) -> Optional[str]:
+        if turn.end != "failed":
+            return None
+        return (f"openai rejected the request (HTTP 200): the response failed: "
+                f"{self.FAILED['code']}: {self.FAILED['message']}")
+
+    def _reasoning_item(self, thought: Thought, done: bool) -> dict:
+        """A `reasoning` output item: its summary and encrypted content (a
+        redacted thought has no summary), or as first announced."""
+        item = {"id": thought.id, "type": "reasoning", "summary": []}
+        if done:
+            if thought.text and not thought.redacted:
+                item["summary"] = [{"type": "summary_text", "text": thought.text}]
+            if thought.signature:
+                item["encrypted_content"] = thought.signature
+        return item
+
+    def kept(self, turn: Turn, streamed: bool) -> list:
+        # Each reasoning item goes back as it came, first among the turn's items.
+        return [[index, dump(build(responses_types.ResponseReasoningItem, self._reasoning_item(thought, True)))]
+                for index, thought in enumerate(turn.reasoning)]
+
+    def transcript(self, turn: Turn, streamed: bool) -> list:
+        out = []
+        for _, item in self.kept(turn, streamed):
+            piece = {"type": "reasoning", "format": "item", "id": item["id"]}
+            if item["summary"]:
+                piece["summary"] = [part["text"] for part in item["summary"]]
+            if "encrypted_content" in item:
+                piece["encrypted_content"] = item["encrypted_content"]
+            out.append(piece)
+        return out
+
+    def shown(self, turn: Turn) -> str:
+        return _thinking_texts(turn)
+
     def _items(self, turn: Turn, done: bool) -> list[dict]:
-        """The output items, whole (`done`) or as first announced."""
-        items = []
+        """The output items, whole (`done`) or as first announced: the
+        reasoning items, the message, the function calls."""
+        items = [self._reasoning_item(thought, done) for thought in turn.reasoning]
         status = "incomplete" if turn.end == "truncated" else "completed"
         if turn.text:
             part = ({"type": "refusal", "refusal": turn.text} if turn.end == "refused"
@@ -355,20 +527,24 @@ class Responses(Api):
         return items
 
     def _response(self, turn: Turn, request: dict, final: bool) -> dict:
-        status = ("incomplete" if turn.end == "truncated" else "completed") if final else "in_progress"
+        if not final:
+            status = "in_progress"
+        else:
+            status = {"truncated": "incomplete", "failed": "failed"}.get(turn.end, "completed")
         response = {
             "id": "resp_c0nf0rm", "object": "response", "created_at": CREATED, "status": status,
-            "background": False, "error": None,
+            "background": False, "error": self.FAILED if status == "failed" else None,
             "incomplete_details": {"reason": "max_output_tokens"} if final and turn.end == "truncated" else None,
             "instructions": request.get("instructions"), "max_output_tokens": request.get("max_output_tokens"),
             "model": MODELS["responses"] + "-2025-04-14",
-            "output": self._items(turn, True) if final else [],
+            "output": self._items(turn, True) if final and status != "failed" else [],
             "parallel_tool_calls": request.get("parallel_tool_calls", True), "previous_response_id": None,
             "reasoning": {"effort": None, "summary": None}, "service_tier": "default",
             "temperature": 1.0, "text": {"format": {"type": "text"}, "verbosity": "medium"},
             "tool_choice": request.get("tool_choice", "auto"), "tools": request.get("tools", []),
             "top_p": 1.0, "truncation": "disabled",
-            "usage": dump(self.usage(turn.tokens)) if final else None, "user": None, "metadata": {},
+            "usage": dump(self.usage(turn.tokens)) if final and status != "failed" else None,
+            "user": None, "metadata": {},
         }
         return dump(build(responses_types.Response, response))
 
@@ -385,12 +561,28 @@ class Responses(Api):
         started = self._response(turn, request, False)
         event(t.ResponseCreatedEvent, {"type": "response.created", "response": started})
         event(t.ResponseInProgressEvent, {"type": "response.in_progress", "response": started})
+        if turn.end == "failed":
+            event(t.ResponseFailedEvent, {"type": "response.failed", "response": self._response(turn, request, True)})
+            return "text/event-stream", sse(events)
         whole = self._items(turn, True)
         for index, (first, item) in enumerate(zip(self._items(turn, False), whole)):
             at = {"item_id": item["id"], "output_index": index}
             event(t.ResponseOutputItemAddedEvent, {"type": "response.output_item.added", "output_index": index,
                                                    "item": first})
-            if item["type"] == "message":
+            if item["type"] == "reasoning":
+                for number, summary in enumerate(item["summary"]):
+                    at_part = {**at, "summary_index": number}
+                    event(t.ResponseReasoningSummaryPartAddedEvent, {
+                        "type": "response.reasoning_summary_part.added", **at_part,
+                        "part": {"type": "summary_text", "text": ""}})
+                    for piece in pieces(summary["text"]):
+                        event(t.ResponseReasoningSummaryTextDeltaEvent, {
+                            "type": "response.reasoning_summary_text.delta", **at_part, "delta": piece})
+                    event(t.ResponseReasoningSummaryTextDoneEvent, {
+                        "type": "response.reasoning_summary_text.done", **at_part, "text": summary["text"]})
+                    event(t.ResponseReasoningSummaryPartDoneEvent, {
+                        "type": "response.reasoning_summary_part.done", **at_part, "part": summary})
+            elif item["type"] == "message":
                 part = item["content"][0]
                 refusal = part["type"] == "refusal"
                 empty = {"type": "refusal", "refusal": ""} if refusal else {**part, "text": ""}
@@ -425,18 +617,37 @@ class Responses(Api):
 
     def read(self, body: dict, path: str) -> dict:
         messages: list = []
+        # The model's items of one turn (reasoning, its message, its calls)
+        # come one after another: they are one assistant entry, each
+        # reasoning item kept with its place among them.
+        turn: list[dict] = []
+
+        def close() -> None:
+            if not turn:
+                return
+            text = "".join(_text(item.get("content")) for item in turn if item.get("type", "message") == "message")
+            calls = [[item["call_id"], item["name"], json.loads(item["arguments"])]
+                     for item in turn if item.get("type") == "function_call"]
+            entry = ["assistant", text, calls]
+            kept = [[index, item] for index, item in enumerate(turn) if item.get("type") == "reasoning"]
+            if kept:
+                entry.append(kept)
+            messages.append(entry)
+            turn.clear()
+
         for item in body.get("input", []):
             kind = item.get("type", "message")
+            if kind in ("reasoning", "function_call") or (kind == "message" and item.get("role") == "assistant"):
+                turn.append(item)
+                continue
+            close()
             if kind == "message" and item.get("role") == "user":
                 _group(messages, ["user", _text(item.get("content"))])
-            elif kind == "message" and item.get("role") == "assistant":
-                _group(messages, ["assistant", _text(item.get("content")), []])
-            elif kind == "function_call":
-                _group(messages, ["call", [item["call_id"], item["name"], json.loads(item["arguments"])]])
             elif kind == "function_call_output":
                 _group(messages, ["results", [[item["call_id"], _text(item.get("output"))]]])
             else:
                 _group(messages, ["other", kind])
+        close()
         return {
             "model": body.get("model"),
             "streamed": body.get("stream") is True,
@@ -481,21 +692,60 @@ class Anthropic(Api):
 
     def _stop_reason(self, turn: Turn) -> str:
         if turn.end == "truncated":
-            return "max_tokens"
+            return turn.reason or "max_tokens"
         if turn.end == "refused":
             return "refusal"
+        if turn.end == "paused":
+            return "pause_turn"
         return "tool_use" if turn.calls else "end_turn"
 
     def _content(self, turn: Turn) -> list[dict]:
-        content = [{"type": "text", "text": turn.text, "citations": None}] if turn.text else []
+        """The turn's blocks in the order the API sends them: thinking, the
+        server's search, text, tool uses."""
+        content = [{"type": "redacted_thinking", "data": t.signature} if t.redacted
+                   else {"type": "thinking", "thinking": t.text, "signature": t.signature}
+                   for t in turn.reasoning]
+        if turn.search:
+            search = turn.search
+            content.append({"type": "server_tool_use", "id": search.id, "name": "web_search",
+                            "input": {"query": search.query}})
+            content.append({"type": "web_search_tool_result", "tool_use_id": search.id, "content": [
+                {"type": "web_search_result", "url": url, "title": title, "encrypted_content": encrypted,
+                 "page_age": None} for url, title, encrypted in search.results]})
+        if turn.text:
+            content.append({"type": "text", "text": turn.text, "citations": None})
         content += [{"type": "tool_use", "id": c.id, "name": c.name, "input": c.args} for c in turn.calls]
         return content
 
+    def _message(self, turn: Turn) -> dict:
+        return {"id": "msg_01C0nf0rmance", "type": "message", "role": "assistant",
+                "model": MODELS["anthropic"] + "-20250929", "content": self._content(turn),
+                "stop_reason": self._stop_reason(turn), "stop_sequence": None,
+                "usage": dump(self.usage(turn.tokens))}
+
+    def kept(self, turn: Turn, streamed: bool) -> list:
+        # Thinking, redacted thinking and the server's blocks go back as they
+        # came, in their places among the turn's blocks.
+        blocks = dump(build(anthropic_types.Message, self._message(turn)))["content"]
+        return [[index, block] for index, block in enumerate(blocks) if block["type"] not in ("text", "tool_use")]
+
+    def transcript(self, turn: Turn, streamed: bool) -> list:
+        out = []
+        for _, block in self.kept(turn, streamed):
+            if block["type"] == "thinking":
+                out.append({"type": "reasoning", "format": "thinking", "thinking": block["thinking"],
+                            "signature": block["signature"]})
+            elif block["type"] == "redacted_thinking":
+                out.append({"type": "reasoning", "format": "redacted_thinking", "data": block["data"]})
+            else:
+                out.append({"type": "native", "provider": "anthropic", "item": block})
+        return out
+
+    def shown(self, turn: Turn) -> str:
+        return _thinking_texts(turn)
+
     def reply(self, turn: Turn, streamed: bool, request: dict) -> tuple[str, list[bytes]]:
-        message = {"id": "msg_01C0nf0rmance", "type": "message", "role": "assistant",
-                   "model": MODELS["anthropic"] + "-20250929", "content": self._content(turn),
-                   "stop_reason": self._stop_reason(turn), "stop_sequence": None,
-                   "usage": dump(self.usage(turn.tokens))}
+        message = self._message(turn)
         if not streamed:
             return "application/json", [json.dumps(dump(build(anthropic_types.Message, message)),
                                                    ensure_ascii=False).encode()]
@@ -505,25 +755,40 @@ class Anthropic(Api):
         def event(model: type[pydantic.BaseModel], data: dict) -> None:
             events.append((data["type"], dump(build(model, data))))
 
+        def start(index: int, block: dict) -> None:
+            event(a.RawContentBlockStartEvent, {"type": "content_block_start", "index": index,
+                                                "content_block": block})
+
+        def delta(index: int, value: dict) -> None:
+            event(a.RawContentBlockDeltaEvent, {"type": "content_block_delta", "index": index, "delta": value})
+
         start_usage = {**message["usage"], "output_tokens": 1}
         start_usage.pop("output_tokens_details", None)
         event(a.RawMessageStartEvent, {"type": "message_start", "message": {
             **message, "content": [], "stop_reason": None, "usage": start_usage}})
         events.append(("ping", {"type": "ping"}))
-        for index, block in enumerate(self._content(turn)):
-            if block["type"] == "text":
-                event(a.RawContentBlockStartEvent, {"type": "content_block_start", "index": index,
-                                                    "content_block": {**block, "text": ""}})
+        calls = iter(turn.calls)
+        for index, block in enumerate(message["content"]):
+            kind = block["type"]
+            if kind == "text":
+                start(index, {**block, "text": ""})
                 for piece in pieces(block["text"]):
-                    event(a.RawContentBlockDeltaEvent, {"type": "content_block_delta", "index": index,
-                                                        "delta": {"type": "text_delta", "text": piece}})
-            else:
-                call = turn.calls[index - (1 if turn.text else 0)]
-                event(a.RawContentBlockStartEvent, {"type": "content_block_start", "index": index,
-                                                    "content_block": {**block, "input": {}}})
-                for piece in [""] + pieces(call.text(), 5):
-                    event(a.RawContentBlockDeltaEvent, {"type": "content_block_delta", "index": index,
-                                                        "delta": {"type": "input_json_delta", "partial_json": piece}})
+                    delta(index, {"type": "text_delta", "text": piece})
+            elif kind == "thinking":
+                # The extended-thinking stream: the text in `thinking_delta`s,
+                # then the signature in one `signature_delta`.
+                start(index, {**block, "thinking": "", "signature": ""})
+                for piece in pieces(block["thinking"]):
+                    delta(index, {"type": "thinking_delta", "thinking": piece})
+                delta(index, {"type": "signature_delta", "signature": block["signature"]})
+            elif kind in ("tool_use", "server_tool_use"):
+                # A call's input (a server tool's too) streams as JSON text.
+                text = next(calls).text() if kind == "tool_use" else json.dumps(block["input"], separators=(",", ":"))
+                start(index, {**block, "input": {}})
+                for piece in [""] + pieces(text, 5):
+                    delta(index, {"type": "input_json_delta", "partial_json": piece})
+            else:  # redacted thinking, a server tool's result: whole at the start
+                start(index, block)
             event(a.RawContentBlockStopEvent, {"type": "content_block_stop", "index": index})
         # The output count, as the streaming guide shows it; with the cache
         # or thinking in play, every cumulative count `MessageDeltaUsage` has.
@@ -547,10 +812,11 @@ class Anthropic(Api):
             if message.get("role") == "assistant":
                 text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
                 calls = [[b["id"], b["name"], b["input"]] for b in blocks if b.get("type") == "tool_use"]
-                _group(messages, ["assistant", text, calls])
-                for b in blocks:
-                    if b.get("type") not in ("text", "tool_use"):
-                        _group(messages, ["other", b.get("type")])
+                entry = ["assistant", text, calls]
+                kept = [[index, b] for index, b in enumerate(blocks) if b.get("type") not in ("text", "tool_use")]
+                if kept:
+                    entry.append(kept)
+                _group(messages, entry)
                 continue
             for b in blocks:
                 if b.get("type") == "text":
@@ -560,11 +826,13 @@ class Anthropic(Api):
                 else:
                     _group(messages, ["other", b.get("type")])
         system = body.get("system")
+        tools = body.get("tools", [])
         return {
             "model": body.get("model"),
             "streamed": body.get("stream") is True,
             "system": _text(system) if system is not None else None,
-            "tools": [t["name"] for t in body.get("tools", []) if "input_schema" in t],
+            "tools": [t["name"] for t in tools if "input_schema" in t],
+            "server_tools": [t.get("type") for t in tools if "input_schema" not in t],
             "messages": messages,
         }
 
@@ -603,16 +871,93 @@ class Gemini(Api):
         }
         return {key: value for key, value in counts.items() if value is not None}
 
-    def answer(self, turn: Turn) -> str:
-        # A candidate stopped for safety comes without content.
-        return "" if turn.end == "refused" else turn.text
+    def _bare(self, turn: Turn) -> bool:
+        """A candidate stopped for safety comes without content."""
+        return turn.end == "refused" and (turn.reason or self.refused) == "SAFETY"
 
-    def _response(self, parts: list[dict], finish: Optional[str], usage) -> dict:
+    def answer(self, turn: Turn) -> str:
+        return "" if self._bare(turn) else turn.text
+
+    def failure(self, turn: Turn, streamed: bool) -> Optional[str]:
+        return "gemini sent an empty answer: no text and no tool call" if turn.end == "empty" else None
+
+    def _finish(self, turn: Turn) -> str:
+        if turn.end == "truncated":
+            return "MAX_TOKENS"
+        if turn.end == "refused":
+            return turn.reason or self.refused
+        if turn.end == "malformed":
+            return turn.reason or "MALFORMED_FUNCTION_CALL"
+        return "STOP"
+
+    def _signature(self, turn: Turn) -> Optional[str]:
+        """The turn's signature: its first thought's."""
+        return next((thought.signature for thought in turn.reasoning if thought.signature), None)
+
+    def _thoughts(self, turn: Turn) -> list[str]:
+        if not turn.gemini_thoughts:
+            return []
+        return [thought.text for thought in turn.reasoning if thought.text and not thought.redacted]
+
+    def _parts(self, turn: Turn, streamed: bool) -> list[dict]:
+        """The turn's parts, whole: thought summaries, the text, the calls;
+        the signature on the first call part (Gemini 3 signs only the first
+        of parallel calls), or, without calls, on the text part (in a stream,
+        on an empty last part)."""
+        parts = [{"text": text, "thought": True} for text in self._thoughts(turn)]
+        if turn.text and not self._bare(turn):
+            parts.append({"text": turn.text})
+        calls = [{"functionCall": {"name": c.name, "args": c.args, **({"id": c.id} if turn.gemini_ids else {})}}
+                 for c in turn.calls]
+        signature = self._signature(turn)
+        if signature and calls:
+            calls[0]["thoughtSignature"] = signature
+        elif signature and turn.text and not streamed:
+            parts[-1]["thoughtSignature"] = signature
+        elif signature and turn.text:
+            calls.append({"text": "", "thoughtSignature": signature})
+        return parts + calls
+
+    def _sent(self, part: dict) -> dict:
+        """A part as the SDK's `Part` dumps it: what the client received."""
+        return genai.Part.model_validate(part).model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def kept(self, turn: Turn, streamed: bool) -> list:
+        # The client joins a stream's pieces of text (and of thought) into
+        # one part each: the parts it sends back are those of the whole turn.
+        kept = []
+        for index, part in enumerate(self._sent(part) for part in self._parts(turn, streamed)):
+            if part.get("thought"):
+                kept.append([index, {"text": part["text"], "thought": True}])
+            if "thoughtSignature" in part:
+                kept.append([index, {"thoughtSignature": part["thoughtSignature"]}])
+        return kept
+
+    def transcript(self, turn: Turn, streamed: bool) -> list:
+        out = []
+        for _, piece in self.kept(turn, streamed):
+            if piece.get("thought"):
+                out.append({"type": "reasoning", "format": "thought", "text": piece["text"]})
+            else:
+                out.append({"type": "reasoning", "format": "thought_signature",
+                            "signature": piece["thoughtSignature"]})
+        return out
+
+    def shown(self, turn: Turn) -> str:
+        return "".join(self._thoughts(turn))
+
+    def _response(self, parts: list[dict], finish: Optional[str], usage, turn: Optional[Turn] = None) -> dict:
         candidate: dict[str, Any] = {"index": 0}
         if parts:
             candidate["content"] = {"role": "model", "parts": parts}
+        elif turn is not None and turn.end == "malformed":
+            candidate["content"] = {}  # as the API sends it with MALFORMED_FUNCTION_CALL
+        elif turn is not None and turn.end == "empty":
+            candidate["content"] = {"role": "model"}  # nothing in it, and STOP
         if finish:
             candidate["finishReason"] = finish
+        if finish and turn is not None and turn.message:
+            candidate["finishMessage"] = turn.message
         if finish == "SAFETY":
             candidate["safetyRatings"] = [{"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH",
                                            "blocked": True}]
@@ -622,16 +967,21 @@ class Gemini(Api):
         return response.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def reply(self, turn: Turn, streamed: bool, request: dict) -> tuple[str, list[bytes]]:
-        finish = {"truncated": "MAX_TOKENS", "refused": "SAFETY"}.get(turn.end, "STOP")
-        text = [] if turn.end == "refused" else [{"text": turn.text}] if turn.text else []
-        calls = [{"functionCall": {"name": c.name, "args": c.args, **({"id": c.id} if turn.gemini_ids else {})}}
-                 for c in turn.calls]
+        finish = self._finish(turn)
+        parts = self._parts(turn, streamed)
         if not streamed:
-            body = self._response(text + calls, finish, self.usage(turn.tokens))
+            body = self._response(parts, finish, self.usage(turn.tokens), turn)
             return "application/json", [json.dumps(body, ensure_ascii=False).encode()]
-        chunks = [self._response([{"text": piece}], None, self.usage(turn.tokens, whole=False))
-                  for piece in (pieces(turn.text) if text else [])]
-        chunks.append(self._response(calls, finish, self.usage(turn.tokens)))
+        # Thoughts and text in pieces, a chunk each, with the prompt's count;
+        # the calls (or the signed empty part) whole in the last, with the
+        # finish and the full count.
+        early = self.usage(turn.tokens, whole=False)
+        chunks = []
+        for part in parts:
+            if "text" in part and part["text"] and "thoughtSignature" not in part:
+                chunks += [self._response([{**part, "text": piece}], None, early) for piece in pieces(part["text"])]
+        last = [part for part in parts if not ("text" in part and part["text"] and "thoughtSignature" not in part)]
+        chunks.append(self._response(last, finish, self.usage(turn.tokens), turn))
         return "text/event-stream", sse([(None, c) for c in chunks], end="\r\n\r\n")
 
     def read(self, body: dict, path: str) -> dict:
@@ -642,7 +992,16 @@ class Gemini(Api):
                 text = "".join(p.get("text", "") for p in parts if "text" in p and not p.get("thought"))
                 calls = [[p["functionCall"].get("id") or p["functionCall"]["name"], p["functionCall"]["name"],
                           p["functionCall"].get("args", {})] for p in parts if "functionCall" in p]
-                _group(messages, ["assistant", text, calls])
+                entry = ["assistant", text, calls]
+                kept = []
+                for index, p in enumerate(parts):
+                    if p.get("thought"):
+                        kept.append([index, {"text": p.get("text", ""), "thought": True}])
+                    if "thoughtSignature" in p:
+                        kept.append([index, {"thoughtSignature": p["thoughtSignature"]}])
+                if kept:
+                    entry.append(kept)
+                _group(messages, entry)
                 continue
             for p in parts:
                 if "text" in p:

@@ -7,11 +7,14 @@
 //! JSON and resumed by a fresh client and agent.
 //!
 //! The stand-in says what each case expects (`GET /_control/cases`); the
-//! driver checks the run against it (stop and reason, answer, each
-//! request's `Usage`, the messages kept, the calls run, the streamed text),
+//! driver checks the run against it (stop and reason, or the error it
+//! failed with; answer, each request's `Usage`, the messages kept, the
+//! reasoning each assistant message of the transcript keeps, the calls run,
+//! the streamed text and reasoning),
 //! asks the stand-in to check the requests it received (`GET
 //! /_control/check/{case}`: valid for the SDK's types, the conversation,
-//! the tools, the headers), reports each case back for the table (`POST
+//! the tools, the headers; and the checks main does not pass yet, reported
+//! as pending), reports each case back for the table (`POST
 //! /_control/outcome/{case}`), and exits non-zero if any case failed.
 //!
 //! ```sh
@@ -25,10 +28,10 @@ use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentEvent, Anthropic, ApiKey, Gemini, OpenAiChat, OpenAiResponses, RunInput, RunResult, RunState,
-    StopReason,
+    Agent, AgentError, AgentEvent, Anthropic, ApiKey, Content, Gemini, Message, OpenAiChat, OpenAiResponses,
+    RunInput, RunResult, RunState, StopReason, Transcript,
 };
-use tools_core::toolset::Toolset;
+use tools_core::toolset::{Toolset, WebSearch};
 use tools_core::{ToolContext, ToolError};
 use tools_macros::tool;
 
@@ -57,8 +60,13 @@ async fn delete_file(_ctx: &ToolContext, path: String) -> Result<String, ToolErr
     Ok(format!("deleted {path}"))
 }
 
-fn toolset() -> Result<Toolset, String> {
-    Toolset::builder().add(GetWeather).add(GetTime).add(DeleteFile).build().map_err(|e| e.to_string())
+/// The tools; with the provider's web search too, for a case that says so.
+fn toolset(web_search: bool) -> Result<Toolset, String> {
+    let mut tools = Toolset::builder().add(GetWeather).add(GetTime).add(DeleteFile);
+    if web_search {
+        tools = tools.add_web_search(WebSearch::new());
+    }
+    tools.build().map_err(|e| e.to_string())
 }
 
 /// One case of the suite, as the stand-in describes it.
@@ -86,7 +94,7 @@ impl Case {
     fn agent(&self, resumed: bool) -> Result<Agent, String> {
         let base = format!("{}{}", self.root, self.str("base_path"));
         let (model, key) = (self.str("model"), Some(ApiKey::new(self.str("key"))));
-        let tools = toolset()?;
+        let tools = toolset(self.spec.get("web_search").and_then(Value::as_bool).unwrap_or(false))?;
         macro_rules! agent {
             ($client:ty) => {{
                 let mut client = <$client>::from_values(model, key, Some(&base));
@@ -109,20 +117,26 @@ impl Case {
     }
 }
 
-/// What a run gave, and the events of a streamed one (before its end).
-async fn run(agent: &Agent, input: RunInput, streamed: bool) -> Result<(RunResult, Vec<AgentEvent>), String> {
+/// What a run gave (its result, or the error it stopped with), and the
+/// events of a streamed one (before its end).
+type Ran = (Result<RunResult, AgentError>, Vec<AgentEvent>);
+
+async fn run(agent: &Agent, input: RunInput, streamed: bool) -> Result<Ran, String> {
     if !streamed {
-        return agent
-            .run(input)
-            .await
-            .map(|result| (result, Vec::new()))
-            .map_err(|e| format!("the run failed: {e}"));
+        return Ok((agent.run(input).await, Vec::new()));
     }
     let mut events: Vec<AgentEvent> = agent.stream(input).collect().await;
     match events.pop() {
-        Some(AgentEvent::Finished(Ok(result))) => Ok((result, events)),
-        Some(AgentEvent::Finished(Err(error))) => Err(format!("the streamed run failed: {error}")),
+        Some(AgentEvent::Finished(result)) => Ok((result, events)),
         other => Err(format!("the stream did not end with Finished: {other:?}")),
+    }
+}
+
+/// The result of a run that must not fail.
+fn succeeded(ran: Ran) -> Result<(RunResult, Vec<AgentEvent>), String> {
+    match ran {
+        (Ok(result), events) => Ok((result, events)),
+        (Err(error), _) => Err(format!("the run failed: {error}")),
     }
 }
 
@@ -130,8 +144,16 @@ async fn run(agent: &Agent, input: RunInput, streamed: bool) -> Result<(RunResul
 async fn run_case(case: &Case) -> Result<Vec<String>, String> {
     let streamed = case.streamed();
     let agent = case.agent(false)?;
-    let (mut result, mut events) =
-        run(&agent, RunInput::Prompt(case.str("prompt").to_owned()), streamed).await?;
+    let ran = run(&agent, RunInput::Prompt(case.str("prompt").to_owned()), streamed).await?;
+    // A case that must fail: the error, as it prints, is what is compared.
+    if let Some(expected) = case.expect("error").as_str() {
+        return Ok(match ran.0 {
+            Err(error) if error.error.to_string() == expected => Vec::new(),
+            Err(error) => vec![format!("the run failed with \"{}\", expected \"{expected}\"", error.error)],
+            Ok(result) => vec![format!("the run did not fail: {:?}, expected \"{expected}\"", result.stop)],
+        });
+    }
+    let (mut result, mut events) = succeeded(ran)?;
     let mut problems = Vec::new();
     if let Some(pause) = case.spec.get("pause").filter(|pause| !pause.is_null()) {
         let StopReason::Paused(state) = &result.stop else {
@@ -162,12 +184,45 @@ async fn run_case(case: &Case) -> Result<Vec<String>, String> {
             decided.map_err(|e| e.to_string())?;
         }
         let resumed = case.agent(true)?;
-        let (after, more) = run(&resumed, RunInput::Paused(state), streamed).await?;
+        let (after, more) = succeeded(run(&resumed, RunInput::Paused(state), streamed).await?)?;
         result = after;
+        events.extend(more);
+    }
+    if let Some(prompt) = case.spec.get("follow_up").and_then(Value::as_str) {
+        if result.stop != StopReason::Answered {
+            return Err(format!("the run did not answer before the follow-up: {:?}", result.stop));
+        }
+        // The transcript saved as JSON; a fresh client and agent load it
+        // and go on with a new prompt. The usage counts both runs.
+        let saved =
+            serde_json::to_string(&result.transcript).map_err(|e| format!("saving the transcript: {e}"))?;
+        let mut transcript: Transcript =
+            serde_json::from_str(&saved).map_err(|e| format!("loading the transcript: {e}"))?;
+        transcript.push(Message::user(prompt));
+        let earlier = std::mem::take(&mut result.usage);
+        let (after, more) =
+            succeeded(run(&case.agent(true)?, RunInput::Transcript(transcript), streamed).await?)?;
+        result = after;
+        result.usage = [earlier, result.usage].concat();
         events.extend(more);
     }
     problems.extend(compare(case, &result, &events));
     Ok(problems)
+}
+
+/// The reasoning (and provider items) each assistant message of the
+/// transcript keeps, as it serializes.
+fn kept_reasoning(result: &RunResult) -> Value {
+    let kept = result.transcript.messages.iter().filter_map(|message| match message {
+        Message::Assistant { content } => Some(
+            content
+                .iter()
+                .filter(|piece| matches!(piece, Content::Reasoning(_) | Content::Native { .. }))
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    });
+    json!(kept.collect::<Vec<_>>())
 }
 
 /// The run against what the case expects.
@@ -190,17 +245,22 @@ fn compare(case: &Case, result: &RunResult, events: &[AgentEvent]) -> Vec<String
     differ("usage of each request", json!(result.usage), case.expect("usage"));
     differ("usage of the run", json!(result.total_usage()), case.expect("total_usage"));
     differ("messages in the transcript", json!(result.transcript.messages.len()), case.expect("messages"));
+    differ("reasoning kept in the transcript", kept_reasoning(result), case.expect("reasoning"));
     let pending = result.transcript.pending_calls().len();
     differ("calls left without a result", json!(pending), &json!(0));
     if case.streamed() {
-        let text: String = events
-            .iter()
-            .filter_map(|event| match event {
-                AgentEvent::TextDelta(text) => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let streamed =
+            |pick: fn(&AgentEvent) -> Option<&str>| -> String { events.iter().filter_map(pick).collect() };
+        let text = streamed(|event| match event {
+            AgentEvent::TextDelta(text) => Some(text),
+            _ => None,
+        });
         differ("streamed text", json!(text), case.expect("streamed_text"));
+        let reasoning = streamed(|event| match event {
+            AgentEvent::ReasoningDelta(text) => Some(text),
+            _ => None,
+        });
+        differ("streamed reasoning", json!(reasoning), case.expect("streamed_reasoning"));
         let results = events.iter().filter(|event| matches!(event, AgentEvent::ToolResult(_))).count();
         differ("tool results streamed", json!(results), case.expect("tool_results"));
         // A paused run's requests are in its own stream, the resumed run's
@@ -251,23 +311,32 @@ async fn main() {
             Ok(Err(error)) => vec![error],
             Err(_) => vec![format!("the case took more than {CASE_TIMEOUT:?}")],
         };
+        // The stand-in's checks of the requests; those main does not pass
+        // yet come apart, as pending.
+        let mut pending = Vec::new();
         match get(&http, &format!("{root}/_control/check/{name}")).await {
-            Ok(checked) => problems.extend(
-                checked["problems"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|p| p.as_str().unwrap_or("?").to_owned()),
-            ),
+            Ok(checked) => {
+                problems.extend(
+                    checked["problems"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|p| p.as_str().unwrap_or("?").to_owned()),
+                );
+                pending = checked["pending"].as_array().cloned().unwrap_or_default();
+            }
             Err(error) => problems.push(error),
         }
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let outcome = json!({"ok": problems.is_empty(), "problems": problems, "ms": ms});
+        let outcome = json!({"ok": problems.is_empty(), "problems": problems, "pending": pending, "ms": ms});
         if let Err(error) = http.post(format!("{root}/_control/outcome/{name}")).json(&outcome).send().await {
             eprintln!("reporting {name}: {error}");
         }
         if problems.is_empty() {
             println!("ok    {name} ({ms:.0} ms)");
+            for check in &pending {
+                println!("      pending: {} ({})", check["check"].as_str().unwrap_or("?"), check["problems"]);
+            }
         } else {
             failed += 1;
             println!("FAIL  {name}");

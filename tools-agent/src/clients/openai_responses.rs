@@ -120,17 +120,10 @@ fn read(body: &Value) -> Result<ModelResponse, ModelError> {
     if body.get("output").and_then(Value::as_array).is_none() {
         return Err(malformed(body, "no `output` array"));
     }
-    let status = body.get("status").and_then(Value::as_str).unwrap_or("completed");
-    if matches!(status, "failed" | "cancelled") {
-        return Err(ModelError::Rejected {
-            provider: common::PROVIDER.into(),
-            status: 200,
-            message: format!(
-                "the response {status}: {}",
-                error_text(body.get("error").filter(|e| e.is_object()))
-            ),
-        });
+    if let Some(error) = failed(body) {
+        return Err(error);
     }
+    let status = body.get("status").and_then(Value::as_str).unwrap_or("completed");
     let content = openai::responses::content(body).map_err(|error| malformed(body, error))?;
     let refused = body
         .get("output")
@@ -146,6 +139,21 @@ fn read(body: &Value) -> Result<ModelResponse, ModelError> {
         finish => finish,
     };
     Ok(ModelResponse { content, usage: usage(body.get("usage"), common::RESPONSES_USAGE), finish })
+}
+
+/// The error a `failed` or `cancelled` response is, naming the provider's
+/// error; `None` for another status. The same for a plain response and a
+/// stream's `response.failed`.
+fn failed(response: &Value) -> Option<ModelError> {
+    let status = response.get("status").and_then(Value::as_str)?;
+    matches!(status, "failed" | "cancelled").then(|| ModelError::Rejected {
+        provider: common::PROVIDER.into(),
+        status: 200,
+        message: format!(
+            "the response {status}: {}",
+            error_text(response.get("error").filter(|e| e.is_object()))
+        ),
+    })
 }
 
 /// What a streamed response said so far: the output indexes of its
@@ -220,7 +228,12 @@ impl Decode for ResponsesDecoder {
                 };
                 return read(response).map(Some);
             }
+            // A failed response is the same error as a plain one; the
+            // stream itself ended as it should.
             "response.failed" => {
+                if let Some(error) = data.get("response").and_then(failed) {
+                    return Err(error);
+                }
                 let error = data.pointer("/response/error");
                 return Err(stream_ended(format!("the response failed: {}", error_text(error))));
             }

@@ -259,7 +259,11 @@ async fn failed_responses_and_error_events_are_clear_errors() {
     let agent = agent(&base(&server));
     let (result, _) = run(&agent, "Hi", true).await;
     let error = result.unwrap_err().error;
-    assert!(error.to_string().contains("server_error: The model failed to generate a response."), "{error}");
+    // The error a plain failed response is: the stream itself ended as it should.
+    assert_eq!(
+        error.to_string(),
+        "openai rejected the request (HTTP 200): the response failed: server_error: The model failed to generate a response."
+    );
     let (result, _) = run(&agent, "Hi", true).await;
     let error = result.unwrap_err().error;
     assert!(error.to_string().contains("ERR_SOMETHING: Something went wrong"), "{error}");
