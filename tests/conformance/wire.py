@@ -879,7 +879,7 @@ class Gemini(Api):
         return "" if self._bare(turn) else turn.text
 
     def failure(self, turn: Turn, streamed: bool) -> Optional[str]:
-        return "gemini sent an empty answer: no text and no tool call" if turn.end == "empty" else None
+        return "gemini sent an empty answer (STOP): no text and no tool call" if turn.end == "empty" else None
 
     def _finish(self, turn: Turn) -> str:
         if turn.end == "truncated":

@@ -83,10 +83,12 @@ pub enum ModelError {
     },
     /// The provider ended its answer normally with nothing in it: no
     /// text, no call (Gemini sends such a candidate now and then).
-    #[error("{provider} sent an empty answer: no text and no tool call")]
+    #[error("{provider} sent an empty answer ({reason}): no text and no tool call")]
     Empty {
         /// The provider's name.
         provider: String,
+        /// The provider's reason for ending it.
+        reason: String,
     },
     /// A stream ended before the provider said it was complete.
     #[error("the stream from {provider} ended early: {message}")]

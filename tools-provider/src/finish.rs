@@ -11,11 +11,12 @@ use serde::{Deserialize, Serialize};
 /// | OpenAI Chat | `finish_reason: "length"` | `finish_reason: "content_filter"`, or a `refusal` in the message | | |
 /// | OpenAI Responses | `status: "incomplete"`, `incomplete_details.reason: "max_output_tokens"` | `incomplete_details.reason: "content_filter"`, or a `refusal` part | | |
 /// | Anthropic | `stop_reason: "max_tokens"` or `"model_context_window_exceeded"` | `stop_reason: "refusal"` | `stop_reason: "pause_turn"` | |
-/// | Gemini | `finishReason: "MAX_TOKENS"` | `finishReason: "SAFETY"`, `"RECITATION"`, `"BLOCKLIST"`, `"PROHIBITED_CONTENT"`, `"SPII"`, `"IMAGE_SAFETY"`, `"LANGUAGE"` | | `finishReason: "MALFORMED_FUNCTION_CALL"`, `"UNEXPECTED_TOOL_CALL"`, `"TOO_MANY_TOOL_CALLS"` |
+/// | Gemini | `finishReason: "MAX_TOKENS"` | `finishReason: "SAFETY"`, `"RECITATION"`, `"BLOCKLIST"`, `"PROHIBITED_CONTENT"`, `"SPII"`, `"IMAGE_SAFETY"`, `"LANGUAGE"`, `"IMAGE_PROHIBITED_CONTENT"`, `"IMAGE_RECITATION"`, `"MODEL_ARMOR"` | | `finishReason: "MALFORMED_FUNCTION_CALL"`, `"UNEXPECTED_TOOL_CALL"`, `"TOO_MANY_TOOL_CALLS"` |
 ///
 /// A Responses `status: "failed"` is no ending but an error, and so is a
-/// Gemini candidate with nothing in it that ended normally: the clients
-/// report both as errors naming what the provider said.
+/// Gemini candidate with nothing in it that ended with another reason
+/// (`STOP`, `OTHER`, `MALFORMED_RESPONSE`, `MISSING_THOUGHT_SIGNATURE`...):
+/// the clients report both as errors naming what the provider said.
 ///
 /// Sources: <https://platform.openai.com/docs/api-reference/chat/object>
 /// (`finish_reason`), <https://platform.openai.com/docs/api-reference/responses/object>

@@ -102,7 +102,7 @@ impl Provider for GeminiApi {
         };
         let content = number_calls(chunk.content, 0);
         let response = ModelResponse { content, usage: chunk.usage.unwrap_or_default(), finish };
-        not_empty(response)
+        not_empty(response, chunk.reason.as_deref().unwrap_or_default())
     }
 
     fn events(&self) -> Decoder {
@@ -115,11 +115,12 @@ impl Provider for GeminiApi {
 }
 
 /// A candidate that ended normally with nothing in it is no answer: an
-/// error that says so (Gemini sends one now and then, often with `STOP`).
-fn not_empty(response: ModelResponse) -> Result<ModelResponse, ModelError> {
+/// error that says so, with the `finishReason` (Gemini sends one now and
+/// then, with `STOP`, `OTHER`, `MALFORMED_RESPONSE`...).
+fn not_empty(response: ModelResponse, reason: &str) -> Result<ModelResponse, ModelError> {
     let nothing = response.content.iter().all(|piece| matches!(piece, Content::Reasoning(_)));
     if nothing && response.finish == Finish::Complete {
-        return Err(ModelError::Empty { provider: PROVIDER.into() });
+        return Err(ModelError::Empty { provider: PROVIDER.into(), reason: reason.to_owned() });
     }
     Ok(response)
 }
@@ -141,6 +142,8 @@ fn key_refused(error: ModelError) -> ModelError {
 struct Chunk {
     content: Vec<Content>,
     finish: Option<Finish>,
+    /// The `finishReason` as it came.
+    reason: Option<String>,
     usage: Option<Usage>,
 }
 
@@ -193,7 +196,7 @@ fn read_chunk(value: &Value) -> Result<Chunk, ModelError> {
             reasoning_tokens: thoughts,
         }
     });
-    Ok(Chunk { content, finish, usage })
+    Ok(Chunk { content, finish, reason: field("finishReason").map(str::to_owned), usage })
 }
 
 /// The synthetic ids of calls that came without one, numbered from `first`
@@ -227,6 +230,8 @@ pub struct Decoder {
     usage: Usage,
     /// How the candidate ended, once a chunk said.
     finish: Option<Finish>,
+    /// The `finishReason` as it came.
+    reason: String,
 }
 
 impl Decode for Decoder {
@@ -248,6 +253,7 @@ impl Decode for Decoder {
         // response is given when the stream closes.
         if let Some(finish) = chunk.finish {
             self.finish = Some(finish);
+            self.reason = chunk.reason.unwrap_or_default();
         }
         Ok(None)
     }
@@ -260,7 +266,7 @@ impl Decode for Decoder {
             });
         };
         let content = std::mem::take(&mut self.content).finish();
-        not_empty(ModelResponse { content, usage: self.usage, finish })
+        not_empty(ModelResponse { content, usage: self.usage, finish }, &self.reason)
     }
 }
 

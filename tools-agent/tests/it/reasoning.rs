@@ -309,7 +309,7 @@ async fn gemini_an_empty_candidate_is_an_error_not_an_empty_answer() {
         let (result, _) = run(&agent, "Hi", streamed).await;
         let error = result.unwrap_err();
         assert!(matches!(error.error, ModelError::Empty { .. }), "{streamed}: {error}");
-        assert_eq!(error.error.to_string(), "gemini sent an empty answer: no text and no tool call");
+        assert_eq!(error.error.to_string(), "gemini sent an empty answer (STOP): no text and no tool call");
     }
 }
 

@@ -126,7 +126,15 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
 pub fn finish(reason: &str) -> Finish {
     match reason {
         "MAX_TOKENS" => Finish::truncated(reason),
-        "SAFETY" | "RECITATION" | "BLOCKLIST" | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY"
+        "SAFETY"
+        | "RECITATION"
+        | "BLOCKLIST"
+        | "PROHIBITED_CONTENT"
+        | "SPII"
+        | "IMAGE_SAFETY"
+        | "IMAGE_PROHIBITED_CONTENT"
+        | "IMAGE_RECITATION"
+        | "MODEL_ARMOR"
         | "LANGUAGE" => Finish::refused(reason),
         "MALFORMED_FUNCTION_CALL" | "UNEXPECTED_TOOL_CALL" | "TOO_MANY_TOOL_CALLS" => {
             Finish::Malformed { reason: reason.to_owned() }
