@@ -84,17 +84,15 @@ impl<'a> Run<'a> {
             self.turns += 1;
             let text = response.text();
             let answered = response.calls().next().is_none();
-            let stop = match &response.finish {
-                Finish::Truncated { reason } => Some(StopReason::Truncated { reason: reason.clone() }),
-                Finish::Refused { reason } => Some(StopReason::Refused { reason: reason.clone() }),
-                _ if last => Some(StopReason::MaxTurns { turns: agent.max_turns }),
-                _ => None,
+            let ModelResponse { mut content, finish, .. } = response;
+            let paused = matches!(finish, Finish::Paused { .. });
+            let (stop, malformed) = match finish {
+                Finish::Truncated { reason } => (Some(StopReason::Truncated { reason }), None),
+                Finish::Refused { reason } => (Some(StopReason::Refused { reason }), None),
+                _ if last => (Some(StopReason::MaxTurns { turns: agent.max_turns }), None),
+                Finish::Malformed { reason } => (None, Some(reason)),
+                _ => (None, None),
             };
-            let malformed = match &response.finish {
-                Finish::Malformed { reason } => Some(reason.clone()),
-                _ => None,
-            };
-            let mut content = response.content;
             // A turn that ends the run keeps no calls: none will be
             // answered (a model that calls tools anyway on the tool-less
             // last request), and those of a cut turn may be cut themselves,
@@ -103,7 +101,6 @@ impl<'a> Run<'a> {
             if stop.is_some() || malformed.is_some() {
                 content.retain(|piece| !matches!(piece, Content::Call(_)));
             }
-            let paused = matches!(response.finish, Finish::Paused { .. });
             self.transcript.push(Message::Assistant { content });
             if let Some(stop) = stop {
                 return Ok((text, stop));
