@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use tools_core::ToolContext;
 use tools_core::toolset::Toolset;
 use tools_provider::{Dialect, DialectError};
@@ -15,7 +18,8 @@ use crate::model::{ModelSettings, ToolChoice, Usage};
 use crate::run::{Ended, Run};
 use crate::stream::Interleave;
 use crate::{
-    AgentError, AgentEvent, LimitExceeded, Message, Model, RunBudget, RunLimits, RunState, Transcript,
+    AgentError, AgentEvent, AnswerMode, AnswerType, LimitExceeded, Message, Model, ModelError, RunBudget,
+    RunLimits, RunState, Transcript, Typed,
 };
 
 /// Where a run starts, for [`Agent::run`] and [`Agent::stream`]: a user
@@ -111,8 +115,13 @@ impl StopReason {
 /// What a run gives back.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunResult {
-    /// The final answer: the model's last text, or an ending tool's output.
+    /// The final answer: the model's last text, or an ending tool's output;
+    /// with an answer type, the typed answer's JSON.
     pub answer: String,
+    /// The typed answer, as its type serializes it, when the agent has an
+    /// [`AnswerType`] and the run ended with an answer that reads as one
+    /// ([`Agent::run_as`] reads it into the type).
+    pub typed_answer: Option<serde_json::Value>,
     /// Every message of the run, ready to be saved or continued.
     pub transcript: Transcript,
     /// The tokens of each model request, in order.
@@ -152,6 +161,8 @@ pub struct Agent {
     pub(crate) settings: ModelSettings,
     pub(crate) end_tools: Vec<String>,
     pub(crate) context: ToolContext,
+    /// The typed answer, its mode resolved (native or a tool).
+    pub(crate) answer: Option<AnswerType>,
 }
 
 impl Agent {
@@ -198,6 +209,7 @@ impl Agent {
             settings: ModelSettings::default(),
             end_tools: Vec::new(),
             context: ToolContext::new(),
+            answer: None,
         })
     }
 
@@ -281,6 +293,111 @@ impl Agent {
         let options = self.toolset.options().with_default_timeout(timeout);
         self.toolset = self.toolset.with_options(options);
         self
+    }
+
+    /// End runs with a typed answer rather than free text: the model gives
+    /// it natively where its provider constrains text to a schema, or as a
+    /// call of the answer's tool ([`AnswerMode`]; `Auto` picks native where
+    /// [`Model::native_answers`]). Either way the answer is read through
+    /// the argument pipeline of a tool's arguments, and one that does not
+    /// read goes back to the model with the reason, counting against
+    /// [`RunLimits::max_retries_per_tool`] under the answer's name. The
+    /// run's [`RunResult::typed_answer`] holds it; tools work as before.
+    ///
+    /// Fails, naming the keyword, if the model's dialect cannot express
+    /// the answer's schema: natively, the rules of the provider's
+    /// structured outputs ([`Dialect::answer_schema`]); as a tool, a tool's.
+    ///
+    /// ```
+    /// use tools_agent::{Agent, AnswerType, ScriptedModel, StopReason};
+    /// use tools_core::{ToolCall, Toolset};
+    ///
+    /// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Verdict { approved: bool, reason: String }
+    ///
+    /// # futures::executor::block_on(async {
+    /// // A scripted model takes the answer as a tool (it has no structured outputs).
+    /// let model = ScriptedModel::new()
+    ///     .then_calls([ToolCall::new("c1", "final_answer", r#"{"approved": "yes", "reason": "ok"}"#)])
+    ///     .then_calls([ToolCall::new("c2", "final_answer", r#"{"approved": true, "reason": "ok"}"#)]);
+    /// let agent = Agent::new(model, Toolset::new()).unwrap().with_answer_type(AnswerType::of::<Verdict>()).unwrap();
+    /// let result = agent.run("Approve?").await.unwrap();
+    /// assert_eq!(result.stop, StopReason::Answered);
+    /// assert_eq!(result.typed_answer, Some(serde_json::json!({"approved": true, "reason": "ok"})));
+    /// assert_eq!(result.answer, r#"{"approved":true,"reason":"ok"}"#);
+    /// # });
+    /// ```
+    pub fn with_answer_type(mut self, answer: AnswerType) -> Result<Self, DialectError> {
+        if let Some(old) = self.answer.take()
+            && old.mode() == AnswerMode::Tool
+        {
+            self.toolset.remove(old.name());
+            self.end_tools.retain(|name| name != old.name());
+        }
+        let native = match answer.mode() {
+            AnswerMode::Native => true,
+            AnswerMode::Tool => false,
+            AnswerMode::Auto => self.model.native_answers(),
+        };
+        if native {
+            if let Some(dialect) = self.model.dialect() {
+                answer.schema(dialect)?;
+            }
+            self.answer = Some(answer.with_mode(AnswerMode::Native));
+            return Ok(self);
+        }
+        let mut toolset = self.toolset.clone();
+        if let Err(error) = toolset.add(answer.tool()) {
+            let problem = format!("the answer's tool cannot be added: {error}");
+            return Err(DialectError::tool(
+                answer.name(),
+                self.model.dialect().unwrap_or(Dialect::Mcp),
+                "name",
+                problem,
+            ));
+        }
+        if let Some(dialect) = self.model.dialect() {
+            check(dialect, &toolset)?;
+        }
+        self.toolset = toolset;
+        self.end_tools.push(answer.name().to_owned());
+        self.answer = Some(answer.with_mode(AnswerMode::Tool));
+        Ok(self)
+    }
+
+    /// Run the loop from `input` for an answer of type `T`: the agent with
+    /// [`AnswerType::of::<T>()`](AnswerType::of) ([`Self::with_answer_type`]),
+    /// the answer read into `T`. A schema the model's dialect cannot express
+    /// is the error (`ModelError::Tools`), before any request.
+    ///
+    /// ```
+    /// use tools_agent::{Agent, AnswerMode, ScriptedModel, StopReason};
+    /// use tools_core::Toolset;
+    ///
+    /// #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+    /// struct City { name: String, population: u32 }
+    ///
+    /// # futures::executor::block_on(async {
+    /// // The model answers in prose around the JSON: the lenient reading finds it.
+    /// let model = ScriptedModel::new().then_text("Here it is: {\"name\": \"Oslo\", \"population\": 709000}");
+    /// let agent = Agent::new(model, Toolset::new()).unwrap();
+    /// let typed = agent.run_as::<City>("Biggest city of Norway?").await.unwrap();
+    /// assert_eq!(typed.answer, Some(City { name: "Oslo".into(), population: 709_000 }));
+    /// assert_eq!(typed.run.stop, StopReason::Answered);
+    /// # });
+    /// ```
+    pub async fn run_as<T: DeserializeOwned + Serialize + JsonSchema>(
+        &self,
+        input: impl Into<RunInput>,
+    ) -> Result<Typed<T>, AgentError> {
+        let agent = self
+            .clone()
+            .with_answer_type(AnswerType::of::<T>())
+            .map_err(|error| AgentError { error: ModelError::Tools(error), transcript: Box::default() })?;
+        let run = agent.run(input).await?;
+        // The value is `T`'s own serialization, which reads back as `T`.
+        let answer = run.typed_answer.clone().and_then(|value| serde_json::from_value(value).ok());
+        Ok(Typed { answer, run })
     }
 
     /// End the run when this tool succeeds; its output is the answer.
@@ -369,7 +486,9 @@ impl Agent {
         match ended {
             Ok((answer, stop)) => {
                 span.record("stop", stop.label());
-                Ok(RunResult { answer, transcript: run.transcript, usage: run.usage, stop })
+                let typed_answer = run.typed_answer;
+                let answer = typed_answer.as_ref().map_or(answer, ToString::to_string);
+                Ok(RunResult { answer, typed_answer, transcript: run.transcript, usage: run.usage, stop })
             }
             Err(error) => Err(AgentError { error, transcript: Box::new(run.transcript) }),
         }

@@ -105,7 +105,7 @@ pub enum ModelError {
     /// use tools_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiChat};
     /// # futures::executor::block_on(async {
     /// let model = OpenAiChat::from_values("gpt-4.1-mini", None, None);
-    /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &ModelSettings::default() };
+    /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &ModelSettings::default(), answer: None };
     /// let error = model.request(request).await.unwrap_err();
     /// assert!(matches!(error, ModelError::MissingKey { variable: "OPENAI_API_KEY", .. }), "{error}");
     /// # });
@@ -164,7 +164,7 @@ pub enum ModelError {
     /// # futures::executor::block_on(async {
     /// let model = OpenAiResponses::from_values("gpt-5", None, Some("http://localhost:1/v1"));
     /// let settings = ModelSettings::default().with_seed(7);
-    /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &settings };
+    /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &settings, answer: None };
     /// let error = model.request(request).await.unwrap_err();
     /// assert!(matches!(error, ModelError::Setting { setting: "seed", .. }));
     /// assert_eq!(error.to_string(), "openai (Responses) cannot take `seed`: the Responses API has no seed");

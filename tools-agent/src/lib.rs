@@ -10,6 +10,8 @@
 //!   [`OpenAiResponses`], [`Anthropic`] (Messages) and [`Gemini`]
 //!   (generateContent): the built-in clients, plain and streamed, each a
 //!   [`Client`] (key, base URL, headers, retries) over its provider's API;
+//! - [`AnswerType`]: a run that ends in a typed answer ([`Agent::run_as`]),
+//!   given natively or through a tool ([`AnswerMode`]);
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
@@ -35,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod answer;
 mod approval;
 mod budget;
 mod clients;
@@ -48,6 +51,7 @@ mod settings;
 mod stream;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
+pub use answer::{AnswerMode, AnswerType, Typed};
 pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, Toolset};
 use tools_provider::{Content, Dialect, Finish, calls_of, text_of};
 
-use crate::{Message, ModelError};
+use crate::{AnswerType, Message, ModelError};
 #[cfg(test)]
 use tools_provider::Reasoning;
 
@@ -119,6 +119,11 @@ pub struct ModelRequest<'a> {
     pub tools: Option<&'a Toolset>,
     /// Choice, parallelism, limits.
     pub settings: &'a ModelSettings,
+    /// The typed answer asked for natively ([`AnswerMode::Native`](crate::AnswerMode::Native)):
+    /// the client sends its schema as the provider's structured output,
+    /// and the model's text is the answer. `None` for free text, and when
+    /// the answer is a tool (it is then among the tools).
+    pub answer: Option<&'a AnswerType>,
 }
 
 /// Tokens spent by one request, or by a run. Each count is `None` where
@@ -283,6 +288,15 @@ pub trait Model: Send + Sync {
     /// scripted model, whose toolsets are not checked.
     fn dialect(&self) -> Option<Dialect> {
         None
+    }
+
+    /// Whether the model takes a typed answer's schema natively
+    /// ([`ModelRequest::answer`]) in requests that also offer tools: what
+    /// [`AnswerMode::Auto`](crate::AnswerMode::Auto) asks. `false` (the
+    /// default) for a model that does not read the field, such as a
+    /// scripted one, which is then offered the answer as a tool.
+    fn native_answers(&self) -> bool {
+        false
     }
 
     /// Send one request and read the whole response.

@@ -6,14 +6,16 @@ use std::time::Instant;
 use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
+use serde_json::Value;
 use tools_core::layers::RepairBudget;
-use tools_core::{ToolCall, ToolContext, ToolResult, Toolset};
+use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
 use crate::{
-    Agent, AgentEvent, Content, Finish, Message, ModelError, RunBudget, RunState, StopReason, Transcript,
+    Agent, AgentEvent, AnswerMode, Content, Finish, Message, ModelError, RunBudget, RunState, StopReason,
+    Transcript,
 };
 
 /// How a run ends: the answer and why.
@@ -37,6 +39,8 @@ pub(crate) struct Run<'a> {
     /// what the turn's calls run against. The toolset itself, borrowed,
     /// when it has no prepare step.
     tools: Cow<'a, Toolset>,
+    /// The typed answer, once one was read.
+    pub(crate) typed_answer: Option<Value>,
 }
 
 impl<'a> Run<'a> {
@@ -61,7 +65,18 @@ impl<'a> Run<'a> {
         } else {
             agent.toolset.prepared(&context)
         };
-        Self { agent, transcript, usage, budget, events, turns, context, repairs: (repairs, given), tools }
+        Self {
+            agent,
+            transcript,
+            usage,
+            budget,
+            events,
+            turns,
+            context,
+            repairs: (repairs, given),
+            tools,
+            typed_answer: None,
+        }
     }
 
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
@@ -103,6 +118,9 @@ impl<'a> Run<'a> {
             }
             self.transcript.push(Message::Assistant { content });
             if let Some(stop) = stop {
+                if let (StopReason::MaxTurns { .. }, Some(answer)) = (&stop, &agent.answer) {
+                    self.typed_answer = answer.read(&text).ok();
+                }
                 return Ok((text, stop));
             }
             if let Some(reason) = malformed {
@@ -117,10 +135,45 @@ impl<'a> Run<'a> {
             }
             // The provider paused its own turn: asking again, with nothing
             // new, continues it (each continuation is a turn).
-            if answered && !paused {
-                return Ok((text, StopReason::Answered));
+            if answered
+                && !paused
+                && let Some(ended) = self.answered(text)
+            {
+                return Ok(ended);
             }
         }
+    }
+
+    /// The model answered `text`: the run ends, but with an answer type
+    /// only once the text reads as the answer (in tool mode, text that
+    /// reads as the tool's arguments is taken too). Otherwise the model is
+    /// told why and asked again (`None`), which counts as a retry of the
+    /// answer.
+    fn answered(&mut self, text: String) -> Option<Ended> {
+        let Some(answer) = &self.agent.answer else { return Some((text, StopReason::Answered)) };
+        let reason = match answer.read(&text) {
+            Ok(value) => {
+                self.typed_answer = Some(value);
+                return Some((text, StopReason::Answered));
+            }
+            Err(ToolError::InvalidArguments(reason)) => reason,
+            Err(other) => other.to_string(),
+        };
+        let retry = ToolResult::new("", answer.name(), "", Outcome::InvalidArguments);
+        if let Err(limit) = self.budget.record(&[retry]) {
+            return Some((String::new(), StopReason::Budget(limit)));
+        }
+        let ask = match answer.mode() {
+            AnswerMode::Tool => format!(
+                "Give your final answer by calling `{}`: your text does not read as its arguments ({reason}).",
+                answer.name()
+            ),
+            _ => format!(
+                "Your answer does not match its JSON schema: {reason}. Answer again with JSON that does."
+            ),
+        };
+        self.transcript.push(Message::user(ask));
+        None
     }
 
     /// One model request, traced; `None` if the context was cancelled first.
@@ -139,6 +192,7 @@ impl<'a> Run<'a> {
             messages: &self.transcript.messages,
             tools: with_tools.then_some(&*self.tools),
             settings: &agent.settings,
+            answer: agent.answer.as_ref().filter(|answer| answer.mode() == AnswerMode::Native),
         };
         let span = tracing::info_span!(
             "model_request",
@@ -277,8 +331,13 @@ impl<'a> Run<'a> {
             result.outcome.is_success()
                 && agent.end_tools.iter().any(|end| end.eq_ignore_ascii_case(&result.name))
         });
-        let ended = ended
-            .map(|result| (result.content.clone(), StopReason::EndTool { tool: result.name.to_string() }));
+        let ended = ended.map(|result| match self.answer_call(result) {
+            Some(value) => {
+                self.typed_answer = Some(value);
+                (result.content.clone(), StopReason::Answered)
+            }
+            None => (result.content.clone(), StopReason::EndTool { tool: result.name.to_string() }),
+        });
         self.transcript.push(Message::Tool { results });
         if let Some(ended) = ended {
             return Some(ended);
@@ -287,6 +346,18 @@ impl<'a> Run<'a> {
             return Some((String::new(), StopReason::Cancelled));
         }
         recorded.err().map(|limit| (String::new(), StopReason::Budget(limit)))
+    }
+
+    /// The typed answer a successful result gives, if it is the answer
+    /// tool's: its call's arguments, read (as the call read them).
+    fn answer_call(&self, result: &ToolResult) -> Option<Value> {
+        let answer = self.agent.answer.as_ref().filter(|answer| answer.mode() == AnswerMode::Tool)?;
+        if !answer.name().eq_ignore_ascii_case(&result.name) {
+            return None;
+        }
+        let calls = self.transcript.pending_calls();
+        let call = calls.iter().find(|call| call.id == result.id)?;
+        answer.read(&call.arguments).ok()
     }
 
     fn pause(&mut self, done: Vec<Placed>, pending: Vec<Pending>) -> Ended {

@@ -278,6 +278,14 @@ pub(crate) fn merge_extra(
     Ok(())
 }
 
+/// Merge the fields of the object `fields` into a request body, as a JSON
+/// merge patch (the extra's merge, for the SDK's own fields).
+pub(crate) fn patch(body: &mut Map<String, Value>, fields: &Value) {
+    for (name, value) in fields.as_object().into_iter().flatten() {
+        patch_field(body, name, value);
+    }
+}
+
 /// One field of a merge patch into `target`: null removes, an object
 /// merges into an object (or replaces anything else), the rest replaces.
 fn patch_field(target: &mut Map<String, Value>, name: &str, patch: &Value) {

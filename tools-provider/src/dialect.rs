@@ -166,6 +166,49 @@ impl Dialect {
         }
     }
 
+    /// The schema of a typed answer in this dialect: the `answer`'s
+    /// parameters under the rules of the provider's structured outputs,
+    /// which constrain the model's text to them. OpenAI (both APIs) and
+    /// Anthropic decode against a schema only in its strict form, so the
+    /// strict transform applies whatever the dialect's tools use; Gemini's
+    /// is its schema subset, as for function parameters. What a transform
+    /// cannot express is refused, naming the answer and the keyword, as
+    /// for a tool.
+    ///
+    /// ```
+    /// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # struct Spec(ToolSpec);
+    /// # impl Tool for Spec {
+    /// #     fn spec(&self) -> &ToolSpec { &self.0 }
+    /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
+    /// # }
+    /// use tools_provider::Dialect;
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Report { city: String, note: Option<String> }
+    /// let answer = Spec(ToolSpec::from_parameters("report", "The report.", Parameters::of::<Report>()));
+    /// let schema = Dialect::OpenAiChat.answer_schema(&answer).unwrap();
+    /// assert_eq!(schema["required"], serde_json::json!(["city", "note"]));
+    /// assert_eq!(schema["additionalProperties"], false);
+    /// assert!(Dialect::Mcp.answer_schema(&answer).is_err());
+    /// ```
+    pub fn answer_schema(self, answer: &dyn Tool) -> Result<Value, DialectError> {
+        let (name, parameters) = (answer.spec().name(), answer.spec().parameters());
+        let schema = match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => {
+                openai::strict_schema(name, parameters, Self::OpenAiChatStrict)?
+            }
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
+                openai::strict_schema(name, parameters, Self::OpenAiResponsesStrict)?
+            }
+            Self::Anthropic | Self::AnthropicStrict => anthropic::strict_schema(name, parameters)?,
+            Self::Gemini => gemini::parameters(name, parameters)?.unwrap_or_default(),
+            Self::Mcp => {
+                return Err(DialectError::tool(name, self, "answer", "MCP has no model answer to constrain"));
+            }
+        };
+        Ok(Value::Object(schema))
+    }
+
     /// Whether one tool can be sent in this dialect: its definition builds
     /// and fits the per-tool limits. Call it when registering a tool to
     /// refuse it there rather than at export.

@@ -109,6 +109,9 @@ impl Provider for AnthropicApi {
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(self.dialect(), request)?);
         fields::anthropic(settings, &mut body)?;
+        if let Some(answer) = request.answer {
+            super::answer::anthropic(answer, &mut body)?;
+        }
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }

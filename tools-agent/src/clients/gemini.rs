@@ -73,6 +73,15 @@ impl Provider for GeminiApi {
         Dialect::Gemini
     }
 
+    /// Gemini 3 and later: earlier models take a response schema or
+    /// function calling, not both in one request ("Structured outputs with
+    /// tools", <https://ai.google.dev/gemini-api/docs/structured-output>).
+    fn native_answers(&self, model: &str) -> bool {
+        let version = model.strip_prefix("models/").unwrap_or(model).strip_prefix("gemini-");
+        let major = version.and_then(|version| version.split(['.', '-']).next()?.parse::<u32>().ok());
+        major.is_some_and(|major| major >= 3)
+    }
+
     fn url(&self, base_url: &str, model: &str, stream: bool) -> String {
         let method = if stream { "streamGenerateContent?alt=sse" } else { "generateContent" };
         format!("{base_url}/v1beta/models/{model}:{method}")
@@ -91,6 +100,9 @@ impl Provider for GeminiApi {
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
         fields::gemini(settings, &mut body)?;
+        if let Some(answer) = request.answer {
+            super::answer::gemini(answer, &mut body)?;
+        }
         fields::merge_extra(fields::GEMINI, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
@@ -342,8 +354,13 @@ mod tests {
         let content = api.read(&value).unwrap().content;
         let settings = crate::ModelSettings::default();
         let messages = [Message::Assistant { content }];
-        let request =
-            ModelRequest { instructions: None, messages: &messages, tools: None, settings: &settings };
+        let request = ModelRequest {
+            instructions: None,
+            messages: &messages,
+            tools: None,
+            settings: &settings,
+            answer: None,
+        };
         let contents = api.body("m", &request, false).unwrap()["contents"].clone();
         assert_eq!(contents[0]["parts"][0]["thoughtSignature"], "c2ln");
         assert!(contents[0]["parts"][1].get("thoughtSignature").is_none());

@@ -6,6 +6,7 @@
 //! messages themselves (user, assistant, calls, results) are written by the
 //! provider's module in `tools-provider`.
 
+mod answer;
 mod anthropic;
 mod fields;
 mod gemini;
@@ -46,6 +47,13 @@ pub trait Provider: Clone + Default + Send + Sync + 'static {
 
     /// The stream event reader.
     type Events: Decode + 'static;
+
+    /// Whether this model takes a typed answer's schema natively together
+    /// with tools ([`Model::native_answers`]): yes, but where the
+    /// provider says otherwise.
+    fn native_answers(&self, _model: &str) -> bool {
+        true
+    }
 
     /// The dialect the tools (and calls and results) are written in.
     fn dialect(&self) -> Dialect;
@@ -244,6 +252,10 @@ impl<P: Provider> Model for Client<P> {
 
     fn dialect(&self) -> Option<Dialect> {
         Some(self.provider.dialect())
+    }
+
+    fn native_answers(&self) -> bool {
+        self.provider.native_answers(&self.model)
     }
 
     fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {

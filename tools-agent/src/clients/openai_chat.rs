@@ -91,6 +91,9 @@ impl Provider for OpenAiChatApi {
         body.extend(super::tool_fields(dialect, request)?);
         let settings = request.settings;
         fields::openai_chat(settings, &mut body)?;
+        if let Some(answer) = request.answer {
+            super::answer::openai_chat(answer, &mut body)?;
+        }
         if stream {
             body.insert("stream".into(), json!(true));
             body.insert("stream_options".into(), json!({"include_usage": true}));

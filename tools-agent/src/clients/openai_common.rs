@@ -115,7 +115,13 @@ mod tests {
         let error = blank.request_headers().unwrap_err();
         assert!(matches!(&error, ModelError::MissingKey { variable: KEY_VARIABLE, .. }), "{error}");
         let settings = ModelSettings::default();
-        let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &settings };
+        let request = ModelRequest {
+            instructions: None,
+            messages: &[],
+            tools: None,
+            settings: &settings,
+            answer: None,
+        };
         let error = futures::executor::block_on(blank.request(request)).unwrap_err();
         assert!(error.to_string().contains(KEY_VARIABLE), "{error}");
     }

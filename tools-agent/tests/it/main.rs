@@ -13,6 +13,7 @@ mod openai_chat;
 mod openai_responses;
 
 mod agent_loop;
+mod answer;
 mod approval;
 mod continue_across;
 mod dialect_check;

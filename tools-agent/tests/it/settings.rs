@@ -338,8 +338,13 @@ async fn each_request_carries_its_own_settings() {
         ModelSettings::default().with_temperature(0.0),
         ModelSettings::default().with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::Low)),
     ] {
-        let request =
-            ModelRequest { instructions: None, messages: &messages, tools: None, settings: &settings };
+        let request = ModelRequest {
+            instructions: None,
+            messages: &messages,
+            tools: None,
+            settings: &settings,
+            answer: None,
+        };
         assert_eq!(model.request(request).await.unwrap().text(), "Mild.");
     }
     let sent = bodies(&received::<P>(&server, false).await);
