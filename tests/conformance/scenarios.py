@@ -114,6 +114,8 @@ class Scenario:
     #: the toolset has the provider's web search too
     web_search: bool = False
     follow_up: Optional[FollowUp] = None
+    #: the agent asks for a typed answer natively (the driver's `Forecast`)
+    answer: bool = False
 
     def model(self, api: str) -> str:
         return (self.models or {}).get(api, MODELS[api])
@@ -154,6 +156,36 @@ def _include_encrypted_content(api: str, streamed: bool, requests: list[dict]) -
 
 
 INCLUDE = Check("include_encrypted_content", _include_encrypted_content)
+
+# Where each API's request asks for a typed answer, and the schema's name
+# where the API names it (the driver's `Forecast`, named `final_answer`).
+ANSWER_FIELDS = {
+    "chat": (("response_format", "json_schema", "schema"), ("response_format", "json_schema", "name")),
+    "responses": (("text", "format", "schema"), ("text", "format", "name")),
+    "anthropic": (("output_config", "format", "schema"), None),
+    "gemini": (("generationConfig", "responseSchema"), None),
+}
+
+
+def _at(body: dict, path: tuple[str, ...]):
+    for key in path:
+        body = body.get(key) if isinstance(body, dict) else None
+    return body
+
+
+def _answer_schema_sent(api: str, streamed: bool, requests: list[dict]) -> list[str]:
+    """Every request asks for the typed answer natively, with the answer's
+    two fields required."""
+    schema_at, name_at = ANSWER_FIELDS[api]
+    problems = []
+    for index, request in enumerate(requests):
+        body = request.get("body") or {}
+        schema = _at(body, schema_at)
+        if not isinstance(schema, dict) or sorted(schema.get("required") or []) != ["celsius", "city"]:
+            problems.append(f"request {index}: {'.'.join(schema_at)} is {schema!r}")
+        if name_at and _at(body, name_at) != "final_answer":
+            problems.append(f"request {index}: {'.'.join(name_at)} is {_at(body, name_at)!r}")
+    return problems
 
 # Signatures and encrypted reasoning: opaque to the client, base64 as the
 # providers' are.
@@ -346,6 +378,13 @@ SCENARIOS: list[Scenario] = [
         pause=Pause(after=0, pending=("delete_file",), decisions=(("approve",),)),
         models={"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3},
         checks=(Check("resumed_request_carries_the_pause", _resumed_requests_carry_the_pause), INCLUDE)),
+    # A typed answer (issue 30, item 1).
+    Scenario(
+        "typed_answer", "a typed answer asked natively (Chat response_format, Responses text.format, Anthropic "
+        "output_config.format, Gemini responseSchema) after a tool call: the answer is the JSON text",
+        "Forecast for Oslo?",
+        (Turn(calls=(WEATHER,)), Turn(text='{"city":"Oslo","celsius":12.5}')),
+        answer=True, checks=(Check("answer_schema_sent", _answer_schema_sent),)),
 ]
 
 
@@ -472,6 +511,7 @@ def cases() -> list[dict]:
                     "prompt": scenario.prompt,
                     "instructions": INSTRUCTIONS,
                     "web_search": scenario.web_search,
+                    "answer": scenario.answer,
                     "follow_up": scenario.follow_up and scenario.follow_up.prompt,
                     "pause": None if pause is None else {
                         "pending": list(pause.pending),

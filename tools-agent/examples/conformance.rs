@@ -28,8 +28,8 @@ use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentError, AgentEvent, Anthropic, ApiKey, Content, Gemini, Message, OpenAiChat, OpenAiResponses,
-    RunInput, RunResult, RunState, StopReason, Transcript,
+    Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, Content, Gemini, Message,
+    OpenAiChat, OpenAiResponses, RunInput, RunResult, RunState, StopReason, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
 use tools_core::{ToolContext, ToolError};
@@ -58,6 +58,13 @@ async fn get_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError>
 #[tool(args, destructive, needs_approval, crate = "tools_core")]
 async fn delete_file(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
     Ok(format!("deleted {path}"))
+}
+
+/// The typed answer of a case that asks for one.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    city: String,
+    celsius: f64,
 }
 
 /// The tools; with the provider's web search too, for a case that says so.
@@ -113,7 +120,12 @@ impl Case {
             "gemini" => agent!(Gemini),
             other => return Err(format!("no client `{other}`")),
         };
-        Ok(agent.map_err(|e| e.to_string())?.with_instructions(self.str("instructions")))
+        let mut agent = agent.map_err(|e| e.to_string())?.with_instructions(self.str("instructions"));
+        if self.spec.get("answer").and_then(Value::as_bool).unwrap_or(false) {
+            let answer = AnswerType::of::<Forecast>().with_mode(AnswerMode::Native);
+            agent = agent.with_answer_type(answer).map_err(|e| e.to_string())?;
+        }
+        Ok(agent)
     }
 }
 
