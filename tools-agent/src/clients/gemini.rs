@@ -330,6 +330,17 @@ mod tests {
     use crate::{ApiKey, Message};
 
     #[test]
+    fn answers_are_native_from_gemini_3_on() {
+        let native = |model: &str| GeminiApi.native_answers(model);
+        for model in ["gemini-3-pro-preview", "models/gemini-3.1-flash", "gemini-4-argon", "gemini-10"] {
+            assert!(native(model), "{model}");
+        }
+        for model in ["gemini-2.5-flash", "gemini-exp-1206", "gemma-3-27b-it", "gemini", "my-deployment"] {
+            assert!(!native(model), "{model}");
+        }
+    }
+
+    #[test]
     fn the_key_and_base_url_come_from_the_variables_values() {
         let client = Gemini::from_values("gemini-x", Some(ApiKey::new("AIza-x")), Some("http://proxy/"));
         assert_eq!(client.key, Some(ApiKey::new("AIza-x")));
