@@ -63,7 +63,9 @@ pub use model::{
 };
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
-pub use settings::{ReasoningEffort, ReasoningSettings, ReasoningSummary};
+pub use settings::{
+    CacheRetention, CacheSettings, CacheTtl, ReasoningEffort, ReasoningSettings, ReasoningSummary,
+};
 pub use stream::AgentEvent;
 pub use tools_provider::{Content, Message, Reasoning, Transcript};
 pub use tools_provider::{DialectError, Finish, ToolChoiceError};

@@ -112,6 +112,7 @@ impl Provider for AnthropicApi {
         if let Some(answer) = request.answer {
             super::answer::anthropic(answer, &mut body)?;
         }
+        super::cache::anthropic(&settings.cache, &mut body)?;
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }
