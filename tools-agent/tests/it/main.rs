@@ -15,6 +15,7 @@ mod openai_responses;
 mod agent_loop;
 mod answer;
 mod approval;
+mod caching;
 mod continue_across;
 mod dialect_check;
 mod http_client;
