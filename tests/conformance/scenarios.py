@@ -116,6 +116,8 @@ class Scenario:
     follow_up: Optional[FollowUp] = None
     #: the agent asks for a typed answer natively (the driver's `Forecast`)
     answer: bool = False
+    #: the agent's cache settings are `CACHE`'s (the driver's `cache_settings`)
+    cache: bool = False
 
     def model(self, api: str) -> str:
         return (self.models or {}).get(api, MODELS[api])
@@ -186,6 +188,51 @@ def _answer_schema_sent(api: str, streamed: bool, requests: list[dict]) -> list[
         if name_at and _at(body, name_at) != "final_answer":
             problems.append(f"request {index}: {'.'.join(name_at)} is {_at(body, name_at)!r}")
     return problems
+
+#: The prompt cache settings of a case that sets them, as the driver's
+#: `cache_settings` sets them: OpenAI's key and retention, Anthropic's TTL
+#: (its breakpoints are on by default), nothing for Gemini, whose caching
+#: is implicit.
+CACHE_KEY = "conformance-cache"
+CACHE = {"chat": {"prompt_cache_key": CACHE_KEY, "prompt_cache_retention": "24h"},
+         "responses": {"prompt_cache_key": CACHE_KEY, "prompt_cache_retention": "24h"}}
+ANTHROPIC_MARK = {"type": "ephemeral", "ttl": "1h"}
+
+
+def _cache_fields_sent(api: str, streamed: bool, requests: list[dict]) -> list[str]:
+    """Every request carries the cache settings as its API takes them:
+    OpenAI's `prompt_cache_key` and `prompt_cache_retention`
+    (https://platform.openai.com/docs/guides/prompt-caching); Anthropic's
+    `cache_control` with the TTL on the last tool, the system prompt and the
+    last user message's last block, three breakpoints of the 4 allowed
+    (https://platform.claude.com/docs/en/build-with-claude/prompt-caching);
+    for Gemini, none of these fields."""
+    problems = []
+    for index, request in enumerate(requests):
+        body = request.get("body") or {}
+        at = f"request {index}"
+        for name, value in CACHE.get(api, {}).items():
+            if body.get(name) != value:
+                problems.append(f"{at}: {name} is {body.get(name)!r}, expected {value!r}")
+        text = json.dumps(body)
+        if api != "anthropic":
+            for name in ("cache_control", *(() if api in CACHE else ("prompt_cache_key", "prompt_cache_retention"))):
+                if f'"{name}"' in text:
+                    problems.append(f"{at}: has {name}")
+            continue
+        users = [message for message in body.get("messages", []) if message.get("role") == "user"]
+        marked = {
+            "the last tool": (body.get("tools") or [{}])[-1],
+            "the system prompt": (body.get("system") or [{}])[-1],
+            "the last user message's last block": (users[-1]["content"] or [{}])[-1] if users else {},
+        }
+        for where, block in marked.items():
+            if not isinstance(block, dict) or block.get("cache_control") != ANTHROPIC_MARK:
+                problems.append(f"{at}: {where} has no cache_control {ANTHROPIC_MARK}: {block!r}")
+        if text.count('"cache_control"') != 3:
+            problems.append(f"{at}: {text.count(chr(34) + 'cache_control' + chr(34))} breakpoints, expected 3")
+    return problems
+
 
 # Signatures and encrypted reasoning: opaque to the client, base64 as the
 # providers' are.
@@ -385,6 +432,14 @@ SCENARIOS: list[Scenario] = [
         "Forecast for Oslo?",
         (Turn(calls=(WEATHER,)), Turn(text='{"city":"Oslo","celsius":12.5}')),
         answer=True, checks=(Check("answer_schema_sent", _answer_schema_sent),)),
+    # Prompt caching (issue: prompt caching).
+    Scenario(
+        "prompt_caching", "the cache settings of each API (Chat and Responses prompt_cache_key and "
+        "prompt_cache_retention, Anthropic cache_control breakpoints with a TTL, nothing for Gemini) over two tool "
+        "turns and the answer",
+        "Weather in Oslo, then the time there?",
+        (Turn(calls=(WEATHER,)), Turn(calls=(TIME,)), Turn(text="12°C at noon.")),
+        cache=True, checks=(Check("cache_fields_sent", _cache_fields_sent),)),
 ]
 
 
@@ -512,6 +567,7 @@ def cases() -> list[dict]:
                     "instructions": INSTRUCTIONS,
                     "web_search": scenario.web_search,
                     "answer": scenario.answer,
+                    "cache": scenario.cache,
                     "follow_up": scenario.follow_up and scenario.follow_up.prompt,
                     "pause": None if pause is None else {
                         "pending": list(pause.pending),

@@ -28,8 +28,9 @@ use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, Content, Gemini, Message,
-    OpenAiChat, OpenAiResponses, RunInput, RunResult, RunState, StopReason, Transcript,
+    Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
+    CacheTtl, Content, Gemini, Message, ModelSettings, OpenAiChat, OpenAiResponses, RunInput, RunResult,
+    RunState, StopReason, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
 use tools_core::{ToolContext, ToolError};
@@ -74,6 +75,18 @@ fn toolset(web_search: bool) -> Result<Toolset, String> {
         tools = tools.add_web_search(WebSearch::new());
     }
     tools.build().map_err(|e| e.to_string())
+}
+
+/// The cache settings of a case that sets them (`scenarios.CACHE`): what
+/// each API takes.
+fn cache_settings(client: &str) -> CacheSettings {
+    match client {
+        "chat" | "responses" => {
+            CacheSettings::new().with_key("conformance-cache").with_retention(CacheRetention::Day)
+        }
+        "anthropic" => CacheSettings::new().with_ttl(CacheTtl::OneHour),
+        _ => CacheSettings::new(),
+    }
 }
 
 /// One case of the suite, as the stand-in describes it.
@@ -124,6 +137,10 @@ impl Case {
         if self.spec.get("answer").and_then(Value::as_bool).unwrap_or(false) {
             let answer = AnswerType::of::<Forecast>().with_mode(AnswerMode::Native);
             agent = agent.with_answer_type(answer).map_err(|e| e.to_string())?;
+        }
+        if self.spec.get("cache").and_then(Value::as_bool).unwrap_or(false) {
+            agent =
+                agent.with_settings(ModelSettings::default().with_cache(cache_settings(self.str("client"))));
         }
         Ok(agent)
     }
