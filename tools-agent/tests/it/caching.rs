@@ -545,13 +545,75 @@ async fn anthropic_without_breakpoints_marks_nothing_and_reads_nothing() {
     }
 }
 
-/// One test per provider and mode: `caching!(chat: Mock)` gives
-/// `chat::ten_turns...::plain`, `...::streamed`, etc.
+/// The definitions a request offers, each without its `cache_control`:
+/// Gemini's function declarations, the `tools` array elsewhere.
+fn definitions(body: &Value) -> Vec<Value> {
+    let tools = body.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
+    let declared = tools.first().and_then(|tool| tool.get("functionDeclarations")).and_then(Value::as_array);
+    let mut out = declared.cloned().unwrap_or(tools);
+    for definition in &mut out {
+        definition.as_object_mut().map(|fields| fields.remove("cache_control"));
+    }
+    out
+}
+
+/// A local tool search (every client but Anthropic, whose provider
+/// searches the deferred tools it is sent from the start) finds Jira's
+/// tools, then GitHub's, registered before them: each request offers the
+/// same definitions as the one before, the same bytes in the same places,
+/// and the new ones after them, in the order found.
+async fn a_tool_search_appends_to_the_tools_offered_before<P: Cached + 'static>(streamed: bool) {
+    use crate::support::many_tools;
+    use tools_core::toolset::ToolSearch;
+
+    let turns = [
+        Turn::calls(&[("call_s1", "tool_search", r#"{"query": "create a new issue in Jira"}"#)]),
+        Turn::calls(&[("call_s2", "tool_search", r#"{"query": "create a new pull request in GitHub"}"#)]),
+        Turn::calls(&[("call_g1", "github_create_pull_request", r#"{"title": "Fix the login"}"#)]),
+        Turn::text("Opened."),
+    ];
+    let server = crate::scenarios::mock(turns.iter().map(|turn| P::reply(turn, streamed)).collect()).await;
+    let mut tools = Toolset::new();
+    for tool in many_tools::tools() {
+        tools.add(tool).unwrap();
+    }
+    let tools = tools.with_tool_search(ToolSearch::new().with_loaded(["slack_create_message"]));
+    let agent = Agent::new(client::<P>(&server, 1), tools).unwrap();
+    let (result, _) = run(&agent, "Open a PR for the Jira ticket.", streamed).await;
+    assert_eq!(result.unwrap_or_else(|error| panic!("{}: {error}", P::NAME)).answer, "Opened.");
+
+    let requests: Vec<Vec<Value>> =
+        bodies(&received::<P>(&server, streamed).await).iter().map(definitions).collect();
+    assert_eq!(requests.len(), 4);
+    let names = |definitions: &[Value]| -> Vec<String> {
+        let name = |d: &Value| {
+            d.get("name").or(d.pointer("/function/name")).and_then(Value::as_str).map(str::to_owned)
+        };
+        definitions.iter().filter_map(name).collect()
+    };
+    assert_eq!(names(&requests[0]), ["tool_search", "slack_create_message"], "{}", P::NAME);
+    for turn in 1..4 {
+        let (before, now) = (&requests[turn - 1], &requests[turn]);
+        assert_eq!(now[..before.len()], before[..], "{}: request {turn} changed the tools before", P::NAME);
+        let (before, now) = (serde_json::to_string(before).unwrap(), serde_json::to_string(now).unwrap());
+        assert!(now.starts_with(before.trim_end_matches(']')), "{}: request {turn}", P::NAME);
+    }
+    let offered = names(&requests[3]);
+    let (jira, github) = (
+        offered.iter().position(|name| name.starts_with("jira_")).expect("Jira's tools"),
+        offered.iter().position(|name| name.starts_with("github_")).expect("GitHub's tools"),
+    );
+    assert!(2 == jira && jira < github, "{}: found in the order found: {offered:?}", P::NAME);
+}
+
+/// One test per provider, scenario and mode: `caching!(chat: Mock, more;)`
+/// gives `chat::ten_turns...::plain`, `...::streamed`, and the same for
+/// the scenarios every provider runs and the `more` it runs too.
 macro_rules! caching {
-    ($($provider:ident: $mock:ty),* $(,)?) => {$(
+    ($($provider:ident: $mock:ty $(, $more:ident)*);* $(;)?) => {$(
         mod $provider {
             caching!(@both $mock: ten_turns_read_more_from_the_cache_each_turn,
-                the_cache_settings_go_where_the_provider_takes_them);
+                the_cache_settings_go_where_the_provider_takes_them $(, $more)*);
         }
     )*};
     (@both $mock:ty: $($scenario:ident),*) => {$(
@@ -569,8 +631,8 @@ macro_rules! caching {
 }
 
 caching!(
-    openai_chat: crate::openai_chat::Mock,
-    openai_responses: crate::openai_responses::Mock,
-    anthropic: crate::anthropic::Mock,
-    gemini: crate::gemini::Mock,
+    openai_chat: crate::openai_chat::Mock, a_tool_search_appends_to_the_tools_offered_before;
+    openai_responses: crate::openai_responses::Mock, a_tool_search_appends_to_the_tools_offered_before;
+    anthropic: crate::anthropic::Mock;
+    gemini: crate::gemini::Mock, a_tool_search_appends_to_the_tools_offered_before;
 );
