@@ -8,7 +8,8 @@
 //! client that changed a byte of an earlier part of its request (a tool
 //! reordered, a message written another way once it is no longer last)
 //! fails here. Also: the cache settings sent as each provider takes them,
-//! and refused where it cannot.
+//! and refused where it cannot; and a local tool search, whose finds are
+//! appended to the tools offered before, the earlier ones unchanged.
 //!
 //! The caches, as documented:
 //! - Anthropic (<https://platform.claude.com/docs/en/build-with-claude/prompt-caching>):
