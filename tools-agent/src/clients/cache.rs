@@ -125,3 +125,67 @@ fn markable(block: &Value) -> bool {
         Some(_) => true,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CacheRetention, CacheTtl};
+
+    fn marked(body: Value, cache: &CacheSettings) -> Result<Value, ModelError> {
+        let Value::Object(mut body) = body else { unreachable!("an object") };
+        anthropic(cache, &mut body).map(|()| Value::Object(body))
+    }
+
+    #[test]
+    fn anthropic_marks_the_last_tool_sent_the_system_and_the_last_user_block() {
+        let body = json!({
+            "system": "Be brief.",
+            "messages": [
+                {"role": "user", "content": "Search the web."},
+                {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"},
+                    {"type": "tool_use", "id": "toolu_1", "name": "a", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"},
+                    {"type": "text", "text": ""}]},
+                // A paused turn goes back last, as it came.
+                {"role": "assistant", "content": [{"type": "server_tool_use", "id": "srvtoolu_1"}]}
+            ],
+            "tools": [{"name": "tool_search_tool_bm25"}, {"name": "a"}, {"name": "b", "defer_loading": true}]
+        });
+        let mark = json!({"type": "ephemeral", "ttl": "1h"});
+        let body = marked(body, &CacheSettings::new().with_ttl(CacheTtl::OneHour)).unwrap();
+        assert_eq!(body["tools"][1]["cache_control"], mark);
+        assert_eq!(body["system"], json!([{"type": "text", "text": "Be brief.", "cache_control": mark}]));
+        assert_eq!(body["messages"][0]["content"], json!([{"type": "text", "text": "Search the web."}]));
+        assert_eq!(body["messages"][2]["content"][0]["cache_control"], mark);
+        assert_eq!(body.to_string().matches("cache_control").count(), 3, "{body}");
+    }
+
+    #[test]
+    fn what_a_provider_cannot_take_is_refused() {
+        let off = marked(json!({"system": "s", "messages": []}), &CacheSettings::off()).unwrap();
+        assert_eq!(off, json!({"system": "s", "messages": []}));
+        let refusals = [
+            marked(json!({}), &CacheSettings::new().with_key("k")).unwrap_err(),
+            marked(json!({}), &CacheSettings::off().with_ttl(CacheTtl::FiveMinutes)).unwrap_err(),
+            openai(
+                "openai (Chat Completions)",
+                &CacheSettings::new().with_ttl(CacheTtl::OneHour),
+                &mut Map::new(),
+            )
+            .unwrap_err(),
+            gemini(&CacheSettings::new().with_retention(CacheRetention::InMemory)).unwrap_err(),
+        ];
+        let settings: Vec<&str> = refusals
+            .iter()
+            .map(|error| match error {
+                ModelError::Setting { setting, .. } => *setting,
+                other => panic!("{other}"),
+            })
+            .collect();
+        assert_eq!(settings, ["cache.key", "cache.ttl", "cache.ttl", "cache.retention"]);
+        assert_eq!(
+            refusals[1].to_string(),
+            "anthropic cannot take `cache.ttl`: a TTL (5m) was set for breakpoints that are off"
+        );
+    }
+}
