@@ -76,6 +76,6 @@ mod transform;
 pub use choice::ToolChoice;
 pub use content::{Content, Reasoning};
 pub use dialect::{Definition, Dialect};
-pub use error::{DialectError, MessageError, RefusedPart, ToolChoiceError, UnknownDialect};
+pub use error::{DialectError, MessageError, PartOf, RefusedPart, ToolChoiceError, UnknownDialect};
 pub use finish::Finish;
 pub use transcript::{Message, Transcript, calls_of, text_of};
