@@ -292,9 +292,10 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
 /// `inlineData` `{"mimeType", "data"}`; a URL as `fileData` `{"mimeType",
 /// "fileUri"}`, a Files API URI or a public or signed HTTPS URL the API
 /// fetches: <https://ai.google.dev/gemini-api/docs/file-input-methods>;
-/// images of the [`IMAGE_TYPES`], a file's type checked by the API), `model` contents of the
-/// assistant's pieces in order (text, `functionCall` parts with `name`, an
-/// object `args`: [`args`], and the `id` when Gemini sent one, not a
+/// images of the [`IMAGE_TYPES`], a file's type checked by the API),
+/// `model` contents of the assistant's pieces in order (text,
+/// `functionCall` parts with `name`, an object `args`: [`args`], and the
+/// `id` when Gemini sent one, not a
 /// [synthetic](SYNTHETIC_ID_PREFIX) one; thought summaries as `thought`
 /// parts; each thought signature on the part after it, as it came, or on
 /// an empty text part when nothing follows), and each turn's results as
