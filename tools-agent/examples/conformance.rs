@@ -33,7 +33,7 @@ use tools_agent::{
     RunState, StopReason, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
-use tools_core::{ToolContext, ToolError};
+use tools_core::{Part, ToolContext, ToolError};
 use tools_macros::tool;
 
 /// The header the client that resumes a saved run sends, so the stand-in
@@ -102,6 +102,19 @@ impl Case {
 
     fn expect(&self, name: &str) -> &Value {
         self.spec.pointer(&format!("/expect/{name}")).unwrap_or(&Value::Null)
+    }
+
+    /// The prompt: its `prompt_parts` (text, images, files, in their JSON
+    /// form) where the case has them, else its text.
+    fn prompt(&self) -> Result<RunInput, String> {
+        match self.spec.get("prompt_parts").filter(|parts| !parts.is_null()) {
+            Some(parts) => {
+                let parts: Vec<Part> = serde_json::from_value(parts.clone())
+                    .map_err(|error| format!("the case's prompt_parts: {error}"))?;
+                Ok(RunInput::from(parts))
+            }
+            None => Ok(RunInput::from(self.str("prompt"))),
+        }
     }
 
     fn streamed(&self) -> bool {
@@ -173,7 +186,7 @@ fn succeeded(ran: Ran) -> Result<(RunResult, Vec<AgentEvent>), String> {
 async fn run_case(case: &Case) -> Result<Vec<String>, String> {
     let streamed = case.streamed();
     let agent = case.agent(false)?;
-    let ran = run(&agent, RunInput::Prompt(case.str("prompt").to_owned()), streamed).await?;
+    let ran = run(&agent, case.prompt()?, streamed).await?;
     // A case that must fail: the error, as it prints, is what is compared.
     if let Some(expected) = case.expect("error").as_str() {
         return Ok(match ran.0 {

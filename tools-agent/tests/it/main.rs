@@ -20,6 +20,7 @@ mod continue_across;
 mod dialect_check;
 mod http_client;
 mod parts;
+mod prompt_parts;
 mod reasoning;
 mod settings;
 mod spans;
