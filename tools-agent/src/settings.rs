@@ -278,6 +278,12 @@ impl ReasoningSummary {
 /// | `key` | `prompt_cache_key` | `prompt_cache_key` | refused | refused |
 /// | `retention` | `prompt_cache_retention` | `prompt_cache_retention` | refused | refused |
 ///
+/// What changes the tools changes every byte after them (the tools come
+/// first in each provider's prefix): a prepare step that hides a tool for
+/// a turn, a tool search's find (appended, so the tools before it still
+/// match), and the loop's last request without tools when `max_turns` is
+/// reached.
+///
 /// Anthropic caches the prefix up to a block marked `cache_control`, in the
 /// order tools, system, messages, and at most 4 breakpoints a request; the
 /// client marks 3 (those of a request without tools or system, fewer), and
