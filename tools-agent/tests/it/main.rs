@@ -17,6 +17,7 @@ mod answer;
 mod approval;
 mod continue_across;
 mod dialect_check;
+mod fallback;
 mod http_client;
 mod parts;
 mod reasoning;
