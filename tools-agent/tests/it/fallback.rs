@@ -11,8 +11,7 @@
 //! 503 `UNAVAILABLE` (<https://ai.google.dev/gemini-api/docs/troubleshooting>).
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, Anthropic, ApiKey, FallbackModel, Gemini, Message, ModelError, ModelName};
-use tools_agent::{OpenAiChat, StopReason};
+use tools_agent::{Agent, Anthropic, ApiKey, FallbackModel, Gemini, ModelError, ModelName, StopReason};
 use wiremock::{MockServer, ResponseTemplate};
 
 use crate::scenarios::{
@@ -234,4 +233,98 @@ fallback! {
     anthropic: crate::anthropic::Mock => crate::openai_chat::Mock, 529, "Overloaded";
     gemini: crate::gemini::Mock => crate::openai_responses::Mock, 503,
         "The model is overloaded. Please try again later.";
+}
+
+const SIGNATURE: &str = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds";
+const REDACTED: &str = "EmwKAhgBEgy3va3pzix";
+const GEMINI_SIGNATURE: &str = "CiQBcsjafBzIYGjUJtZYYwUzGA1n0gF";
+
+/// Anthropic thinks and calls, then is overloaded: Gemini takes the next
+/// turn and calls again, then Anthropic is back and answers. Each is sent
+/// its own reasoning back and never the other's: Gemini gets Anthropic's
+/// call without its thinking, Anthropic gets its thinking blocks unchanged
+/// and Gemini's call without Gemini's signature. Bodies as documented:
+/// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>
+/// (a `thinking` block with its `signature`, a `redacted_thinking` block),
+/// <https://ai.google.dev/gemini-api/docs/thought-signatures> (a signed
+/// `functionCall` part).
+#[tokio::test]
+async fn each_model_is_sent_its_own_reasoning_and_never_anothers() {
+    let thinking = json!({"id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [
+            {"type": "thinking", "thinking": "Paris is in France, so the weather tool.", "signature": SIGNATURE},
+            {"type": "redacted_thinking", "data": REDACTED},
+            {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}],
+        "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 25, "output_tokens": 89}});
+    let overloaded = ResponseTemplate::new(529).set_body_json(
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+            "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}),
+    );
+    let answer = json!({"id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [{"type": "text", "text": "12°C in Paris and in Rome."}],
+        "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 90, "output_tokens": 12}});
+    let anthropic = mock(vec![
+        ResponseTemplate::new(200).set_body_json(thinking),
+        overloaded,
+        ResponseTemplate::new(200).set_body_json(answer),
+    ])
+    .await;
+    let signed_call = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}}, "thoughtSignature": GEMINI_SIGNATURE}]},
+        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 60, "candidatesTokenCount": 8, "totalTokenCount": 68},
+        "modelVersion": "gemini-2.5-flash"});
+    let gemini = mock(vec![ResponseTemplate::new(200).set_body_json(signed_call)]).await;
+    let claude =
+        Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-test")), Some(&anthropic.uri()))
+            .with_resend(fast_retry(1));
+    let flash = Gemini::from_values("gemini-2.5-flash", Some(ApiKey::new("AIza-test")), Some(&gemini.uri()));
+    let model = FallbackModel::new(claude).or(flash);
+    let result = agent(model).run("Weather in Paris and Rome?").await.expect("answered");
+    assert_eq!(result.answer, "12°C in Paris and in Rome.");
+    let (claude, flash) =
+        (ModelName::new("anthropic", "claude-sonnet-4-5"), ModelName::new("gemini", "gemini-2.5-flash"));
+    assert_eq!(result.models, [claude.clone(), flash, claude]);
+
+    // Gemini: Anthropic's call and its result, none of Anthropic's reasoning.
+    let asked = crate::support::ag::bodies(&gemini).await;
+    assert_eq!(asked.len(), 1);
+    let contents = asked[0]["contents"].as_array().expect("contents");
+    let roles: Vec<&Value> = contents.iter().map(|content| &content["role"]).collect();
+    assert_eq!(roles, ["user", "model", "user"]);
+    assert_eq!(
+        contents[1]["parts"],
+        json!([{"functionCall": {"id": "toolu_01", "name": "get_weather", "args": {"city": "Paris"}}}])
+    );
+    assert_eq!(contents[2]["parts"][0]["functionResponse"]["name"], "get_weather");
+    let sent = asked[0].to_string();
+    for theirs in [SIGNATURE, REDACTED, "Paris is in France"] {
+        assert!(!sent.contains(theirs), "{theirs} went to Gemini: {sent}");
+    }
+
+    // Anthropic, back: its own blocks as they came, Gemini's call bare.
+    let asked = crate::support::ag::bodies(&anthropic).await;
+    assert_eq!(asked.len(), 3);
+    let messages = asked[2]["messages"].as_array().expect("messages");
+    assert_eq!(
+        asked[1]["messages"].as_array().map(Vec::as_slice),
+        Some(&messages[..3]),
+        "the second turn's request"
+    );
+    assert_eq!(messages.len(), 5);
+    assert_eq!(
+        messages[1]["content"],
+        json!([
+            {"type": "thinking", "thinking": "Paris is in France, so the weather tool.", "signature": SIGNATURE},
+            {"type": "redacted_thinking", "data": REDACTED},
+            {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}])
+    );
+    let rome = &messages[3]["content"];
+    assert_eq!(rome.as_array().map(Vec::len), Some(1), "{rome}");
+    assert_eq!(
+        (&rome[0]["type"], &rome[0]["name"], &rome[0]["input"]),
+        (&json!("tool_use"), &json!("get_weather"), &json!({"city": "Rome"}))
+    );
+    assert!(!asked[2].to_string().contains(GEMINI_SIGNATURE));
+    assert_eq!(messages[4]["content"][0]["tool_use_id"], rome[0]["id"]);
 }
