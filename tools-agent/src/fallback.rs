@@ -40,7 +40,13 @@ type Predicate = Arc<dyn Fn(&ModelError) -> bool + Send + Sync>;
 ///   transcript is provider-neutral, and each provider's writer sends its
 ///   own reasoning back and leaves out another provider's (Anthropic's
 ///   signed thinking, Gemini's thought signatures, OpenAI's reasoning
-///   items are valid only for the provider that made them).
+///   items are valid only for the provider that made them). Two provider
+///   rules still hold for a turn another model began: Gemini 3 asks for a
+///   thought signature on every call of the current turn, and Anthropic,
+///   with thinking on, for a thinking block before the last turn's calls
+///   (<https://ai.google.dev/gemini-api/docs/thought-signatures>,
+///   <https://platform.claude.com/docs/en/build-with-claude/extended-thinking>);
+///   a request that breaks them is refused, and a 400 does not fall over.
 /// - **Its tools must be valid for every model**: [`Model::dialects`] lists
 ///   each model's dialect, and [`Agent::new`](crate::Agent::new) refuses a
 ///   toolset one of them cannot express.
