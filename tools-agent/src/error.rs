@@ -202,6 +202,8 @@ impl ModelError {
     /// provider cannot take are not: they are the same for every attempt,
     /// and hiding them behind another model's answer hides a mistake. What
     /// a [`FallbackModel`](crate::FallbackModel) falls over on by default.
+    /// A [`Self::Fallback`] is transient if its last error is: the chain
+    /// inside ran out of models, rather than stopped at a refusal.
     ///
     /// ```
     /// use tools_agent::ModelError;
@@ -211,14 +213,15 @@ impl ModelError {
     /// assert!(!refused.is_transient());
     /// ```
     pub fn is_transient(&self) -> bool {
-        matches!(
-            self,
+        match self {
             Self::Unavailable { .. }
-                | Self::Server { .. }
-                | Self::Timeout { .. }
-                | Self::Network { .. }
-                | Self::StreamEnded { .. }
-        )
+            | Self::Server { .. }
+            | Self::Timeout { .. }
+            | Self::Network { .. }
+            | Self::StreamEnded { .. } => true,
+            Self::Fallback { failures } => failures.last().is_some_and(|(_, error)| error.is_transient()),
+            _ => false,
+        }
     }
 }
 

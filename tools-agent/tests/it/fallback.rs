@@ -328,3 +328,62 @@ async fn each_model_is_sent_its_own_reasoning_and_never_anothers() {
     assert!(!asked[2].to_string().contains(GEMINI_SIGNATURE));
     assert_eq!(messages[4]["content"][0]["tool_use_id"], rome[0]["id"]);
 }
+
+/// A scripted model under its own name.
+struct Named(&'static str, tools_agent::ScriptedModel);
+
+impl tools_agent::Model for Named {
+    fn provider(&self) -> &str {
+        "scripted"
+    }
+
+    fn model(&self) -> &str {
+        self.0
+    }
+
+    fn request<'a>(
+        &'a self,
+        request: tools_agent::ModelRequest<'a>,
+    ) -> futures::future::BoxFuture<'a, Result<tools_agent::ModelResponse, ModelError>> {
+        self.1.request(request)
+    }
+}
+
+/// A chain inside a chain: the model that answered is the inner one's,
+/// not the inner chain's; an inner chain that ran out of models falls
+/// over, one that met an error that does not fall over ends both.
+#[tokio::test]
+async fn a_chain_inside_a_chain_names_the_model_that_answered() {
+    use tools_agent::ScriptedModel;
+    let down =
+        || ModelError::Timeout { provider: "scripted".into(), timeout: std::time::Duration::from_secs(1) };
+    let inner = FallbackModel::new(Named("a", ScriptedModel::new().then(Err(down()))))
+        .or(Named("b", ScriptedModel::new().then_text("from b")));
+    let chain = FallbackModel::new(inner).or(Named("c", ScriptedModel::new().then_text("from c")));
+    assert_eq!(tools_agent::Model::model(&chain), "fallback:scripted:a,scripted:b,scripted:c");
+    let result = Agent::new(chain, tools()).unwrap().run("Hi").await.unwrap();
+    assert_eq!(
+        (result.answer.as_str(), result.models.as_slice()),
+        ("from b", &[ModelName::new("scripted", "b")][..])
+    );
+
+    // The inner chain ran out of models: the outer one goes on.
+    let overloaded = ModelError::Unavailable { provider: "scripted".into(), status: 503, attempts: 1 };
+    let inner = FallbackModel::new(Named("a", ScriptedModel::new().then(Err(down()))))
+        .or(Named("b", ScriptedModel::new().then(Err(overloaded))));
+    let chain = FallbackModel::new(inner).or(Named("c", ScriptedModel::new().then_text("from c")));
+    let result = Agent::new(chain, tools()).unwrap().run("Hi").await.unwrap();
+    assert_eq!(result.models, [ModelName::new("scripted", "c")]);
+
+    // The inner chain stopped at a refused request: so does the outer one.
+    let refused = ModelError::Rejected { provider: "scripted".into(), status: 400, message: "bad".into() };
+    let inner = FallbackModel::new(Named("a", ScriptedModel::new().then(Err(down()))))
+        .or(Named("b", ScriptedModel::new().then(Err(refused.clone()))));
+    let chain = FallbackModel::new(inner).or(Named("c", ScriptedModel::new().then_text("never")));
+    let error = Agent::new(chain, tools()).unwrap().run("Hi").await.unwrap_err().error;
+    let ModelError::Fallback { failures } = error else { panic!("{error:?}") };
+    assert_eq!(
+        failures,
+        [(ModelName::new("scripted", "a"), down()), (ModelName::new("scripted", "b"), refused)]
+    );
+}
