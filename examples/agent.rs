@@ -61,7 +61,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     for message in &result.transcript.messages {
         match message {
-            Message::User { text } => println!("user      {text}"),
+            Message::User { .. } => println!("user      {}", message.text()),
             Message::Assistant { .. } => {
                 for call in message.calls() {
                     println!("call      {} {} {:?}", call.id, call.name, call.arguments);

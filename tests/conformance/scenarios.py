@@ -116,6 +116,11 @@ class Scenario:
     follow_up: Optional[FollowUp] = None
     #: the agent asks for a typed answer natively (the driver's `Forecast`)
     answer: bool = False
+    #: the agent's cache settings are `CACHE`'s (the driver's `cache_settings`)
+    cache: bool = False
+    #: the prompt as parts (`tools_core::Part` in its JSON form), the first
+    #: a text part that is `prompt`
+    prompt_parts: Optional[tuple[dict, ...]] = None
     #: the next model's answer: the agent's model is a `FallbackModel`, the
     #: case's client (which does not resend) then a client of
     #: `PARTNERS[api]` at `FALLBACK_PARTNER`'s path; a turn that is an
@@ -191,6 +196,111 @@ def _answer_schema_sent(api: str, streamed: bool, requests: list[dict]) -> list[
         if name_at and _at(body, name_at) != "final_answer":
             problems.append(f"request {index}: {'.'.join(name_at)} is {_at(body, name_at)!r}")
     return problems
+
+#: The prompt cache settings of a case that sets them, as the driver's
+#: `cache_settings` sets them: OpenAI's key and retention, Anthropic's TTL
+#: (its breakpoints are on by default), nothing for Gemini, whose caching
+#: is implicit.
+CACHE_KEY = "conformance-cache"
+CACHE = {"chat": {"prompt_cache_key": CACHE_KEY, "prompt_cache_retention": "24h"},
+         "responses": {"prompt_cache_key": CACHE_KEY, "prompt_cache_retention": "24h"}}
+ANTHROPIC_MARK = {"type": "ephemeral", "ttl": "1h"}
+
+
+def _cache_fields_sent(api: str, streamed: bool, requests: list[dict]) -> list[str]:
+    """Every request carries the cache settings as its API takes them:
+    OpenAI's `prompt_cache_key` and `prompt_cache_retention`
+    (https://platform.openai.com/docs/guides/prompt-caching); Anthropic's
+    `cache_control` with the TTL on the last tool, the system prompt and the
+    last user message's last block, three breakpoints of the 4 allowed
+    (https://platform.claude.com/docs/en/build-with-claude/prompt-caching);
+    for Gemini, none of these fields."""
+    problems = []
+    for index, request in enumerate(requests):
+        body = request.get("body") or {}
+        at = f"request {index}"
+        for name, value in CACHE.get(api, {}).items():
+            if body.get(name) != value:
+                problems.append(f"{at}: {name} is {body.get(name)!r}, expected {value!r}")
+        text = json.dumps(body)
+        if api != "anthropic":
+            for name in ("cache_control", *(() if api in CACHE else ("prompt_cache_key", "prompt_cache_retention"))):
+                if f'"{name}"' in text:
+                    problems.append(f"{at}: has {name}")
+            continue
+        users = [message for message in body.get("messages", []) if message.get("role") == "user"]
+        marked = {
+            "the last tool": (body.get("tools") or [{}])[-1],
+            "the system prompt": (body.get("system") or [{}])[-1],
+            "the last user message's last block": (users[-1]["content"] or [{}])[-1] if users else {},
+        }
+        for where, block in marked.items():
+            if not isinstance(block, dict) or block.get("cache_control") != ANTHROPIC_MARK:
+                problems.append(f"{at}: {where} has no cache_control {ANTHROPIC_MARK}: {block!r}")
+        if text.count('"cache_control"') != 3:
+            problems.append(f"{at}: {text.count(chr(34) + 'cache_control' + chr(34))} breakpoints, expected 3")
+    return problems
+
+
+# A prompt of text, an image and a PDF (the first bytes of each), as the
+# driver gives it (`tools_core::Part`'s JSON).
+PNG_BASE64 = "iVBORw0KGgo="
+PDF_BASE64 = "JVBERi0xLjcK"
+PROMPT_TEXT = "What does the chart show, and does the report agree?"
+PROMPT_PARTS = (
+    {"type": "text", "text": PROMPT_TEXT},
+    {"type": "image", "media_type": "image/png", "data": PNG_BASE64},
+    {"type": "file", "media_type": "application/pdf", "data": PDF_BASE64, "name": "report.pdf"},
+)
+PNG_URL = f"data:image/png;base64,{PNG_BASE64}"
+PDF_URL = f"data:application/pdf;base64,{PDF_BASE64}"
+# The user message each API's request must carry for it, as each documents
+# a user message of text, an image and a PDF.
+PROMPT_SENT = {
+    # https://platform.openai.com/docs/api-reference/chat/create,
+    # https://platform.openai.com/docs/guides/pdf-files?api-mode=chat
+    "chat": {"role": "user", "content": [
+        {"type": "text", "text": PROMPT_TEXT},
+        {"type": "image_url", "image_url": {"url": PNG_URL}},
+        {"type": "file", "file": {"filename": "report.pdf", "file_data": PDF_URL}}]},
+    # https://platform.openai.com/docs/api-reference/responses/create,
+    # https://platform.openai.com/docs/guides/pdf-files
+    "responses": {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": PROMPT_TEXT},
+        {"type": "input_image", "image_url": PNG_URL, "detail": "auto"},
+        {"type": "input_file", "filename": "report.pdf", "file_data": PDF_URL}]},
+    # https://docs.anthropic.com/en/docs/build-with-claude/vision,
+    # https://docs.anthropic.com/en/docs/build-with-claude/pdf-support
+    "anthropic": {"role": "user", "content": [
+        {"type": "text", "text": PROMPT_TEXT},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_BASE64}},
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_BASE64},
+         "title": "report.pdf"}]},
+    # https://ai.google.dev/gemini-api/docs/file-input-methods
+    "gemini": {"role": "user", "parts": [
+        {"text": PROMPT_TEXT},
+        {"inlineData": {"mimeType": "image/png", "data": PNG_BASE64}},
+        {"inlineData": {"mimeType": "application/pdf", "data": PDF_BASE64}}]},
+}
+
+
+def _prompt_parts_sent(api: str, streamed: bool, requests: list[dict]) -> list[str]:
+    """Every request's first user message is the prompt, its image and its
+    PDF written as the API documents them."""
+    key = {"chat": "messages", "responses": "input", "anthropic": "messages", "gemini": "contents"}[api]
+    problems = []
+    for index, request in enumerate(requests):
+        items = (request.get("body") or {}).get(key) or []
+        first = next((item for item in items if item.get("role") == "user"), None)
+        # Anthropic's cache breakpoint on the last user message's last block
+        # is `prompt_caching`'s to check.
+        if api == "anthropic" and first:
+            first = {**first, "content": [{k: v for k, v in block.items() if k != "cache_control"}
+                                          for block in first.get("content") or []]}
+        if first != PROMPT_SENT[api]:
+            problems.append(f"request {index}: the first user message is {json.dumps(first)}")
+    return problems
+
 
 # Signatures and encrypted reasoning: opaque to the client, base64 as the
 # providers' are.
@@ -390,6 +500,22 @@ SCENARIOS: list[Scenario] = [
         "Forecast for Oslo?",
         (Turn(calls=(WEATHER,)), Turn(text='{"city":"Oslo","celsius":12.5}')),
         answer=True, checks=(Check("answer_schema_sent", _answer_schema_sent),)),
+    # Prompt caching (issue: prompt caching).
+    Scenario(
+        "prompt_caching", "the cache settings of each API (Chat and Responses prompt_cache_key and "
+        "prompt_cache_retention, Anthropic cache_control breakpoints with a TTL, nothing for Gemini) over two tool "
+        "turns and the answer",
+        "Weather in Oslo, then the time there?",
+        (Turn(calls=(WEATHER,)), Turn(calls=(TIME,)), Turn(text="12°C at noon.")),
+        cache=True, checks=(Check("cache_fields_sent", _cache_fields_sent),)),
+    # Multimodal input (issue 31).
+    Scenario(
+        "prompt_with_image_and_pdf", "a prompt of text, a PNG and a PDF as bytes (Chat image_url and file "
+        "content parts, Responses input_image and input_file, Anthropic image and document blocks, Gemini "
+        "inlineData parts), then a tool call and an answer: every request carries the prompt so",
+        PROMPT_TEXT,
+        (Turn(calls=(WEATHER,)), Turn(text="It rains in Oslo; the report agrees.")),
+        prompt_parts=PROMPT_PARTS, checks=(Check("prompt_parts_sent", _prompt_parts_sent),)),
 ]
 
 
@@ -459,6 +585,8 @@ def conversation(scenario: Scenario, api: str, upto: int, streamed: bool) -> lis
     that asks for the call again."""
     wire = APIS[api]
     messages: list = [["user", scenario.prompt]]
+    # A prompt's images and files, read as ["media", kind] after its text.
+    messages += [["media", part["type"]] for part in scenario.prompt_parts or () if part["type"] != "text"]
     for index, turn in enumerate(scenario.turns[:upto]):
         calls = decided(scenario, index, turn) if turn.end == "complete" else []
         kept = wire.kept(turn, streamed)
@@ -544,9 +672,11 @@ def cases() -> list[dict]:
                     # Relative to the stand-in's root: OpenAI's base URL holds /v1.
                     "base_path": f"/c/{case}" + ("/v1" if api in ("chat", "responses") else ""),
                     "prompt": scenario.prompt,
+                    "prompt_parts": list(scenario.prompt_parts) if scenario.prompt_parts else None,
                     "instructions": INSTRUCTIONS,
                     "web_search": scenario.web_search,
                     "answer": scenario.answer,
+                    "cache": scenario.cache,
                     "follow_up": scenario.follow_up and scenario.follow_up.prompt,
                     "pause": None if pause is None else {
                         "pending": list(pause.pending),

@@ -317,6 +317,29 @@ def _thinking_texts(turn: Turn) -> str:
     return "".join(thought.text for thought in turn.reasoning if not thought.redacted)
 
 
+#: The content parts of each API that hold a user's image or file (Chat,
+#: Responses, Anthropic), read as ["media", "image"] or ["media", "file"]
+#: after the message's text; Gemini's `inlineData` and `fileData` parts are
+#: read by their mimeType.
+MEDIA = {"image_url": "image", "file": "file", "input_image": "image", "input_file": "file",
+         "image": "image", "document": "file"}
+
+
+def _media(part: dict) -> list:
+    """A Gemini part of bytes or at a URI, as ["media", kind]."""
+    blob = part.get("inlineData") or part.get("fileData") or {}
+    return ["media", "image" if str(blob.get("mimeType", "")).startswith("image/") else "file"]
+
+
+def _user(messages: list, content: Any) -> None:
+    """A user message (a string, or a list of content parts): its text,
+    then each image or file as ["media", kind]."""
+    _group(messages, ["user", _text(content)])
+    for part in content if isinstance(content, list) else []:
+        if part.get("type") in MEDIA:
+            messages.append(["media", MEDIA[part["type"]]])
+
+
 def _group(messages: list, item: list) -> None:
     """Results that come one message each (Chat, Responses) go together."""
     if item[0] == "results" and messages and messages[-1][0] == "results":
@@ -434,7 +457,7 @@ class Chat(Api):
             if role in ("system", "developer"):
                 system = _text(message.get("content"))
             elif role == "user":
-                _group(messages, ["user", _text(message.get("content"))])
+                _user(messages, message.get("content"))
             elif role == "assistant":
                 calls = [[c["id"], c["function"]["name"], json.loads(c["function"]["arguments"])]
                          for c in message.get("tool_calls") or []]
@@ -651,7 +674,7 @@ class Responses(Api):
                 continue
             close()
             if kind == "message" and item.get("role") == "user":
-                _group(messages, ["user", _text(item.get("content"))])
+                _user(messages, item.get("content"))
             elif kind == "function_call_output":
                 _group(messages, ["results", [[item["call_id"], _text(item.get("output"))]]])
             else:
@@ -838,6 +861,8 @@ class Anthropic(Api):
                     _group(messages, ["user", b["text"]])
                 elif b.get("type") == "tool_result":
                     _group(messages, ["results", [[b["tool_use_id"], _text(b.get("content"))]]])
+                elif b.get("type") in MEDIA:
+                    messages.append(["media", MEDIA[b["type"]]])
                 else:
                     _group(messages, ["other", b.get("type")])
         system = body.get("system")
@@ -1027,6 +1052,8 @@ class Gemini(Api):
             for p in parts:
                 if "text" in p:
                     _group(messages, ["user", p["text"]])
+                elif "inlineData" in p or "fileData" in p:
+                    messages.append(_media(p))
                 elif "functionResponse" in p:
                     response = p["functionResponse"]
                     value = response.get("response", {})

@@ -28,12 +28,12 @@ use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, Content, FallbackModel, Gemini,
-    Message, Model, OpenAiChat, OpenAiResponses, ResendPolicy, RunInput, RunResult, RunState, StopReason,
-    Transcript,
+    Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
+    CacheTtl, Content, FallbackModel, Gemini, Message, Model, ModelSettings, OpenAiChat, OpenAiResponses,
+    ResendPolicy, RunInput, RunResult, RunState, StopReason, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
-use tools_core::{ToolContext, ToolError};
+use tools_core::{Part, ToolContext, ToolError};
 use tools_macros::tool;
 
 /// The header the client that resumes a saved run sends, so the stand-in
@@ -77,6 +77,18 @@ fn toolset(web_search: bool) -> Result<Toolset, String> {
     tools.build().map_err(|e| e.to_string())
 }
 
+/// The cache settings of a case that sets them (`scenarios.CACHE`): what
+/// each API takes.
+fn cache_settings(client: &str) -> CacheSettings {
+    match client {
+        "chat" | "responses" => {
+            CacheSettings::new().with_key("conformance-cache").with_retention(CacheRetention::Day)
+        }
+        "anthropic" => CacheSettings::new().with_ttl(CacheTtl::OneHour),
+        _ => CacheSettings::new(),
+    }
+}
+
 /// One case of the suite, as the stand-in describes it.
 struct Case {
     spec: Value,
@@ -90,6 +102,19 @@ impl Case {
 
     fn expect(&self, name: &str) -> &Value {
         self.spec.pointer(&format!("/expect/{name}")).unwrap_or(&Value::Null)
+    }
+
+    /// The prompt: its `prompt_parts` (text, images, files, in their JSON
+    /// form) where the case has them, else its text.
+    fn prompt(&self) -> Result<RunInput, String> {
+        match self.spec.get("prompt_parts").filter(|parts| !parts.is_null()) {
+            Some(parts) => {
+                let parts: Vec<Part> = serde_json::from_value(parts.clone())
+                    .map_err(|error| format!("the case's prompt_parts: {error}"))?;
+                Ok(RunInput::from(parts))
+            }
+            None => Ok(RunInput::from(self.str("prompt"))),
+        }
     }
 
     fn streamed(&self) -> bool {
@@ -131,11 +156,13 @@ impl Case {
             let answer = AnswerType::of::<Forecast>().with_mode(AnswerMode::Native);
             agent = agent.with_answer_type(answer).map_err(|e| e.to_string())?;
         }
+        if self.spec.get("cache").and_then(Value::as_bool).unwrap_or(false) {
+            agent =
+                agent.with_settings(ModelSettings::default().with_cache(cache_settings(self.str("client"))));
+        }
         Ok(agent)
     }
-}
 
-impl Case {
     /// An agent over `first`, then a client of the `next` spec's API.
     fn fallback(&self, first: impl Model + 'static, next: &Value, tools: Toolset) -> Result<Agent, String> {
         let field = |name: &str| next.get(name).and_then(Value::as_str).unwrap_or_default();
@@ -180,7 +207,7 @@ fn succeeded(ran: Ran) -> Result<(RunResult, Vec<AgentEvent>), String> {
 async fn run_case(case: &Case) -> Result<Vec<String>, String> {
     let streamed = case.streamed();
     let agent = case.agent(false)?;
-    let ran = run(&agent, RunInput::Prompt(case.str("prompt").to_owned()), streamed).await?;
+    let ran = run(&agent, case.prompt()?, streamed).await?;
     // A case that must fail: the error, as it prints, is what is compared.
     if let Some(expected) = case.expect("error").as_str() {
         return Ok(match ran.0 {

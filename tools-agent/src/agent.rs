@@ -9,8 +9,8 @@ use futures::channel::mpsc::UnboundedSender;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tools_core::ToolContext;
 use tools_core::toolset::Toolset;
+use tools_core::{Part, ToolContext};
 use tools_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
@@ -25,11 +25,31 @@ use crate::{
 /// Where a run starts, for [`Agent::run`] and [`Agent::stream`]: a user
 /// message, a saved transcript to continue (calls left without results run
 /// first; add a user message to ask more), or a paused run to resume with
-/// its decisions ([`RunState`]). Each converts into it.
+/// its decisions ([`RunState`]). Each converts into it: text (`&str`,
+/// `String`) and parts (a `Vec` or an array of [`Part`]s: text, images,
+/// files) into a prompt.
+///
+/// ```
+/// use tools_agent::RunInput;
+/// use tools_core::{Media, Part};
+///
+/// let text = RunInput::from("What is on this chart?");
+/// let with_an_image = RunInput::from([
+///     Part::text("What is on this chart?"),
+///     Part::image(Media::bytes(vec![0x89, b'P', b'N', b'G'], "image/png")),
+/// ]);
+/// assert!(matches!(&text, RunInput::Prompt(parts) if parts.len() == 1));
+/// assert!(matches!(&with_an_image, RunInput::Prompt(parts) if parts.len() == 2));
+/// ```
+///
+/// Each client writes a prompt's parts as its provider documents them and
+/// refuses, before anything is sent, a part the provider cannot take
+/// (`ModelError::Message`, naming the provider and the part:
+/// [`RefusedPart`](tools_provider::RefusedPart)).
 #[derive(Clone, Debug)]
 pub enum RunInput {
-    /// A new run from one user message.
-    Prompt(String),
+    /// A new run from one user message: text, images and files, in order.
+    Prompt(Vec<Part>),
     /// A saved run, continued.
     Transcript(Transcript),
     /// A paused run ([`StopReason::Paused`]), resumed: the approved calls
@@ -41,13 +61,25 @@ pub enum RunInput {
 
 impl From<String> for RunInput {
     fn from(prompt: String) -> Self {
-        Self::Prompt(prompt)
+        Self::Prompt(vec![Part::text(prompt)])
     }
 }
 
 impl From<&str> for RunInput {
     fn from(prompt: &str) -> Self {
-        Self::Prompt(prompt.to_owned())
+        Self::from(prompt.to_owned())
+    }
+}
+
+impl From<Vec<Part>> for RunInput {
+    fn from(parts: Vec<Part>) -> Self {
+        Self::Prompt(parts)
+    }
+}
+
+impl<const N: usize> From<[Part; N]> for RunInput {
+    fn from(parts: [Part; N]) -> Self {
+        Self::Prompt(parts.into())
     }
 }
 
@@ -494,8 +526,8 @@ impl Agent {
             (transcript, Vec::new(), Vec::new(), RunBudget::default(), 0, None)
         };
         let (transcript, usage, models, budget, turns, paused) = match start {
-            RunInput::Prompt(prompt) => {
-                fresh(Transcript { instructions: None, messages: vec![Message::user(prompt)] })
+            RunInput::Prompt(parts) => {
+                fresh(Transcript { instructions: None, messages: vec![Message::User { parts }] })
             }
             RunInput::Transcript(transcript) => fresh(transcript),
             RunInput::Paused(state) => {

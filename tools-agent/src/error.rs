@@ -130,9 +130,9 @@ pub enum ModelError {
     #[error("the tools cannot be sent: {0}")]
     Tools(#[from] DialectError),
     /// The transcript holds something the dialect cannot send, such as an
-    /// image type the provider does not read in a tool's result
-    /// ([`MessageError::refused`] names the tool and the part): found
-    /// before the request is sent.
+    /// image type the provider does not read in a tool's result or in a
+    /// user message ([`MessageError::refused`] names the message and the
+    /// part): found before the request is sent.
     #[error(transparent)]
     Message(#[from] MessageError),
     /// A [`ScriptedModel`](crate::ScriptedModel) was asked once more than

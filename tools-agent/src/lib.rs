@@ -26,8 +26,10 @@
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
 //!   ([`Dialect::tool_choice`](tools_provider::Dialect::tool_choice));
-//!   sampling, [`ReasoningSettings`], and extra JSON for the fields the SDK
-//!   does not model, refused before sending where a provider cannot take them;
+//!   sampling, [`ReasoningSettings`], [`CacheSettings`] (the prompt cache:
+//!   Anthropic breakpoints on by default, OpenAI's key and retention), and
+//!   extra JSON for the fields the SDK does not model, refused before
+//!   sending where a provider cannot take them;
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`DialectError`]: a toolset the model's dialect cannot express, refused
 //!   by [`Agent::new`];
@@ -68,7 +70,9 @@ pub use model::{
 };
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
-pub use settings::{ReasoningEffort, ReasoningSettings, ReasoningSummary};
+pub use settings::{
+    CacheRetention, CacheSettings, CacheTtl, ReasoningEffort, ReasoningSettings, ReasoningSummary,
+};
 pub use stream::AgentEvent;
 pub use tools_provider::{Content, Message, Reasoning, Transcript};
 pub use tools_provider::{DialectError, Finish, ToolChoiceError};

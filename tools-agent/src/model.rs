@@ -35,10 +35,11 @@ pub use tools_provider::ToolChoice;
 /// | `stop_sequences` | `stop` | refused | `stop_sequences` | `stopSequences` |
 /// | `seed` | `seed` | refused | refused | `seed` |
 /// | `reasoning` | `reasoning_effort` | `reasoning` (and `include`, below) | `thinking`, `output_config.effort` | `thinkingConfig` |
+/// | `cache` (on by default) | `prompt_cache_key`, `prompt_cache_retention` | `prompt_cache_key`, `prompt_cache_retention` | `cache_control` on the last tool, the system prompt and the last message's last block (`ttl`) | nothing: implicit caching (key, retention, TTL refused) |
 /// | `extra` | merged into the body | merged | merged | merged |
 ///
 /// [`ReasoningSettings`](crate::ReasoningSettings) has the reasoning fields'
-/// own table. A field the SDK does not model goes through `extra`
+/// own table, [`CacheSettings`](crate::CacheSettings) the cache's. A field the SDK does not model goes through `extra`
 /// ([`Self::with_extra`]): `top_k` for a compatible server that takes it
 /// (`with_extra(json!({"top_k": 40}))`), Anthropic's `thinking.display:
 /// "omitted"`.
@@ -56,7 +57,10 @@ pub use tools_provider::ToolChoice;
 /// <https://platform.openai.com/docs/api-reference/responses/create>,
 /// <https://docs.anthropic.com/en/api/messages>,
 /// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking#feature-compatibility>,
-/// <https://ai.google.dev/api/generate-content#generationconfig>.
+/// <https://ai.google.dev/api/generate-content#generationconfig>,
+/// <https://platform.claude.com/docs/en/build-with-claude/prompt-caching>,
+/// <https://platform.openai.com/docs/guides/prompt-caching>,
+/// <https://ai.google.dev/gemini-api/docs/caching>.
 ///
 /// ```
 /// use std::time::Duration;
@@ -100,6 +104,9 @@ pub struct ModelSettings {
     pub seed: Option<i32>,
     /// The reasoning asked for; the provider's default if `None`.
     pub reasoning: Option<crate::ReasoningSettings>,
+    /// How the provider's prompt cache is used: Anthropic's breakpoints
+    /// (on by default), OpenAI's key and retention ([`crate::CacheSettings`]).
+    pub cache: crate::CacheSettings,
     /// How long one HTTP request may take, retries aside.
     pub request_timeout: Option<Duration>,
     /// JSON merged into every request body last, for the fields the SDK

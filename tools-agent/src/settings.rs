@@ -67,6 +67,13 @@ impl ModelSettings {
         self
     }
 
+    /// How the provider's prompt cache is used ([`CacheSettings`]): by
+    /// default, Anthropic requests mark their breakpoints.
+    pub fn with_cache(mut self, cache: CacheSettings) -> Self {
+        self.cache = cache;
+        self
+    }
+
     /// How long one HTTP request may take, resends aside.
     pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = Some(timeout);
@@ -252,6 +259,160 @@ impl ReasoningSummary {
             Self::Auto => "auto",
             Self::Concise => "concise",
             Self::Detailed => "detailed",
+        }
+    }
+}
+
+/// How a request uses its provider's prompt cache: the prefix of a request
+/// that an earlier one sent the same (tools, instructions, the conversation
+/// so far) is read from the cache, at a fraction of the price and time.
+/// Every client keeps that prefix the same bytes from turn to turn (the
+/// tools in a fixed order, a tool search's finds appended after them); what
+/// differs by provider is what a request must say:
+///
+/// | field | OpenAI Chat | OpenAI Responses | Anthropic | Gemini |
+/// |---|---|---|---|---|
+/// | (caching) | automatic, from 1,024 tokens | automatic, from 1,024 tokens | `cache_control` breakpoints, on by default: the last tool, the system prompt, the conversation's last block (moving each turn) | implicit (automatic) on Gemini 2.5 and later |
+/// | `breakpoints` | (nothing to mark) | (nothing to mark) | `false`: no `cache_control` is sent | (nothing to mark) |
+/// | `ttl` | refused | refused | `cache_control.ttl` (`5m`, `1h`) | refused |
+/// | `key` | `prompt_cache_key` | `prompt_cache_key` | refused | refused |
+/// | `retention` | `prompt_cache_retention` | `prompt_cache_retention` | refused | refused |
+///
+/// What changes the tools changes every byte after them (the tools come
+/// first in each provider's prefix): a prepare step that hides a tool for
+/// a turn, a tool search's find (appended, so the tools before it still
+/// match), and the loop's last request without tools when `max_turns` is
+/// reached.
+///
+/// Anthropic caches the prefix up to a block marked `cache_control`, in the
+/// order tools, system, messages, and at most 4 breakpoints a request; the
+/// client marks 3 (those of a request without tools or system, fewer), and
+/// writes the system prompt and every message's content as blocks when it
+/// marks, so that a message is the same bytes whether it carries the
+/// moving breakpoint or not. A prompt below the model's minimum (1,024 to
+/// 4,096 tokens) is not cached, marked or not. OpenAI caches prompts of
+/// 1,024 tokens and more by their prefix with no field needed; the key
+/// routes requests that share a long prefix to the same cache, and the
+/// retention keeps it in memory or up to 24 hours (OpenAI now documents
+/// `prompt_cache_options` beside it, which goes through
+/// [`ModelSettings::with_extra`]). Gemini caches implicitly; its explicit
+/// caches (`cachedContent`, made and paid for ahead) are not this setting.
+///
+/// Sources: <https://platform.claude.com/docs/en/build-with-claude/prompt-caching>,
+/// <https://platform.openai.com/docs/guides/prompt-caching>,
+/// <https://platform.openai.com/docs/api-reference/chat/create> (`prompt_cache_key`,
+/// `prompt_cache_retention`), <https://platform.openai.com/docs/api-reference/responses/create>,
+/// <https://ai.google.dev/gemini-api/docs/caching> (implicit caching).
+///
+/// ```
+/// use tools_agent::{CacheRetention, CacheSettings, CacheTtl, ModelSettings};
+///
+/// // Anthropic: the breakpoints kept an hour.
+/// let anthropic = ModelSettings::default().with_cache(CacheSettings::new().with_ttl(CacheTtl::OneHour));
+/// // OpenAI: one user's requests to one cache, kept up to a day.
+/// let openai = ModelSettings::default()
+///     .with_cache(CacheSettings::new().with_key("user-42").with_retention(CacheRetention::Day));
+/// // Anthropic without breakpoints.
+/// let off = ModelSettings::default().with_cache(CacheSettings::off());
+/// assert!(ModelSettings::default().cache.breakpoints && !off.cache.breakpoints);
+/// # let _ = (anthropic, openai);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheSettings {
+    /// Whether requests mark where the cache ends (Anthropic's
+    /// `cache_control`); on by default.
+    pub breakpoints: bool,
+    /// How long the marked prefix stays (Anthropic); the provider's default
+    /// (5 minutes) if `None`.
+    pub ttl: Option<CacheTtl>,
+    /// The key that routes requests sharing a prefix to the same cache
+    /// (OpenAI's `prompt_cache_key`).
+    pub key: Option<String>,
+    /// How long OpenAI keeps the cache (`prompt_cache_retention`); the
+    /// organization's default if `None`.
+    pub retention: Option<CacheRetention>,
+}
+
+impl Default for CacheSettings {
+    fn default() -> Self {
+        Self { breakpoints: true, ttl: None, key: None, retention: None }
+    }
+}
+
+impl CacheSettings {
+    /// The default: breakpoints on, the provider's defaults for the rest.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// No breakpoints: Anthropic requests say nothing of the cache (and
+    /// read none). OpenAI and Gemini cache on their own all the same.
+    pub fn off() -> Self {
+        Self { breakpoints: false, ..Self::default() }
+    }
+
+    /// Mark the breakpoints, or not.
+    pub fn with_breakpoints(mut self, yes: bool) -> Self {
+        self.breakpoints = yes;
+        self
+    }
+
+    /// Keep the marked prefix this long (Anthropic).
+    pub fn with_ttl(mut self, ttl: CacheTtl) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// Route requests to the cache of this key (OpenAI).
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// Keep the cache this long (OpenAI).
+    pub fn with_retention(mut self, retention: CacheRetention) -> Self {
+        self.retention = Some(retention);
+        self
+    }
+}
+
+/// How long Anthropic keeps a marked prefix after its last use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CacheTtl {
+    /// Five minutes (the default; a write costs 1.25 times the input).
+    FiveMinutes,
+    /// An hour (a write costs twice the input).
+    OneHour,
+}
+
+impl CacheTtl {
+    /// The TTL as Anthropic writes it (`"5m"`, `"1h"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::FiveMinutes => "5m",
+            Self::OneHour => "1h",
+        }
+    }
+}
+
+/// How long OpenAI keeps a prompt's cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CacheRetention {
+    /// In memory: minutes of inactivity, an hour at most.
+    InMemory,
+    /// Extended: up to 24 hours.
+    Day,
+}
+
+impl CacheRetention {
+    /// The retention as OpenAI writes it (`"in_memory"`, `"24h"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InMemory => "in_memory",
+            Self::Day => "24h",
         }
     }
 }

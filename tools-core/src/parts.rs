@@ -34,6 +34,42 @@ pub enum Part {
     File(Media),
 }
 
+impl Part {
+    /// A text part.
+    ///
+    /// ```
+    /// use tools_core::{Media, Part};
+    /// let prompt = [Part::text("What is on this chart?"), Part::image(Media::bytes(vec![1, 2], "image/png"))];
+    /// assert_eq!(prompt[0], Part::Text { text: "What is on this chart?".into() });
+    /// ```
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+
+    /// An image part.
+    pub fn image(image: Media) -> Self {
+        Self::Image(image)
+    }
+
+    /// A file part (a PDF, a text file...).
+    pub fn file(file: Media) -> Self {
+        Self::File(file)
+    }
+
+    /// A JSON part.
+    pub fn json(value: Value) -> Self {
+        Self::Json { value }
+    }
+
+    /// The text of a text part; `None` for other parts.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Self::Text { text } => Some(text),
+            _ => None,
+        }
+    }
+}
+
 /// An image's or a file's content: its bytes or where to fetch it, its
 /// media type, and a name for files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -421,10 +421,16 @@ pub(crate) enum Entry<'a> {
 /// or comes last when there is none; without, the fallback is a function
 /// like the others. With tool search on, the deferred tools are sent as
 /// such where the provider searches them, and left out elsewhere; the
-/// search entry comes first.
+/// search entry comes first, and the tools searches found come last, in
+/// the order found: a find appends to the definitions, and those sent
+/// before keep their bytes (prompt caches match a request's prefix).
 pub(crate) fn entries(toolset: &Toolset, dialect: Dialect) -> Vec<Entry<'_>> {
     let search = toolset.web_search().filter(|_| dialect.has_native_web_search());
     let native_tool_search = dialect.has_native_tool_search();
+    // Where the provider searches, every tool keeps its place (the deferred
+    // ones are sent from the start).
+    let found =
+        toolset.tool_search().filter(|_| !native_tool_search).map(ToolSearch::found).unwrap_or_default();
     let mut out = Vec::with_capacity(toolset.len() + 2);
     if let Some(setting) = toolset.tool_search() {
         out.push(Entry::ToolSearch(setting));
@@ -438,6 +444,8 @@ pub(crate) fn entries(toolset: &Toolset, dialect: Dialect) -> Vec<Entry<'_>> {
                 out.push(Entry::WebSearch(search));
                 placed = true;
             }
+            // Offered at the end, below.
+            _ if found.iter().any(|name| tool.spec().name().eq_ignore_ascii_case(name)) => {}
             _ if toolset.is_deferred(tool.spec().name()) => {
                 if native_tool_search {
                     out.push(Entry::Deferred(tool.as_ref()));
@@ -449,5 +457,10 @@ pub(crate) fn entries(toolset: &Toolset, dialect: Dialect) -> Vec<Entry<'_>> {
     if let (Some(search), false) = (search, placed) {
         out.push(Entry::WebSearch(search));
     }
+    let found = found.iter().filter_map(|name| toolset.get(name)).filter(|tool| {
+        let name = tool.spec().name();
+        !(name == RESERVED_TOOL_SEARCH || search.is_some() && name == RESERVED_WEB_SEARCH)
+    });
+    out.extend(found.map(|tool| Entry::Function(tool.as_ref())));
     out
 }

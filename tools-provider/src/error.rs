@@ -52,7 +52,8 @@ impl DialectError {
 }
 
 /// A provider response that is not shaped as the provider documents it, a
-/// part of a tool's result that a dialect cannot send ([`Self::refused`]),
+/// part of a tool's result or of a user message that a dialect cannot send
+/// ([`Self::refused`]),
 /// or a message asked of [`Dialect::Mcp`], which has none.
 ///
 /// ```
@@ -65,12 +66,13 @@ impl DialectError {
 ///
 /// ```
 /// use tools_core::{Media, Outcome, Part, ToolResult};
-/// use tools_provider::Dialect;
+/// use tools_provider::{Dialect, PartOf};
 /// let mut result = ToolResult::new("toolu_01", "scan", "The scan:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::bytes(vec![0x49, 0x49], "image/tiff")));
 /// let err = Dialect::AnthropicStrict.format_results(&[result]).unwrap_err();
 /// let refused = err.refused.as_ref().unwrap();
-/// assert_eq!((refused.dialect, refused.tool.as_str(), refused.index), (Dialect::AnthropicStrict, "scan", 0));
+/// assert_eq!((refused.dialect, refused.index), (Dialect::AnthropicStrict, 0));
+/// assert_eq!(refused.of, PartOf::ToolResult { tool: "scan".into(), call_id: "toolu_01".into() });
 /// assert!(err.to_string().starts_with(
 ///     "anthropic-strict: the result of tool `scan` (call `toolu_01`) cannot be sent: parts[0], an image (image/tiff, bytes):"
 /// ), "{err}");
@@ -83,8 +85,8 @@ pub struct MessageError {
     pub what: &'static str,
     /// What did not fit, with the JSON path where there is one.
     pub problem: String,
-    /// The part of a tool's result that the dialect cannot send, when that
-    /// is what went wrong (boxed: the error stays small for the `Ok` path).
+    /// The part of a tool's result or of a user message that the dialect
+    /// cannot send, when that is what went wrong (boxed: the error stays small for the `Ok` path).
     pub refused: Option<Box<RefusedPart>>,
 }
 
@@ -105,23 +107,57 @@ impl MessageError {
     }
 }
 
-/// Which part of which tool's result a dialect cannot send: the detail of
-/// a [`MessageError`] from [`Dialect::format_results`]. A part is never
-/// dropped silently: an image type the provider does not read, a URL where
-/// it takes only bytes, a file where it takes none is refused, naming it.
+/// Which part of which message a dialect cannot send: the detail of a
+/// [`MessageError`] from [`Dialect::format_results`] or from a provider
+/// module's writer of a whole transcript. A part is never dropped
+/// silently: an image type the provider does not read, a URL where it
+/// takes only bytes, a file where it takes none is refused, naming it and
+/// where it is ([`PartOf`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RefusedPart {
     /// The dialect that cannot send it.
     pub dialect: Dialect,
-    /// The tool whose result holds it.
-    pub tool: String,
-    /// The id of the call the result answers.
-    pub call_id: String,
-    /// Its position in the result's [`parts`](tools_core::ToolResult::parts).
+    /// The message that holds it: a tool's result or a user message.
+    pub of: PartOf,
+    /// Its position in that message's parts.
     pub index: usize,
     /// What it is, in words: "an image (image/tiff, bytes)", "a file
     /// `notes.docx` (application/vnd...., at a URL)".
     pub part: String,
+}
+
+/// Where a [`RefusedPart`] is.
+///
+/// ```
+/// use tools_provider::PartOf;
+/// let of = PartOf::ToolResult { tool: "scan".into(), call_id: "toolu_01".into() };
+/// assert_eq!(of.to_string(), "the result of tool `scan` (call `toolu_01`)");
+/// assert_eq!(PartOf::UserMessage { message: 0 }.to_string(), "the user message at transcript messages[0]");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PartOf {
+    /// A tool's result ([`parts`](tools_core::ToolResult::parts)).
+    ToolResult {
+        /// The tool whose result holds it.
+        tool: String,
+        /// The id of the call the result answers.
+        call_id: String,
+    },
+    /// A user message ([`Message::User`](crate::Message::User)'s parts).
+    UserMessage {
+        /// The message's position in the transcript's messages.
+        message: usize,
+    },
+}
+
+impl std::fmt::Display for PartOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ToolResult { tool, call_id } => write!(f, "the result of tool `{tool}` (call `{call_id}`)"),
+            Self::UserMessage { message } => write!(f, "the user message at transcript messages[{message}]"),
+        }
+    }
 }
 
 /// A name that is no [`Dialect`]'s [name](Dialect::name): the error of

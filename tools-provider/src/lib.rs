@@ -26,8 +26,10 @@
 //! and never sends the result's artifact.
 //!
 //! The rest of a conversation is written there too, from the
-//! provider-neutral [`Transcript`]'s [`Message`]s: user text, the model's
-//! text and calls, and the results, in each provider's shape
+//! provider-neutral [`Transcript`]'s [`Message`]s: user text, images and
+//! files (the parts a tool's result has, written by the same code and
+//! refused the same way, [`PartOf`] saying which message held the part),
+//! the model's text and calls, and the results, in each provider's shape
 //! ([`openai::chat::messages`], [`openai::responses::input`],
 //! [`anthropic::messages`], [`gemini::contents`]); `tools-agent` sends
 //! them.
@@ -76,6 +78,6 @@ mod transform;
 pub use choice::ToolChoice;
 pub use content::{Content, Reasoning};
 pub use dialect::{Definition, Dialect};
-pub use error::{DialectError, MessageError, RefusedPart, ToolChoiceError, UnknownDialect};
+pub use error::{DialectError, MessageError, PartOf, RefusedPart, ToolChoiceError, UnknownDialect};
 pub use finish::Finish;
 pub use transcript::{Message, Transcript, calls_of, text_of};

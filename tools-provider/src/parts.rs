@@ -1,15 +1,17 @@
 //! What the provider modules share to send the parts of a tool's result
-//! (text, JSON, images, files): how a part is named, its media type as the
-//! providers compare it, a data URL, a file name, and the refusal of a part
-//! a provider cannot take. Each provider's encoding, and its sources, are in
-//! its own module's `format_results`.
+//! or of a user message (text, JSON, images, files): how a part is named,
+//! its media type as the providers compare it, a data URL, a file name, and
+//! the refusal of a part a provider cannot take. Each provider's encoding
+//! of a part, and its sources, are in its own module, one function for
+//! both kinds of message where the provider takes the same blocks in both.
 //!
 //! The artifact of a result ([`ToolResult::artifact`]) is for the
 //! application: no encoding reads it.
 
+use serde_json::Value;
 use tools_core::{Media, Part, Source, ToolResult};
 
-use crate::{Dialect, MessageError, RefusedPart};
+use crate::{Dialect, MessageError, PartOf, RefusedPart};
 
 /// What a part is, in words: "text", "JSON", "an image `chart.png`
 /// (image/png, bytes)", "a file (application/pdf, at a URL)".
@@ -79,22 +81,47 @@ pub(crate) fn media_notes(result: &ToolResult, where_they_are: &str) -> Vec<Stri
         .collect()
 }
 
-/// The error for part `index` of `result`, which `dialect` cannot send, and
-/// why (`problem`, with the provider's rule).
-pub(crate) fn refuse(dialect: Dialect, result: &ToolResult, index: usize, problem: &str) -> MessageError {
-    let part = result.parts.get(index).map(describe).unwrap_or_else(|| "a part".to_owned());
+/// Where a tool result's parts are, for their refusal.
+pub(crate) fn of_result(result: &ToolResult) -> PartOf {
+    PartOf::ToolResult { tool: result.name.to_string(), call_id: result.id.to_string() }
+}
+
+/// Each of `parts` through `encode` (`None` leaves a part out), or the
+/// error for the first it cannot take (`encode`'s problem, with the
+/// provider's rule), said of `of` in `dialect`: the one way tool results'
+/// and user messages' parts are written and refused.
+pub(crate) fn encode_all(
+    dialect: Dialect,
+    of: impl FnOnce() -> PartOf,
+    parts: &[Part],
+    mut encode: impl FnMut(usize, &Part) -> Result<Option<Value>, &'static str>,
+) -> Result<Vec<Value>, MessageError> {
+    let mut items = Vec::with_capacity(parts.len());
+    for (index, part) in parts.iter().enumerate() {
+        match encode(index, part) {
+            Ok(item) => items.extend(item),
+            Err(problem) => return Err(refuse(dialect, of(), parts, index, problem)),
+        }
+    }
+    Ok(items)
+}
+
+/// What a provider module says of a part of a kind this version does not know.
+pub(crate) const UNKNOWN_KIND: &str = "this version of tools-provider does not know how to send it";
+
+/// The error for part `index` of `parts`, held by `of`, which `dialect`
+/// cannot send, and why (`problem`, with the provider's rule).
+pub(crate) fn refuse(
+    dialect: Dialect,
+    of: PartOf,
+    parts: &[Part],
+    index: usize,
+    problem: &str,
+) -> MessageError {
+    let part = parts.get(index).map(describe).unwrap_or_else(|| "a part".to_owned());
     MessageError {
         what: dialect.name(),
-        problem: format!(
-            "the result of tool `{}` (call `{}`) cannot be sent: parts[{index}], {part}: {problem}",
-            result.name, result.id
-        ),
-        refused: Some(Box::new(RefusedPart {
-            dialect,
-            tool: result.name.to_string(),
-            call_id: result.id.to_string(),
-            index,
-            part,
-        })),
+        problem: format!("{of} cannot be sent: parts[{index}], {part}: {problem}"),
+        refused: Some(Box::new(RefusedPart { dialect, of, index, part })),
     }
 }

@@ -5,7 +5,7 @@
 //! `input`, `contents`); `tools-agent` re-exports it.
 
 use serde::{Deserialize, Serialize};
-use tools_core::{ToolCall, ToolResult};
+use tools_core::{Part, ToolCall, ToolResult};
 
 use crate::Content;
 
@@ -13,10 +13,15 @@ use crate::Content;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "snake_case")]
 pub enum Message {
-    /// What the user said.
+    /// What the user said: text, and images and files, in order.
+    ///
+    /// Saved as `{"role": "user", "text": "..."}` when it is one text
+    /// part, as it always was, and as `{"role": "user", "parts": [...]}`
+    /// (each a [`Part`] in its JSON form) otherwise; both load.
     User {
-        /// The user's text.
-        text: String,
+        /// The parts of the message.
+        #[serde(flatten, with = "user_parts")]
+        parts: Vec<Part>,
     },
     /// What the model answered: text, tool calls and reasoning, in the
     /// order it sent them.
@@ -33,9 +38,32 @@ pub enum Message {
 }
 
 impl Message {
-    /// A user message.
+    /// A user message of text.
     pub fn user(text: impl Into<String>) -> Self {
-        Self::User { text: text.into() }
+        Self::User { parts: vec![Part::text(text)] }
+    }
+
+    /// A user message of text, images and files, in order; each provider
+    /// writes them as it documents, and refuses, naming it, a part it cannot
+    /// take ([`RefusedPart`](crate::RefusedPart)).
+    ///
+    /// ```
+    /// use tools_core::{Media, Part};
+    /// use tools_provider::Message;
+    ///
+    /// let message = Message::user_parts([
+    ///     Part::text("What is on this receipt?"),
+    ///     Part::image(Media::bytes(vec![0xff, 0xd8, 0xff], "image/jpeg")),
+    /// ]);
+    /// assert_eq!(message.text(), "What is on this receipt?");
+    /// assert_eq!(serde_json::to_value(&message).unwrap(), serde_json::json!({"role": "user", "parts": [
+    ///     {"type": "text", "text": "What is on this receipt?"},
+    ///     {"type": "image", "media_type": "image/jpeg", "data": "/9j/"}]}));
+    /// // One text part is saved as text, as a user message always was.
+    /// assert_eq!(serde_json::to_value(Message::user("Hi")).unwrap(), serde_json::json!({"role": "user", "text": "Hi"}));
+    /// ```
+    pub fn user_parts(parts: impl IntoIterator<Item = Part>) -> Self {
+        Self::User { parts: parts.into_iter().collect() }
     }
 
     /// An assistant message of text and calls (text first), without
@@ -56,11 +84,12 @@ impl Message {
         Self::Assistant { content: text.into_iter().chain(calls.into_iter().map(Content::Call)).collect() }
     }
 
-    /// The message's text: the user's, or the assistant's text pieces
-    /// joined (reasoning left out); empty for tool results.
+    /// The message's text: the user's text parts joined (images and files
+    /// left out), or the assistant's text pieces joined (reasoning left
+    /// out); empty for tool results.
     pub fn text(&self) -> String {
         match self {
-            Self::User { text } => text.clone(),
+            Self::User { parts } => parts.iter().filter_map(Part::as_text).collect(),
             Self::Assistant { content } => text_of(content),
             Self::Tool { .. } => String::new(),
         }
@@ -73,6 +102,60 @@ impl Message {
             _ => &[],
         };
         calls_of(content)
+    }
+}
+
+/// The text of a user message that is one text part: what is sent, and
+/// saved, as plain text.
+pub(crate) fn only_text(parts: &[Part]) -> Option<&str> {
+    match parts {
+        [Part::Text { text }] => Some(text),
+        _ => None,
+    }
+}
+
+/// A user message's parts in JSON: `"text"` for one text part, `"parts"`
+/// otherwise; either loads, as do transcripts saved before user messages
+/// had parts.
+mod user_parts {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use tools_core::Part;
+
+    #[derive(Serialize)]
+    struct Saved<'a> {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parts: Option<&'a [Part]>,
+    }
+
+    #[derive(Deserialize)]
+    struct Loaded {
+        #[serde(default)]
+        text: Option<String>,
+        #[serde(default)]
+        parts: Option<Vec<Part>>,
+    }
+
+    pub(super) fn serialize<S: Serializer>(parts: &[Part], serializer: S) -> Result<S::Ok, S::Error> {
+        let saved = match super::only_text(parts) {
+            Some(text) => Saved { text: Some(text), parts: None },
+            None => Saved { text: None, parts: Some(parts) },
+        };
+        saved.serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<Part>, D::Error> {
+        match Loaded::deserialize(deserializer)? {
+            Loaded { text: Some(text), parts: None } => Ok(vec![Part::text(text)]),
+            Loaded { text: None, parts: Some(parts) } => Ok(parts),
+            Loaded { text: Some(_), parts: Some(_) } => {
+                Err(serde::de::Error::custom("a user message has `text` or `parts`, not both"))
+            }
+            Loaded { text: None, parts: None } => {
+                Err(serde::de::Error::custom("a user message needs `text` or `parts`"))
+            }
+        }
     }
 }
 

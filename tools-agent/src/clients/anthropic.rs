@@ -28,6 +28,10 @@
 //!   <https://docs.anthropic.com/en/docs/build-with-claude/streaming>.
 //! - HTTP 529 is `overloaded_error` (retried by the shared HTTP side):
 //!   <https://docs.anthropic.com/en/api/errors>.
+//! - Prompt caching: `cache_control` breakpoints on the last tool, the
+//!   system prompt (then a list of text blocks) and the last user message,
+//!   on by default (`CacheSettings`, written by `clients::cache`):
+//!   <https://platform.claude.com/docs/en/build-with-claude/prompt-caching>.
 
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -112,6 +116,7 @@ impl Provider for AnthropicApi {
         if let Some(answer) = request.answer {
             super::answer::anthropic(answer, &mut body)?;
         }
+        super::cache::anthropic(&settings.cache, &mut body)?;
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }

@@ -8,6 +8,7 @@
 
 mod answer;
 mod anthropic;
+mod cache;
 mod fields;
 mod gemini;
 mod openai_chat;

@@ -95,6 +95,7 @@ impl Provider for OpenAiResponsesApi {
         body.extend(super::tool_fields(dialect, request)?);
         let settings = request.settings;
         fields::openai_responses(model, settings, &mut body)?;
+        super::cache::openai(fields::RESPONSES, &settings.cache, &mut body)?;
         if let Some(answer) = request.answer {
             super::answer::openai_responses(answer, &mut body)?;
         }

@@ -180,7 +180,10 @@ impl ProviderMock for Mock {
 
     fn read(body: &Value) -> Sent {
         let mut sent = Sent {
-            system: body["system"].as_str().map(str::to_owned),
+            // The system prompt as text blocks, for its cache breakpoint.
+            system: body["system"]
+                .as_array()
+                .map(|blocks| blocks.iter().map(|block| block["text"].as_str().unwrap()).collect::<String>()),
             tools: body["tools"].as_array().map_or_else(Vec::new, |tools| {
                 tools.iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
             }),
@@ -194,6 +197,11 @@ impl ProviderMock for Mock {
                 sent.messages.push(Item::User(message["content"].as_str().unwrap().into()));
                 continue;
             };
+            if role == "user" && blocks.iter().all(|block| block["type"] == "text") {
+                let text = blocks.iter().map(|block| block["text"].as_str().unwrap()).collect();
+                sent.messages.push(Item::User(text));
+                continue;
+            }
             if role == "user" {
                 let results = blocks
                     .iter()
@@ -267,8 +275,15 @@ async fn the_blocks_of_a_run_with_parallel_calls() {
         let first = &bodies[0];
         assert_eq!(first["model"], "claude-sonnet-4-5");
         assert_eq!(first["max_tokens"], 4096);
-        assert_eq!(first["system"], "Be brief.");
-        assert_eq!(first["messages"], json!([{"role": "user", "content": "Weather in Oslo and Rome?"}]));
+        // The system prompt and the last user message as blocks, each with
+        // its cache breakpoint (on by default).
+        let mark = json!({"type": "ephemeral"});
+        assert_eq!(first["system"], json!([{"type": "text", "text": "Be brief.", "cache_control": mark}]));
+        assert_eq!(
+            first["messages"],
+            json!([{"role": "user", "content": [{"type": "text", "text": "Weather in Oslo and Rome?",
+                "cache_control": mark}]}])
+        );
         assert_eq!(first["tools"][0]["input_schema"]["type"], "object");
         assert_eq!(first["tool_choice"], json!({"type": "auto"}));
         assert_eq!(first.get("stream"), streamed.then_some(&Value::Bool(true)));

@@ -84,7 +84,7 @@ async fn a_run_on_openai_continues_on_anthropic() {
     // blocks with the same id, then the text, then the new question.
     let sent = bodies(&anthropic).await;
     assert_eq!(sent.len(), 1);
-    assert_eq!(sent[0]["system"], "Be brief.");
+    assert_eq!(sent[0]["system"][0]["text"], "Be brief.");
     let messages = sent[0]["messages"].as_array().unwrap();
     let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap_or("?")).collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"]);

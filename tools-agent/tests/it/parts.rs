@@ -166,7 +166,7 @@ async fn an_image_a_tool_returns_reaches_the_next_request_as_the_provider_docume
                 {"type": "tool_result", "tool_use_id": "call_c1", "content": [
                     {"type": "text", "text": "The chart of sales:"},
                     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png_base64()}}
-                ]}
+                ], "cache_control": {"type": "ephemeral"}}
             ]})],
             Provider::Chat => vec![
                 json!({"role": "tool", "tool_call_id": "call_c1",

@@ -138,6 +138,11 @@ async fn a_search_finds_a_tool_and_the_next_request_offers_it() {
         "{second:?}"
     );
     assert_eq!(second.len(), 2 + names.len(), "{second:?}");
+    // The tools found come after those offered before, in the order found:
+    // the definitions sent before keep their bytes (a prompt cache's prefix).
+    assert_eq!(second[2..], names, "{second:?}");
+    let (first, then) = (requests[0]["tools"].to_string(), requests[1]["tools"].to_string());
+    assert!(then.starts_with(first.trim_end_matches(']')), "{first}\n{then}");
     let ran =
         requests[2]["messages"].as_array().unwrap().iter().filter(|m| m["role"] == "tool").nth(1).unwrap();
     assert!(ran["content"].as_str().unwrap().starts_with("jira_create_issue ran with"), "{ran}");

@@ -29,12 +29,17 @@ use crate::{Renamed, Tool};
 pub struct ToolSearch {
     /// Lower-cased names of the tools offered from the start.
     loaded: BTreeSet<String>,
+    /// Lower-cased names of the tools searches found, in the order found:
+    /// offered after the others, so that a find appends to the request's
+    /// tools and leaves the bytes before it as they were (a provider's
+    /// prompt cache matches the request's prefix).
+    found: Vec<String>,
     max_results: usize,
 }
 
 impl Default for ToolSearch {
     fn default() -> Self {
-        Self { loaded: BTreeSet::new(), max_results: 5 }
+        Self { loaded: BTreeSet::new(), found: Vec::new(), max_results: 5 }
     }
 }
 
@@ -62,15 +67,45 @@ impl ToolSearch {
         self.max_results
     }
 
-    /// This setting with the tools `other` keeps loaded kept loaded too.
+    /// This setting with the tools `other` keeps loaded kept loaded too,
+    /// and what it found found too (after what this one found).
     pub(super) fn with_loaded_of(mut self, other: &ToolSearch) -> Self {
         self.loaded.extend(other.loaded.iter().cloned());
+        self.with_found(&other.found)
+    }
+
+    /// These tools found by a search, offered from now on after the tools
+    /// offered so far, in this order (names compared ignoring case; a tool
+    /// already offered keeps its place).
+    ///
+    /// ```
+    /// use tools_core::toolset::ToolSearch;
+    /// let search = ToolSearch::new().with_loaded(["a"]).with_found(["C", "a", "b", "c"]);
+    /// assert_eq!(search.found(), ["c", "b"]);
+    /// assert!(search.is_loaded("B"));
+    /// ```
+    pub fn with_found<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        for name in names {
+            let name = name.as_ref().to_ascii_lowercase();
+            if !self.is_loaded(&name) {
+                self.found.push(name);
+            }
+        }
         self
     }
 
-    /// Whether the tool with this name is offered without a search.
+    /// The lower-cased names of the tools searches found, in the order
+    /// found, without those offered from the start: the definitions of a
+    /// request offer them last, in this order.
+    pub fn found(&self) -> &[String] {
+        &self.found
+    }
+
+    /// Whether the tool with this name is offered without a search, or a
+    /// search found it.
     pub fn is_loaded(&self, name: &str) -> bool {
-        self.loaded.contains(&name.to_ascii_lowercase())
+        let name = name.to_ascii_lowercase();
+        self.loaded.contains(&name) || self.found.contains(&name)
     }
 }
 
@@ -108,10 +143,12 @@ impl Toolset {
     }
 
     /// The same toolset with these tools loaded as well: what the agent
-    /// loop offers once a search found them.
+    /// loop offers once a search found them, after the tools offered so
+    /// far and in this order ([`ToolSearch::with_found`]), so that the
+    /// definitions sent before stay the same bytes.
     pub fn with_loaded<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
         if let Some(search) = self.tool_search.take() {
-            self.tool_search = Some(search.with_loaded(names));
+            self.tool_search = Some(search.with_found(names));
         }
         self
     }

@@ -7,7 +7,8 @@ use serde_json::{Map, Value, json};
 
 use crate::parts;
 use crate::payload::{list, read};
-use crate::{Content, Dialect, Message, MessageError, Reasoning, calls_of};
+use crate::transcript::only_text;
+use crate::{Content, Dialect, Message, MessageError, PartOf, Reasoning, calls_of};
 use tools_core::{Part, ToolCall, ToolResult};
 
 #[derive(Deserialize)]
@@ -190,69 +191,74 @@ pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError
     Ok(vec![json!({"role": "user", "content": blocks})])
 }
 
-/// The `content` blocks of a result with parts.
+/// The `content` blocks of a result with parts: its content, then each
+/// part ([`content_block`]).
 fn result_blocks(result: &ToolResult) -> Result<Value, MessageError> {
-    let text = |text: &str| json!({"type": "text", "text": text});
     let mut blocks = Vec::with_capacity(result.parts.len() + 1);
     if !result.content.is_empty() {
-        blocks.push(text(&result.content));
+        blocks.push(json!({"type": "text", "text": result.content}));
     }
-    for (index, part) in result.parts.iter().enumerate() {
-        let refuse = |problem: &str| parts::refuse(Dialect::Anthropic, result, index, problem);
-        match part {
-            Part::Text { text: t } if t.is_empty() => {}
-            Part::Text { text: t } => blocks.push(text(t)),
-            Part::Json { value } => blocks.push(text(&value.to_string())),
-            Part::Image(media) => {
-                if !parts::is_one_of(media, &IMAGE_TYPES) {
-                    return Err(refuse("Anthropic reads JPEG, PNG, GIF and WebP images"));
-                }
-                let source = match (media.base64(), media.url_text()) {
-                    (Some(data), _) => {
-                        json!({"type": "base64", "media_type": parts::media_type(media), "data": data})
-                    }
-                    (None, url) => json!({"type": "url", "url": url}),
-                };
-                blocks.push(json!({"type": "image", "source": source}));
-            }
-            Part::File(media) => {
-                let media_type = parts::media_type(media);
-                let source = if media_type == "application/pdf" {
-                    match (media.base64(), media.url_text()) {
-                        (Some(data), _) => json!({"type": "base64", "media_type": media_type, "data": data}),
-                        (None, url) => json!({"type": "url", "url": url}),
-                    }
-                } else if media_type.starts_with("text/") {
-                    let Some(bytes) = media.data() else {
-                        return Err(refuse(
-                            "Anthropic takes a text document's text, not a URL (URL documents are PDFs)",
-                        ));
-                    };
-                    let Ok(data) = std::str::from_utf8(bytes) else {
-                        return Err(refuse("a text document must be UTF-8"));
-                    };
-                    json!({"type": "text", "media_type": "text/plain", "data": data})
-                } else {
-                    return Err(refuse(
-                        "Anthropic documents are PDFs or plain text (send other formats' text as a text part)",
-                    ));
-                };
-                let mut document = json!({"type": "document", "source": source});
-                if let Some(name) = &media.name {
-                    document["title"] = Value::String(name.clone());
-                }
-                blocks.push(document);
-            }
-            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
-        }
-    }
+    let of = || parts::of_result(result);
+    blocks.extend(parts::encode_all(Dialect::Anthropic, of, &result.parts, content_block)?);
     Ok(Value::Array(blocks))
+}
+
+/// One part as a content block, the same in a `tool_result`'s content and
+/// in a user message (`None`: an empty text, which the API refuses, left
+/// out), or why it cannot be one ([`format_results`] lists the blocks and
+/// their sources).
+fn content_block(_index: usize, part: &Part) -> Result<Option<Value>, &'static str> {
+    Ok(Some(match part {
+        Part::Text { text } if text.is_empty() => return Ok(None),
+        Part::Text { text } => json!({"type": "text", "text": text}),
+        Part::Json { value } => json!({"type": "text", "text": value.to_string()}),
+        Part::Image(media) => {
+            if !parts::is_one_of(media, &IMAGE_TYPES) {
+                return Err("Anthropic reads JPEG, PNG, GIF and WebP images");
+            }
+            let source = match (media.base64(), media.url_text()) {
+                (Some(data), _) => {
+                    json!({"type": "base64", "media_type": parts::media_type(media), "data": data})
+                }
+                (None, url) => json!({"type": "url", "url": url}),
+            };
+            json!({"type": "image", "source": source})
+        }
+        Part::File(media) => {
+            let media_type = parts::media_type(media);
+            let source = if media_type == "application/pdf" {
+                match (media.base64(), media.url_text()) {
+                    (Some(data), _) => json!({"type": "base64", "media_type": media_type, "data": data}),
+                    (None, url) => json!({"type": "url", "url": url}),
+                }
+            } else if media_type.starts_with("text/") {
+                let Some(bytes) = media.data() else {
+                    return Err("Anthropic takes a text document's text, not a URL (URL documents are PDFs)");
+                };
+                let Ok(data) = std::str::from_utf8(bytes) else {
+                    return Err("a text document must be UTF-8");
+                };
+                json!({"type": "text", "media_type": "text/plain", "data": data})
+            } else {
+                return Err(
+                    "Anthropic documents are PDFs or plain text (send other formats' text as a text part)",
+                );
+            };
+            let mut document = json!({"type": "document", "source": source});
+            if let Some(name) = &media.name {
+                document["title"] = Value::String(name.clone());
+            }
+            document
+        }
+        _ => return Err(parts::UNKNOWN_KIND),
+    }))
 }
 
 /// The transcript as Messages API `messages`, consecutive turns of one role
 /// merged into one message (the API combines them too; merging here keeps
 /// `tool_result` blocks first in their user message, as the tool-use guide
-/// asks): user text, the assistant's content in its order (`text` and
+/// asks): user text, and a user message's images and files as the blocks a
+/// `tool_result` holds ([`format_results`] lists them), the assistant's content in its order (`text` and
 /// `tool_use` blocks, an object `input`: [`tool_input`]; `thinking` and
 /// `redacted_thinking` blocks unchanged; other providers' reasoning left
 /// out, as no other provider's signature is valid here), and each turn's
@@ -274,9 +280,18 @@ fn result_blocks(result: &ToolResult) -> Result<Value, MessageError> {
 /// ```
 pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out: Vec<Value> = Vec::new();
-    for message in transcript {
+    for (at, message) in transcript.iter().enumerate() {
         match message {
-            Message::User { text } => push(&mut out, "user", Value::String(text.clone())),
+            Message::User { parts: user_parts } => {
+                let content = match only_text(user_parts) {
+                    Some(text) => Value::String(text.to_owned()),
+                    None => {
+                        let of = || PartOf::UserMessage { message: at };
+                        Value::Array(parts::encode_all(dialect, of, user_parts, content_block)?)
+                    }
+                };
+                push(&mut out, "user", content);
+            }
             Message::Assistant { content } => {
                 let blocks: Vec<Value> = content.iter().filter_map(block).collect();
                 // An assistant turn with nothing in it (a tool-less last

@@ -7,8 +7,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::payload::{list, read};
-use crate::{Content, Dialect, Message, MessageError, Reasoning, calls_of, parts};
-use tools_core::{Outcome, Part, ToolCall, ToolResult};
+use crate::transcript::only_text;
+use crate::{Content, Dialect, Message, MessageError, PartOf, Reasoning, calls_of, parts};
+use tools_core::{Media, Outcome, Part, ToolCall, ToolResult};
 
 /// The prefix of the call ids [`parse_calls`] makes up for calls that came
 /// without one; [`format_results`] leaves such ids out.
@@ -194,7 +195,9 @@ fn multimodal(result: &ToolResult) -> Result<Value, MessageError> {
     let mut media_parts = Vec::new();
     let mut names: Vec<String> = Vec::new();
     for (index, part) in result.parts.iter().enumerate() {
-        let refuse = |problem: &str| parts::refuse(Dialect::Gemini, result, index, problem);
+        let refuse = |problem: &str| {
+            parts::refuse(Dialect::Gemini, parts::of_result(result), &result.parts, index, problem)
+        };
         let (kind, media) = match part {
             Part::Text { text } => {
                 content.push(Value::String(text.clone()));
@@ -206,7 +209,7 @@ fn multimodal(result: &ToolResult) -> Result<Value, MessageError> {
             }
             Part::Image(media) => ("image", media),
             Part::File(media) => ("file", media),
-            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
+            _ => return Err(refuse(parts::UNKNOWN_KIND)),
         };
         if !parts::is_one_of(media, &MEDIA_TYPES) {
             return Err(refuse(
@@ -221,9 +224,9 @@ fn multimodal(result: &ToolResult) -> Result<Value, MessageError> {
             name = format!("{name}_{index}");
         }
         content.push(json!({"$ref": name}));
-        media_parts.push(
-            json!({"inlineData": {"mimeType": parts::media_type(media), "data": data, "displayName": name}}),
-        );
+        let mut inline = inline_data(media, data);
+        inline["displayName"] = Value::String(name.clone());
+        media_parts.push(json!({"inlineData": inline}));
         names.push(name);
     }
     let key = if result.outcome.is_success() { "content" } else { "error" };
@@ -232,6 +235,43 @@ fn multimodal(result: &ToolResult) -> Result<Value, MessageError> {
         response["parts"] = Value::Array(media_parts);
     }
     Ok(response)
+}
+
+/// The image types Gemini reads: PNG, JPEG, WebP, HEIC and HEIF
+/// ("Supported image formats"): <https://ai.google.dev/gemini-api/docs/vision>.
+pub const IMAGE_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "image/heic", "image/heif"];
+
+/// A `Blob`: the media type and the bytes in base64.
+fn inline_data(media: &Media, data: String) -> Value {
+    json!({"mimeType": parts::media_type(media), "data": data})
+}
+
+/// One part of a user message as a `Part` (`None`: an empty text, left
+/// out), or why it cannot be one: <https://ai.google.dev/api/caching#Part>.
+///
+/// - text: `{"text"}`; JSON as its JSON text;
+/// - bytes: `{"inlineData": {"mimeType", "data"}}`, base64;
+/// - a URL: `{"fileData": {"mimeType", "fileUri"}}`: a Files API URI, or
+///   a public or signed HTTPS URL, which the API fetches ("File input
+///   methods": <https://ai.google.dev/gemini-api/docs/file-input-methods>);
+/// - an image is PNG, JPEG, WebP, HEIC or HEIF ([`IMAGE_TYPES`]); a file's
+///   type (PDF, text, audio, video) is checked by the API, which documents
+///   its types per modality and refuses others.
+fn user_part(_index: usize, part: &Part) -> Result<Option<Value>, &'static str> {
+    let media = match part {
+        Part::Text { text } if text.is_empty() => return Ok(None),
+        Part::Text { text } => return Ok(Some(json!({"text": text}))),
+        Part::Json { value } => return Ok(Some(json!({"text": value.to_string()}))),
+        Part::Image(media) if !parts::is_one_of(media, &IMAGE_TYPES) => {
+            return Err("Gemini reads PNG, JPEG, WebP, HEIC and HEIF images");
+        }
+        Part::Image(media) | Part::File(media) => media,
+        _ => return Err(parts::UNKNOWN_KIND),
+    };
+    Ok(Some(match (media.base64(), media.url_text()) {
+        (Some(data), _) => json!({"inlineData": inline_data(media, data)}),
+        (None, url) => json!({"fileData": {"mimeType": parts::media_type(media), "fileUri": url}}),
+    }))
 }
 
 /// The text as JSON when it is JSON, else as a string.
@@ -248,9 +288,14 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
     json!({ key: value })
 }
 
-/// The transcript as `contents`: user text, `model` contents of the
-/// assistant's pieces in order (text, `functionCall` parts with `name`, an
-/// object `args`: [`args`], and the `id` when Gemini sent one, not a
+/// The transcript as `contents`: user messages (`text` parts; bytes as
+/// `inlineData` `{"mimeType", "data"}`; a URL as `fileData` `{"mimeType",
+/// "fileUri"}`, a Files API URI or a public or signed HTTPS URL the API
+/// fetches: <https://ai.google.dev/gemini-api/docs/file-input-methods>;
+/// images of the [`IMAGE_TYPES`], a file's type checked by the API),
+/// `model` contents of the assistant's pieces in order (text,
+/// `functionCall` parts with `name`, an object `args`: [`args`], and the
+/// `id` when Gemini sent one, not a
 /// [synthetic](SYNTHETIC_ID_PREFIX) one; thought summaries as `thought`
 /// parts; each thought signature on the part after it, as it came, or on
 /// an empty text part when nothing follows), and each turn's results as
@@ -278,9 +323,18 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
 /// ```
 pub fn contents(transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out = Vec::new();
-    for message in transcript {
+    for (at, message) in transcript.iter().enumerate() {
         match message {
-            Message::User { text } => out.push(json!({"role": "user", "parts": [{"text": text}]})),
+            Message::User { parts: user_parts } => {
+                let parts = match only_text(user_parts) {
+                    Some(text) => vec![json!({"text": text})],
+                    None => {
+                        let of = || PartOf::UserMessage { message: at };
+                        parts::encode_all(Dialect::Gemini, of, user_parts, user_part)?
+                    }
+                };
+                out.push(json!({"role": "user", "parts": parts}));
+            }
             Message::Assistant { content } => {
                 let parts = model_parts(content);
                 // Gemini refuses a content without parts.

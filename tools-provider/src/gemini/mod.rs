@@ -58,7 +58,9 @@ use super::{Definition, Dialect, DialectError, Finish};
 use tools_core::Tool;
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
-pub use messages::{MEDIA_TYPES, SYNTHETIC_ID_PREFIX, args, content, contents, format_results, parse_calls};
+pub use messages::{
+    IMAGE_TYPES, MEDIA_TYPES, SYNTHETIC_ID_PREFIX, args, content, contents, format_results, parse_calls,
+};
 pub use schema::parameters;
 
 /// At most 128 declarations, names of at most 64 characters.

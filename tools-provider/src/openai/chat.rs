@@ -10,7 +10,10 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::read;
-use crate::{Content, Dialect, DialectError, Finish, Message, MessageError, Reasoning, calls_of, text_of};
+use crate::transcript::only_text;
+use crate::{
+    Content, Dialect, DialectError, Finish, Message, MessageError, PartOf, Reasoning, calls_of, text_of,
+};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
@@ -132,7 +135,8 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
 }
 
 /// The instructions and the transcript as Chat Completions `messages`: a
-/// `system` message, then `user` messages, `assistant` messages (`content`
+/// `system` message, then `user` messages (a string `content` for text, an
+/// array of content parts with images and files), `assistant` messages (`content`
 /// the empty string when the model only called tools, its `tool_calls` with
 /// string `arguments`), and each turn's results as [`format_results`] writes them,
 /// in `dialect` (named by a refused part's error):
@@ -157,9 +161,9 @@ pub fn messages(
     if let Some(instructions) = instructions {
         messages.push(json!({"role": "system", "content": instructions}));
     }
-    for message in transcript {
+    for (at, message) in transcript.iter().enumerate() {
         match message {
-            Message::User { text } => messages.push(json!({"role": "user", "content": text})),
+            Message::User { parts } => messages.push(user(dialect, at, parts)?),
             Message::Assistant { content } => {
                 // `""`, not `null`, beside calls: OpenAI takes either (the
                 // content is a string, required unless there are calls),
@@ -272,42 +276,74 @@ pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError
     Ok(messages)
 }
 
-/// The user message's content parts for one result's images and files,
-/// after a text part saying whose they are; nothing when it has none.
+/// The user message's content parts for one result's images and files
+/// ([`content_part`]), after a text part saying whose they are; nothing
+/// when it has none.
 fn media_parts(result: &ToolResult) -> Result<Vec<Value>, MessageError> {
-    let mut items = Vec::new();
-    for (index, part) in result.parts.iter().enumerate() {
-        let refuse = |problem: &str| parts::refuse(Dialect::OpenAiChat, result, index, problem);
-        match part {
-            Part::Text { .. } | Part::Json { .. } => {}
-            Part::Image(media) => {
-                if !parts::is_one_of(media, &super::IMAGE_TYPES) {
-                    return Err(refuse("OpenAI reads PNG, JPEG, WebP and non-animated GIF images"));
-                }
-                let url = parts::data_url(media).or_else(|| media.url_text().map(str::to_owned));
-                items.push(json!({"type": "image_url", "image_url": {"url": url}}));
-            }
-            Part::File(media) => {
-                if !parts::is_one_of(media, &["application/pdf"]) {
-                    return Err(refuse(
-                        "Chat Completions reads PDF files only (the Responses API reads more types)",
-                    ));
-                }
-                let Some(data) = parts::data_url(media) else {
-                    return Err(refuse(
-                        "Chat Completions takes a file's bytes or an uploaded file's id, not a URL \
-                         (the Responses API takes `file_url`)",
-                    ));
-                };
-                items.push(json!({"type": "file", "file": {"filename": parts::file_name(media, index), "file_data": data}}));
-            }
-            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
-        }
-    }
+    let media = |index: usize, part: &Part| match part {
+        Part::Text { .. } | Part::Json { .. } => Ok(None),
+        _ => content_part(index, part),
+    };
+    let mut items =
+        parts::encode_all(Dialect::OpenAiChat, || parts::of_result(result), &result.parts, media)?;
     if !items.is_empty() {
         let intro =
             format!("The images and files of the result of tool `{}` (call `{}`):", result.name, result.id);
         items.insert(0, json!({"type": "text", "text": intro}));
     }
     Ok(items)
+}
+
+/// A user message: its text as the `content` string when it is one text
+/// part, else an array of content parts ([`content_part`]), as the user
+/// message of <https://platform.openai.com/docs/api-reference/chat/create>
+/// takes them. A part the API cannot take is refused, naming the message
+/// (`at`, its position in the transcript) and the part.
+fn user(dialect: Dialect, at: usize, user_parts: &[Part]) -> Result<Value, MessageError> {
+    let content = match only_text(user_parts) {
+        Some(text) => Value::String(text.to_owned()),
+        None => {
+            let of = || PartOf::UserMessage { message: at };
+            Value::Array(parts::encode_all(dialect, of, user_parts, content_part)?)
+        }
+    };
+    Ok(json!({"role": "user", "content": content}))
+}
+
+/// One part as a content part of a user message (`None`: an empty text,
+/// left out), or why it cannot be one:
+///
+/// - text: `{"type": "text", "text"}`; JSON as its JSON text;
+/// - an image: `{"type": "image_url", "image_url": {"url"}}`, a data URL
+///   (`data:image/png;base64,...`) for bytes or the URL itself; PNG,
+///   JPEG, WebP or GIF ([`IMAGE_TYPES`](super::IMAGE_TYPES)):
+///   <https://platform.openai.com/docs/guides/images-vision>;
+/// - a file: `{"type": "file", "file": {"filename", "file_data"}}` with a
+///   data URL. Chat Completions takes PDF files, as bytes or an uploaded
+///   file's id, not a URL:
+///   <https://platform.openai.com/docs/guides/pdf-files?api-mode=chat>.
+fn content_part(index: usize, part: &Part) -> Result<Option<Value>, &'static str> {
+    Ok(Some(match part {
+        Part::Text { text } if text.is_empty() => return Ok(None),
+        Part::Text { text } => json!({"type": "text", "text": text}),
+        Part::Json { value } => json!({"type": "text", "text": value.to_string()}),
+        Part::Image(media) => {
+            if !parts::is_one_of(media, &super::IMAGE_TYPES) {
+                return Err("OpenAI reads PNG, JPEG, WebP and non-animated GIF images");
+            }
+            let url = parts::data_url(media).or_else(|| media.url_text().map(str::to_owned));
+            json!({"type": "image_url", "image_url": {"url": url}})
+        }
+        Part::File(media) => {
+            if !parts::is_one_of(media, &["application/pdf"]) {
+                return Err("Chat Completions reads PDF files only (the Responses API reads more types)");
+            }
+            let Some(data) = parts::data_url(media) else {
+                return Err("Chat Completions takes a file's bytes or an uploaded file's id, not a URL \
+                            (the Responses API takes `file_url`)");
+            };
+            json!({"type": "file", "file": {"filename": parts::file_name(media, index), "file_data": data}})
+        }
+        _ => return Err(parts::UNKNOWN_KIND),
+    }))
 }

@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use super::parameters;
 use crate::parts;
 use crate::payload::{list, read};
-use crate::{Content, Dialect, DialectError, Finish, Message, MessageError, Reasoning, calls_of};
+use crate::transcript::only_text;
+use crate::{Content, Dialect, DialectError, Finish, Message, MessageError, PartOf, Reasoning, calls_of};
 use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 use tools_core::{Part, Tool, ToolCall, ToolResult};
 
@@ -138,7 +139,9 @@ struct SummaryText {
 }
 
 /// The transcript as Responses `input` items: `message` items for the user
-/// and for the model's text (none for an empty text), a `function_call`
+/// (a string `content` for text, `input_text`, `input_image` and
+/// `input_file` items with images and files, as the function outputs'
+/// parts are written: [`format_results`]) and for the model's text (none for an empty text), a `function_call`
 /// item per call (`call_id`, `name`, string `arguments`), each `reasoning`
 /// item where it came (`id`, `summary`, `encrypted_content`; other
 /// providers' reasoning is left out), and each turn's results as
@@ -157,10 +160,19 @@ struct SummaryText {
 /// ```
 pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut input = Vec::with_capacity(transcript.len());
-    for message in transcript {
+    for (at, message) in transcript.iter().enumerate() {
         match message {
-            Message::User { text } => {
-                input.push(json!({"type": "message", "role": "user", "content": text}));
+            Message::User { parts: user_parts } => {
+                // One text part is the `content` string, as it always was;
+                // with images and files, a list of input items.
+                let content = match only_text(user_parts) {
+                    Some(text) => Value::String(text.to_owned()),
+                    None => {
+                        let of = || PartOf::UserMessage { message: at };
+                        Value::Array(parts::encode_all(dialect, of, user_parts, input_item)?)
+                    }
+                };
+                input.push(json!({"type": "message", "role": "user", "content": content}));
             }
             Message::Assistant { content } => input.extend(content.iter().filter_map(item)),
             // A part the dialect cannot send is refused, naming the
@@ -206,7 +218,7 @@ fn item(piece: &Content) -> Option<Value> {
 ///
 /// - the content, then each text part: `{"type": "input_text", "text"}`
 ///   (empty texts are left out); a JSON part is its JSON text there;
-/// - an image: `{"type": "input_image", "image_url"}`, a data URL
+/// - an image: `{"type": "input_image", "image_url", "detail": "auto"}`, a data URL
 ///   (`data:image/png;base64,...`) for bytes or the URL itself, as "a fully
 ///   qualified URL or base64 encoded image in a data URL"; PNG, JPEG, WebP
 ///   or GIF ([`IMAGE_TYPES`](super::IMAGE_TYPES)), other types are refused:
@@ -230,7 +242,7 @@ fn item(piece: &Content) -> Option<Value> {
 /// let items = tools_provider::openai::responses::format_results(&[result]).unwrap();
 /// assert_eq!(items[0]["output"], serde_json::json!([
 ///     {"type": "input_text", "text": "The chart:"},
-///     {"type": "input_image", "image_url": "https://example.com/chart.png"}]));
+///     {"type": "input_image", "image_url": "https://example.com/chart.png", "detail": "auto"}]));
 /// ```
 pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     results
@@ -242,46 +254,65 @@ pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError
         .collect()
 }
 
-/// The `output` array of a result with parts.
+/// The `output` array of a result with parts: its content, then each
+/// part ([`input_item`]).
 fn output(result: &ToolResult) -> Result<Value, MessageError> {
-    let text = |text: &str| json!({"type": "input_text", "text": text});
     let mut items = Vec::with_capacity(result.parts.len() + 1);
     if !result.content.is_empty() {
-        items.push(text(&result.content));
+        items.push(json!({"type": "input_text", "text": result.content}));
     }
-    for (index, part) in result.parts.iter().enumerate() {
-        let refuse = |problem: &str| parts::refuse(Dialect::OpenAiResponses, result, index, problem);
-        match part {
-            Part::Text { text: t } if t.is_empty() => {}
-            Part::Text { text: t } => items.push(text(t)),
-            Part::Json { value } => items.push(text(&value.to_string())),
-            Part::Image(media) => {
-                if !parts::is_one_of(media, &super::IMAGE_TYPES) {
-                    return Err(refuse("OpenAI reads PNG, JPEG, WebP and non-animated GIF images"));
-                }
-                let url = parts::data_url(media).or_else(|| media.url_text().map(str::to_owned));
-                items.push(json!({"type": "input_image", "image_url": url}));
-            }
-            Part::File(media) => {
-                let mut item = json!({"type": "input_file"});
-                match (parts::data_url(media), media.url_text()) {
-                    (Some(data), _) => {
-                        item["filename"] = Value::String(parts::file_name(media, index));
-                        item["file_data"] = Value::String(data);
-                    }
-                    (None, url) => {
-                        if let Some(name) = &media.name {
-                            item["filename"] = Value::String(name.clone());
-                        }
-                        item["file_url"] = json!(url);
-                    }
-                }
-                items.push(item);
-            }
-            _ => return Err(refuse("this version of tools-provider does not know how to send it")),
-        }
-    }
+    let of = || parts::of_result(result);
+    items.extend(parts::encode_all(Dialect::OpenAiResponses, of, &result.parts, input_item)?);
     Ok(Value::Array(items))
+}
+
+/// One part as an input item, the same in a function call's `output` and
+/// in a user message's `content` (`None`: an empty text, left out), or
+/// why it cannot be one:
+///
+/// - text: `{"type": "input_text", "text"}`; JSON as its JSON text;
+/// - an image: `{"type": "input_image", "image_url", "detail": "auto"}`, a
+///   data URL (`data:image/png;base64,...`) for bytes or the URL itself, as
+///   "a fully qualified URL or base64 encoded image in a data URL"; PNG,
+///   JPEG, WebP or GIF ([`IMAGE_TYPES`](super::IMAGE_TYPES)):
+///   <https://platform.openai.com/docs/guides/images-vision>. `detail` is
+///   the documented default, which a user message's image must state
+///   (`ResponseInputImage` requires it; a function output's may);
+/// - a file: `{"type": "input_file", "filename", "file_data"}` with a data
+///   URL for bytes, or `{"type": "input_file", "file_url"}` (and its
+///   `filename` if it has one) for a URL:
+///   <https://platform.openai.com/docs/guides/pdf-files>, which lists the
+///   types the API reads and checks them itself.
+fn input_item(index: usize, part: &Part) -> Result<Option<Value>, &'static str> {
+    Ok(Some(match part {
+        Part::Text { text } if text.is_empty() => return Ok(None),
+        Part::Text { text } => json!({"type": "input_text", "text": text}),
+        Part::Json { value } => json!({"type": "input_text", "text": value.to_string()}),
+        Part::Image(media) => {
+            if !parts::is_one_of(media, &super::IMAGE_TYPES) {
+                return Err("OpenAI reads PNG, JPEG, WebP and non-animated GIF images");
+            }
+            let url = parts::data_url(media).or_else(|| media.url_text().map(str::to_owned));
+            json!({"type": "input_image", "image_url": url, "detail": "auto"})
+        }
+        Part::File(media) => {
+            let mut item = json!({"type": "input_file"});
+            match (parts::data_url(media), media.url_text()) {
+                (Some(data), _) => {
+                    item["filename"] = Value::String(parts::file_name(media, index));
+                    item["file_data"] = Value::String(data);
+                }
+                (None, url) => {
+                    if let Some(name) = &media.name {
+                        item["filename"] = Value::String(name.clone());
+                    }
+                    item["file_url"] = json!(url);
+                }
+            }
+            item
+        }
+        _ => return Err(parts::UNKNOWN_KIND),
+    }))
 }
 
 /// The ending a response's `status` and `incomplete_details.reason` say

@@ -10,3 +10,4 @@ mod messages;
 mod parts;
 mod tool_choice;
 mod tool_search;
+mod user_parts;

@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 use tools_core::{Media, Outcome, Part, ToolResult};
-use tools_provider::Dialect;
+use tools_provider::{Dialect, PartOf};
 
 /// The start of a PNG file.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -184,11 +184,8 @@ fn a_part_a_provider_cannot_take_is_refused_naming_the_dialect_the_tool_and_the_
         result.parts = vec![Part::Text { text: "fine".into() }, part];
         let error = dialect.format_results(&[result]).unwrap_err();
         let refused = error.refused.clone().unwrap_or_else(|| panic!("{dialect} {case}: {error}"));
-        assert_eq!(
-            (refused.dialect, refused.tool.as_str(), refused.call_id.as_str(), refused.index),
-            (dialect, "render", "call_9", 1),
-            "{case}"
-        );
+        let of = PartOf::ToolResult { tool: "render".into(), call_id: "call_9".into() };
+        assert_eq!((refused.dialect, &refused.of, refused.index), (dialect, &of, 1), "{case}");
         assert_eq!(error.what, dialect.name());
         let text = error.to_string();
         assert!(

@@ -46,6 +46,11 @@ fn anthropic_searches_the_deferred_tools_itself() {
             assert!(deferred["input_schema"].is_object(), "{deferred}");
         }
         assert_eq!(tools.len(), 4);
+        // What a search found (in a transcript from another provider) keeps
+        // its place: the definitions are the same from the start.
+        let found = dialect.tools(&toolset().with_loaded(["jira_delete_issue"])).unwrap();
+        let names: Vec<&str> = found.as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["tool_search_tool_bm25", "get_weather", "jira_create_issue", "jira_delete_issue"]);
     }
 }
 
@@ -72,7 +77,32 @@ fn elsewhere_the_local_search_function_stands_in_and_the_deferred_tools_wait() {
             .map(|definition| name_of(dialect, &definition.value))
             .collect();
         assert_eq!(names, ["tool_search", "get_weather", "jira_create_issue"], "{dialect}");
+        // A later find comes after the earlier one, though it was registered
+        // before it: what was sent keeps its bytes, and the provider's prompt
+        // cache its prefix.
+        let before = dialect.tools(&found).unwrap().to_string();
+        let later =
+            found.with_loaded(["Jira_Delete_Issue", "get_weather"]).with_loaded(["jira_create_issue"]);
+        let names: Vec<String> =
+            dialect.definitions(&later).unwrap().iter().map(|d| name_of(dialect, &d.value)).collect();
+        assert_eq!(
+            names,
+            ["tool_search", "get_weather", "jira_create_issue", "jira_delete_issue"],
+            "{dialect}"
+        );
+        if dialect != Dialect::Gemini {
+            let after = dialect.tools(&later).unwrap().to_string();
+            assert!(after.starts_with(before.trim_end_matches(']')), "{dialect}:\n{before}\n{after}");
+        }
     }
+    // The same finds, the other way round, in the other order.
+    let names: Vec<String> = Dialect::OpenAiChat
+        .definitions(&toolset().with_loaded(["jira_delete_issue"]).with_loaded(["jira_create_issue"]))
+        .unwrap()
+        .iter()
+        .map(|d| name_of(Dialect::OpenAiChat, &d.value))
+        .collect();
+    assert_eq!(names, ["tool_search", "get_weather", "jira_delete_issue", "jira_create_issue"]);
     let search = &Dialect::OpenAiChatStrict.definitions(&toolset()).unwrap()[0].value;
     assert_eq!(search["function"]["parameters"]["required"], json!(["query"]));
     assert_eq!(search["function"]["strict"], true);

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tools_agent::{Agent, AgentError, AgentEvent, ApiKey, ResendPolicy, RunResult};
+use tools_agent::{Agent, AgentError, AgentEvent, ApiKey, ResendPolicy, RunInput, RunResult};
 use tools_core::toolset::Toolset;
 use tools_core::{ToolContext, ToolError};
 use tools_macros::tool;
@@ -134,7 +134,7 @@ pub(crate) fn sse_text(events: &[(Option<&str>, String)]) -> String {
 /// Run the agent plainly or streamed; streamed, also the events before the end.
 pub(crate) async fn run(
     agent: &Agent,
-    input: &str,
+    input: impl Into<RunInput>,
     streamed: bool,
 ) -> (Result<RunResult, AgentError>, Vec<AgentEvent>) {
     if !streamed {
