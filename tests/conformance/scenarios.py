@@ -25,10 +25,10 @@ suite until its line is removed.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
-from wire import APIS, KEYS, MODELS, Call, Search, Thought, Tokens, Turn
+from wire import APIS, KEYS, MODELS, Api, Call, Search, Thought, Tokens, Turn
 
 INSTRUCTIONS = "Answer with the tools."
 TOOLS = ["get_weather", "get_time", "delete_file"]
@@ -121,6 +121,11 @@ class Scenario:
     #: the prompt as parts (`tools_core::Part` in its JSON form), the first
     #: a text part that is `prompt`
     prompt_parts: Optional[tuple[dict, ...]] = None
+    #: the next model's answer: the agent's model is a `FallbackModel`, the
+    #: case's client (which does not resend) then a client of
+    #: `PARTNERS[api]` at `FALLBACK_PARTNER`'s path; a turn that is an
+    #: `outage` of the first is answered by the second with this turn
+    fallback: Optional[Turn] = None
 
     def model(self, api: str) -> str:
         return (self.models or {}).get(api, MODELS[api])
@@ -514,6 +519,34 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
+# The next model of each client's fallback case: another provider's.
+PARTNERS = {"chat": "anthropic", "responses": "gemini", "anthropic": "chat", "gemini": "responses"}
+FALLBACK_ANSWER = Turn(text="It is 12°C in Oslo.", tokens=Tokens(input=64, output=9))
+# Where the next model's requests go (no cases of its own: the fallback
+# cases check them, `check_partner`); its one turn is the answer.
+FALLBACK_PARTNER = Scenario("fallback_partner", "the next model of `fallback_to_another_provider`",
+                            "Weather in Oslo?", (FALLBACK_ANSWER,), clients=())
+SCENARIOS.append(Scenario(
+    "fallback_to_another_provider", "a FallbackModel: the case's client answers a call with reasoning, then is "
+    "overloaded (its documented 503 or 529): another provider's client answers, sent the call and its result "
+    "without the first provider's reasoning; the run records which model answered each request",
+    "Weather in Oslo?",
+    # Gemini's call with its id (as some of its models send it), which
+    # goes to the next model as the call's id.
+    (Turn(calls=(WEATHER,), reasoning=(ANSWER_THOUGHT,), gemini_ids=True), Turn(end="outage")),
+    fallback=FALLBACK_ANSWER, models={"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3}))
+SCENARIOS.append(FALLBACK_PARTNER)
+
+
+def answered(scenario: Scenario, api: str, turn: Turn) -> tuple[Api, str, Turn]:
+    """Which API answered a turn, its model and its turn: the next model's
+    for an outage of a fallback case's client."""
+    if turn.end == "outage" and scenario.fallback is not None:
+        partner = PARTNERS[api]
+        return APIS[partner], FALLBACK_PARTNER.model(partner), scenario.fallback
+    return APIS[api], scenario.model(api), turn
+
+
 def key(call: Call, api: str, turn: Turn) -> str:
     """How a request names a call: its id, or, for a Gemini call that came
     without one, its name (the client sends no made-up id back)."""
@@ -578,8 +611,8 @@ def case_id(scenario: Scenario, api: str, mode: str) -> str:
 
 def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     """What the driver must see of a run, for `api`'s client."""
-    wire = APIS[api]
-    last = scenario.turns[-1]
+    turns = [answered(scenario, api, turn) for turn in scenario.turns]
+    wire, _, last = turns[-1]
     answers = {len(scenario.turns) - 1} | ({scenario.follow_up.after} if scenario.follow_up else set())
     for index, turn in enumerate(scenario.turns):
         ends = turn.end not in ("complete", "paused", "malformed") or (turn.end == "complete" and not turn.calls)
@@ -590,12 +623,12 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     if error is None and stop == "Answered" and last.calls:
         raise ValueError(f"{scenario.name}: the last turn must not call tools")
     ran = [turn for turn in scenario.turns if turn.end == "complete" and turn.calls]
-    usage = [wire.expected_usage(turn.tokens) for turn in scenario.turns]
+    usage = [api_.expected_usage(turn.tokens) for api_, _, turn in turns]
     total: dict = {}
     for counts in usage:
         for name, count in counts.items():
             total[name] = total.get(name, 0) + count
-    shown = [wire.answer(turn) for turn in scenario.turns]
+    shown = [api_.answer(turn) for api_, _, turn in turns]
     return {
         # A run that fails: its error, as it prints; nothing else is compared.
         "error": error,
@@ -611,10 +644,12 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
         + (scenario.follow_up is not None),
         "tool_results": sum(len(turn.calls) for turn in ran),
         "streamed_text": "".join(shown),
-        "streamed_reasoning": "".join(wire.shown(turn) for turn in scenario.turns),
+        "streamed_reasoning": "".join(api_.shown(turn) for api_, _, turn in turns),
         # The reasoning (and provider items) each assistant message of the
         # transcript keeps, one list per turn.
-        "reasoning": [wire.transcript(turn, streamed) for turn in scenario.turns],
+        "reasoning": [api_.transcript(turn, streamed) for api_, _, turn in turns],
+        # The model that answered each request (`RunResult::models`).
+        "models": [f"{api_.provider}:{model}" for api_, model, _ in turns],
     }
 
 
@@ -647,6 +682,12 @@ def cases() -> list[dict]:
                         "pending": list(pause.pending),
                         "decisions": [dict(zip(("decision", "reason" if d[0] == "deny" else "arguments"), d))
                                       for d in pause.decisions]},
+                    "fallback": scenario.fallback and {
+                        "client": PARTNERS[api],
+                        "model": FALLBACK_PARTNER.model(PARTNERS[api]),
+                        "key": KEYS[PARTNERS[api]][1].removeprefix("Bearer "),
+                        "base_path": f"/c/{case_id(FALLBACK_PARTNER, PARTNERS[api], mode)}"
+                        + ("/v1" if PARTNERS[api] in ("chat", "responses") else "")},
                     "expect": expect(scenario, api, mode == "streamed"),
                 })
     return out
@@ -710,6 +751,39 @@ def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) ->
                 problems.append(f"the pending check {named.name} passes now: remove it from PENDING "
                                 "(tests/conformance/scenarios.py)")
     return {"problems": problems, "pending": pending}
+
+
+def check_partner(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) -> list[str]:
+    """What is wrong with the requests a fallback case's next model was
+    sent: one per outage, each the run so far as its own API writes it,
+    the calls and results of the turns before and none of their reasoning
+    (another provider's), valid for its SDK's types."""
+    partner = PARTNERS[api]
+    outages = [index for index, turn in enumerate(scenario.turns) if turn.end == "outage"]
+    if len(requests) != len(outages):
+        return [f"the next model ({partner}) got {len(requests)} requests, expected {len(outages)}"]
+    # The turns as another provider sees them: no reasoning, and the calls
+    # with the ids they came with (which Gemini sends back too).
+    bare = replace(scenario, turns=tuple(replace(turn, reasoning=(), gemini_ids=True) for turn in scenario.turns))
+    problems = []
+    header, value = KEYS[partner]
+    for index, request in zip(outages, requests):
+        at = f"the next model's ({partner}) request for turn {index}"
+        if request["invalid"]:
+            problems.append(f"{at} failed the SDK's types:\n{request['invalid']}")
+            continue
+        read = request["read"]
+        if request["headers"].get(header) != value:
+            problems.append(f"{at}: {header} is {request['headers'].get(header)!r}")
+        if (read["model"], read["streamed"], read["system"], read["tools"]) != \
+                (FALLBACK_PARTNER.model(partner), streamed, INSTRUCTIONS, TOOLS):
+            problems.append(f"{at}: model, streamed, system or tools: {read['model']}, {read['streamed']}, "
+                            f"{read['system']!r}, {read['tools']}")
+        expected = conversation(bare, partner, index, streamed)
+        if read["messages"] != expected:
+            problems.append(f"{at}: the conversation sent is\n  {json.dumps(read['messages'], ensure_ascii=False)}"
+                            f"\nexpected\n  {json.dumps(expected, ensure_ascii=False)}")
+    return problems
 
 
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}

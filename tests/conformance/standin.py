@@ -34,7 +34,8 @@ from typing import Any, Optional
 from urllib.parse import unquote
 
 import validate
-from scenarios import BY_NAME, MODES, cases, check, compatible
+from scenarios import (BY_NAME, FALLBACK_PARTNER, MODES, PARTNERS, case_id, cases, check, check_partner,
+                       compatible)
 from wire import APIS
 
 # The API paths after the case prefix, by client.
@@ -174,6 +175,9 @@ class Handler(BaseHTTPRequestHandler):
             problem = f"request {index}: the scenario has {len(scenario.turns)} turns"
             self.recorder.fail(case, problem)
             return self._json(400, wire.error(400, problem))
+        if scenario.turns[index].end == "outage":
+            status, error = wire.outage()
+            return self._json(status, error)
         try:
             content_type, chunks = wire.reply(scenario.turns[index], streamed, body)
         except Exception as error:  # a bug of the stand-in: say so, and fail the case at once (no 5xx to resend)
@@ -189,7 +193,12 @@ def check_case(recorder: Recorder, case: str) -> dict:
     name, client, mode = (case.split("/") + ["", "", ""])[:3]
     if name not in BY_NAME or client not in APIS or mode not in MODES:
         return {"problems": [f"no case {case}"], "pending": []}
-    return check(BY_NAME[name], client, mode == "streamed", recorder.of(case))
+    scenario = BY_NAME[name]
+    checked = check(scenario, client, mode == "streamed", recorder.of(case))
+    if scenario.fallback is not None:
+        partner = case_id(FALLBACK_PARTNER, PARTNERS[client], mode)
+        checked["problems"] += check_partner(scenario, client, mode == "streamed", recorder.of(partner))
+    return checked
 
 
 def start(port: int = 0) -> tuple[ThreadingHTTPServer, Recorder]:

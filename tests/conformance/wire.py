@@ -153,7 +153,8 @@ class Turn:
     "paused" (Anthropic `pause_turn`: the turn goes back as it is to go on);
     "malformed" (Gemini: a call it could not read, `message` its
     `finishMessage`); "empty" (Gemini: a candidate with nothing in it that
-    ended normally); "failed" (Responses `status: failed`). `reason`: the
+    ended normally); "failed" (Responses `status: failed`); "outage" (the
+    provider is down: `Api.outage`, not a reply). `reason`: the
     provider's own reason where the scenario names one (else each API's
     usual one for the ending)."""
 
@@ -236,6 +237,8 @@ class Api:
     requests read back."""
 
     name = ""
+    #: the provider's name, as the client gives it (`Model::provider`)
+    provider = "openai"
     #: the provider's reason for a turn cut at the output limit, and for a refusal
     truncated = ""
     refused = ""
@@ -290,6 +293,12 @@ class Api:
     def error(self, status: int, message: str) -> dict:
         """An error body, as the API writes one."""
         return {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
+
+    def outage(self) -> tuple[int, dict]:
+        """The status and body the API answers when it is overloaded: OpenAI's
+        503 (https://platform.openai.com/docs/guides/error-codes)."""
+        return 503, {"error": {"message": "The engine is currently overloaded, please try again later.",
+                               "type": "server_error", "param": None, "code": None}}
 
     def read(self, body: dict, path: str) -> dict:
         """A request, provider-neutral: `model`, `streamed`, `system`, the
@@ -682,11 +691,17 @@ class Responses(Api):
 
 class Anthropic(Api):
     name = "anthropic"
+    provider = "anthropic"
     truncated = "max_tokens"
     refused = "refusal"
 
     def error(self, status: int, message: str) -> dict:
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+
+    def outage(self) -> tuple[int, dict]:
+        """Anthropic's 529 `overloaded_error` (https://docs.claude.com/en/api/errors)."""
+        return 529, {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"},
+                     "request_id": "req_011CSHoEeqs5C35K2UUqR7Fy"}
 
     def usage(self, t: Tokens) -> anthropic_types.Usage:
         usage = {
@@ -864,11 +879,17 @@ class Anthropic(Api):
 
 class Gemini(Api):
     name = "gemini"
+    provider = "gemini"
     truncated = "MAX_TOKENS"
     refused = "SAFETY"
 
     def error(self, status: int, message: str) -> dict:
         return {"error": {"code": status, "message": message, "status": "INVALID_ARGUMENT"}}
+
+    def outage(self) -> tuple[int, dict]:
+        """Gemini's 503 `UNAVAILABLE` (https://ai.google.dev/gemini-api/docs/troubleshooting)."""
+        return 503, {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
+                               "status": "UNAVAILABLE"}}
 
     def usage(self, t: Tokens, whole: bool = True) -> genai.GenerateContentResponseUsageMetadata:
         if not whole:  # what a stream's earlier chunks say: the prompt only

@@ -29,8 +29,8 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
     Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
-    CacheTtl, Content, Gemini, Message, ModelSettings, OpenAiChat, OpenAiResponses, RunInput, RunResult,
-    RunState, StopReason, Transcript,
+    CacheTtl, Content, FallbackModel, Gemini, Message, Model, ModelSettings, OpenAiChat, OpenAiResponses,
+    ResendPolicy, RunInput, RunResult, RunState, StopReason, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
 use tools_core::{Part, ToolContext, ToolError};
@@ -128,6 +128,7 @@ impl Case {
         let base = format!("{}{}", self.root, self.str("base_path"));
         let (model, key) = (self.str("model"), Some(ApiKey::new(self.str("key"))));
         let tools = toolset(self.spec.get("web_search").and_then(Value::as_bool).unwrap_or(false))?;
+        let fallback = self.spec.get("fallback").filter(|fallback| !fallback.is_null());
         macro_rules! agent {
             ($client:ty) => {{
                 let mut client = <$client>::from_values(model, key, Some(&base));
@@ -136,7 +137,11 @@ impl Case {
                     client =
                         client.with_header(HeaderName::from_static(name), HeaderValue::from_static(value));
                 }
-                Agent::new(client, tools)
+                match fallback {
+                    // Down means down: the next model, without resending.
+                    Some(next) => self.fallback(client.with_resend(ResendPolicy::none()), next, tools),
+                    None => Agent::new(client, tools).map_err(|e| e.to_string()),
+                }
             }};
         }
         let agent = match self.str("client") {
@@ -146,7 +151,7 @@ impl Case {
             "gemini" => agent!(Gemini),
             other => return Err(format!("no client `{other}`")),
         };
-        let mut agent = agent.map_err(|e| e.to_string())?.with_instructions(self.str("instructions"));
+        let mut agent = agent?.with_instructions(self.str("instructions"));
         if self.spec.get("answer").and_then(Value::as_bool).unwrap_or(false) {
             let answer = AnswerType::of::<Forecast>().with_mode(AnswerMode::Native);
             agent = agent.with_answer_type(answer).map_err(|e| e.to_string())?;
@@ -156,6 +161,22 @@ impl Case {
                 agent.with_settings(ModelSettings::default().with_cache(cache_settings(self.str("client"))));
         }
         Ok(agent)
+    }
+
+    /// An agent over `first`, then a client of the `next` spec's API.
+    fn fallback(&self, first: impl Model + 'static, next: &Value, tools: Toolset) -> Result<Agent, String> {
+        let field = |name: &str| next.get(name).and_then(Value::as_str).unwrap_or_default();
+        let (model, key) = (field("model"), Some(ApiKey::new(field("key"))));
+        let base = format!("{}{}", self.root, field("base_path"));
+        let chain = FallbackModel::new(first);
+        let chain = match field("client") {
+            "chat" => chain.or(OpenAiChat::from_values(model, key, Some(&base))),
+            "responses" => chain.or(OpenAiResponses::from_values(model, key, Some(&base))),
+            "anthropic" => chain.or(Anthropic::from_values(model, key, Some(&base))),
+            "gemini" => chain.or(Gemini::from_values(model, key, Some(&base))),
+            other => return Err(format!("no client `{other}`")),
+        };
+        Agent::new(chain, tools).map_err(|e| e.to_string())
     }
 }
 
@@ -241,11 +262,12 @@ async fn run_case(case: &Case) -> Result<Vec<String>, String> {
         let mut transcript: Transcript =
             serde_json::from_str(&saved).map_err(|e| format!("loading the transcript: {e}"))?;
         transcript.push(Message::user(prompt));
-        let earlier = std::mem::take(&mut result.usage);
+        let earlier = (std::mem::take(&mut result.usage), std::mem::take(&mut result.models));
         let (after, more) =
             succeeded(run(&case.agent(true)?, RunInput::Transcript(transcript), streamed).await?)?;
         result = after;
-        result.usage = [earlier, result.usage].concat();
+        result.usage = [earlier.0, result.usage].concat();
+        result.models = [earlier.1, result.models].concat();
         events.extend(more);
     }
     problems.extend(compare(case, &result, &events));
@@ -286,6 +308,8 @@ fn compare(case: &Case, result: &RunResult, events: &[AgentEvent]) -> Vec<String
     differ("answer", json!(result.answer), case.expect("answer"));
     differ("usage of each request", json!(result.usage), case.expect("usage"));
     differ("usage of the run", json!(result.total_usage()), case.expect("total_usage"));
+    let models: Vec<String> = result.models.iter().map(ToString::to_string).collect();
+    differ("the model that answered each request", json!(models), case.expect("models"));
     differ("messages in the transcript", json!(result.transcript.messages.len()), case.expect("messages"));
     differ("reasoning kept in the transcript", kept_reasoning(result), case.expect("reasoning"));
     let pending = result.transcript.pending_calls().len();

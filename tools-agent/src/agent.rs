@@ -14,7 +14,7 @@ use tools_core::{Part, ToolContext};
 use tools_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
-use crate::model::{ModelSettings, ToolChoice, Usage};
+use crate::model::{ModelName, ModelSettings, ToolChoice, Usage};
 use crate::run::{Ended, Run};
 use crate::stream::Interleave;
 use crate::{
@@ -158,6 +158,10 @@ pub struct RunResult {
     pub transcript: Transcript,
     /// The tokens of each model request, in order.
     pub usage: Vec<Usage>,
+    /// The model that answered each request, in the order of
+    /// [`Self::usage`]: the agent's model, or the one of its models that
+    /// answered when it stands for several ([`FallbackModel`](crate::FallbackModel)).
+    pub models: Vec<ModelName>,
     /// Why the run ended.
     pub stop: StopReason,
 }
@@ -166,6 +170,35 @@ impl RunResult {
     /// The tokens of the whole run.
     pub fn total_usage(&self) -> Usage {
         self.usage.iter().copied().sum()
+    }
+
+    /// The tokens of the run per model that answered, in the order each
+    /// first answered.
+    ///
+    /// ```
+    /// use tools_agent::{ModelName, RunResult, StopReason, Transcript, Usage};
+    ///
+    /// let spent = |tokens| Usage { input_tokens: Some(tokens), ..Usage::default() };
+    /// let (gpt, claude) = (ModelName::new("openai", "gpt-4.1"), ModelName::new("anthropic", "claude-sonnet-4-5"));
+    /// let result = RunResult {
+    ///     answer: "12°C.".into(),
+    ///     typed_answer: None,
+    ///     transcript: Transcript::default(),
+    ///     usage: vec![spent(10), spent(20), spent(40)],
+    ///     models: vec![gpt.clone(), claude.clone(), gpt.clone()],
+    ///     stop: StopReason::Answered,
+    /// };
+    /// assert_eq!(result.usage_by_model(), [(gpt, spent(50)), (claude, spent(20))]);
+    /// ```
+    pub fn usage_by_model(&self) -> Vec<(ModelName, Usage)> {
+        let mut by_model: Vec<(ModelName, Usage)> = Vec::new();
+        for (model, usage) in self.models.iter().zip(&self.usage) {
+            match by_model.iter_mut().find(|(seen, _)| seen == model) {
+                Some((_, sum)) => *sum = *sum + *usage,
+                None => by_model.push((model.clone(), *usage)),
+            }
+        }
+        by_model
     }
 }
 
@@ -229,7 +262,7 @@ impl Agent {
     /// An agent over a model that is shared (between agents, with a test);
     /// the toolset is checked as in [`Self::new`].
     pub fn from_shared(model: Arc<dyn Model>, toolset: Toolset) -> Result<Self, DialectError> {
-        if let Some(dialect) = model.dialect() {
+        for dialect in model.dialects() {
             check(dialect, &toolset)?;
         }
         Ok(Self {
@@ -372,7 +405,7 @@ impl Agent {
             AnswerMode::Auto => self.model.native_answers(),
         };
         if native {
-            if let Some(dialect) = self.model.dialect() {
+            for dialect in self.model.dialects() {
                 answer.schema(dialect)?;
             }
             self.answer = Some(answer.with_mode(AnswerMode::Native));
@@ -383,12 +416,12 @@ impl Agent {
             let problem = format!("the answer's tool cannot be added: {error}");
             return Err(DialectError::tool(
                 answer.name(),
-                self.model.dialect().unwrap_or(Dialect::Mcp),
+                self.model.dialects().first().copied().unwrap_or(Dialect::Mcp),
                 "name",
                 problem,
             ));
         }
-        if let Some(dialect) = self.model.dialect() {
+        for dialect in self.model.dialects() {
             check(dialect, &toolset)?;
         }
         self.toolset = toolset;
@@ -490,20 +523,20 @@ impl Agent {
             if transcript.instructions.is_none() {
                 transcript.instructions.clone_from(&self.instructions);
             }
-            (transcript, Vec::new(), RunBudget::default(), 0, None)
+            (transcript, Vec::new(), Vec::new(), RunBudget::default(), 0, None)
         };
-        let (transcript, usage, budget, turns, paused) = match start {
+        let (transcript, usage, models, budget, turns, paused) = match start {
             RunInput::Prompt(parts) => {
                 fresh(Transcript { instructions: None, messages: vec![Message::User { parts }] })
             }
             RunInput::Transcript(transcript) => fresh(transcript),
             RunInput::Paused(state) => {
                 // What was spent counts; the limits are this agent's.
-                let (transcript, done, pending, budget, usage, turns) = state.into_parts();
-                (transcript, usage, budget, turns, Some((done, pending)))
+                let (transcript, done, pending, budget, (usage, models), turns) = state.into_parts();
+                (transcript, usage, models, budget, turns, Some((done, pending)))
             }
         };
-        let mut run = Run::new(self, transcript, usage, budget, events, turns);
+        let mut run = Run::new(self, transcript, (usage, models), budget, events, turns);
         let ended = async {
             if let Some((done, pending)) = paused
                 && let Some(ended) = run.resume_turn(done, pending).await
@@ -520,7 +553,8 @@ impl Agent {
                 span.record("stop", stop.label());
                 let typed_answer = run.typed_answer;
                 let answer = typed_answer.as_ref().map_or(answer, ToString::to_string);
-                Ok(RunResult { answer, typed_answer, transcript: run.transcript, usage: run.usage, stop })
+                let (transcript, usage, models) = (run.transcript, run.usage, run.models);
+                Ok(RunResult { answer, typed_answer, transcript, usage, models, stop })
             }
             Err(error) => Err(AgentError { error, transcript: Box::new(run.transcript) }),
         }

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use tools_core::{ToolCall, ToolError, ToolResult};
 
-use crate::model::Usage;
+use crate::model::{ModelName, Usage};
 use crate::{RunBudget, Transcript};
 
 /// What a person decided about one held call.
@@ -85,6 +85,10 @@ pub struct RunState {
     budget: RunBudget,
     /// The tokens of each request so far.
     usage: Vec<Usage>,
+    /// The model that answered each request so far (none in a state saved
+    /// before they were recorded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    models: Vec<ModelName>,
     /// The turns with tools so far.
     turns: usize,
 }
@@ -95,14 +99,18 @@ impl RunState {
         done: Vec<Placed>,
         pending: Vec<Pending>,
         budget: RunBudget,
-        usage: Vec<Usage>,
+        (usage, models): (Vec<Usage>, Vec<ModelName>),
         turns: usize,
     ) -> Self {
-        Self { transcript, done, pending, budget, usage, turns }
+        Self { transcript, done, pending, budget, usage, models, turns }
     }
 
-    pub(crate) fn into_parts(self) -> (Transcript, Vec<Placed>, Vec<Pending>, RunBudget, Vec<Usage>, usize) {
-        (self.transcript, self.done, self.pending, self.budget, self.usage, self.turns)
+    /// The state's parts; the requests' tokens with the models that answered them.
+    #[allow(clippy::type_complexity, reason = "taken apart once, where the run resumes")]
+    pub(crate) fn into_parts(
+        self,
+    ) -> (Transcript, Vec<Placed>, Vec<Pending>, RunBudget, (Vec<Usage>, Vec<ModelName>), usize) {
+        (self.transcript, self.done, self.pending, self.budget, (self.usage, self.models), self.turns)
     }
 
     /// The calls that wait, in turn order, with what was decided so far.

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use tools_provider::{DialectError, MessageError, ToolChoiceError};
 
-use crate::Transcript;
+use crate::{ModelName, Transcript};
 
 /// Why a request to a model did not give a response.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -180,6 +180,55 @@ pub enum ModelError {
         /// Why, with the value where it matters.
         reason: String,
     },
+    /// The models a [`FallbackModel`](crate::FallbackModel) tried each
+    /// failed: their errors, in the order they were tried. The last is the
+    /// last model's, or one that does not fall over (a 400...), which
+    /// ended the chain. A chain that met one error only gives it as it is.
+    #[error("{}", fallback_failures(.failures))]
+    Fallback {
+        /// Each model tried, and its error.
+        failures: Vec<(ModelName, ModelError)>,
+    },
+}
+
+impl ModelError {
+    /// Whether the error is the provider's state rather than the request's,
+    /// so that another model may well answer the same request: rate limited
+    /// or overloaded ([`Self::Unavailable`]: 429, 503, 529) or failing
+    /// ([`Self::Server`]: 500, 502...), each after the client's own
+    /// [`ResendPolicy`](crate::ResendPolicy) ran out, a timeout, a
+    /// connection that failed, or a stream that broke. A refused request
+    /// (400, 404...), a refused key, a missing one, a setting or a tool the
+    /// provider cannot take are not: they are the same for every attempt,
+    /// and hiding them behind another model's answer hides a mistake. What
+    /// a [`FallbackModel`](crate::FallbackModel) falls over on by default.
+    /// A [`Self::Fallback`] is transient if its last error is: the chain
+    /// inside ran out of models, rather than stopped at a refusal.
+    ///
+    /// ```
+    /// use tools_agent::ModelError;
+    /// let overloaded = ModelError::Unavailable { provider: "anthropic".into(), status: 529, attempts: 4 };
+    /// let refused = ModelError::Rejected { provider: "anthropic".into(), status: 400, message: "bad".into() };
+    /// assert!(overloaded.is_transient());
+    /// assert!(!refused.is_transient());
+    /// ```
+    pub fn is_transient(&self) -> bool {
+        match self {
+            Self::Unavailable { .. }
+            | Self::Server { .. }
+            | Self::Timeout { .. }
+            | Self::Network { .. }
+            | Self::StreamEnded { .. } => true,
+            Self::Fallback { failures } => failures.last().is_some_and(|(_, error)| error.is_transient()),
+            _ => false,
+        }
+    }
+}
+
+/// Each model tried, and its error, on one line.
+fn fallback_failures(failures: &[(ModelName, ModelError)]) -> String {
+    let each: Vec<String> = failures.iter().map(|(model, error)| format!("{model}: {error}")).collect();
+    format!("{} models failed in turn: {}", failures.len(), each.join("; "))
 }
 
 /// A run that stopped because a request failed. The transcript holds

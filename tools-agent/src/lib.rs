@@ -10,6 +10,9 @@
 //!   [`OpenAiResponses`], [`Anthropic`] (Messages) and [`Gemini`]
 //!   (generateContent): the built-in clients, plain and streamed, each a
 //!   [`Client`] (key, base URL, headers, retries) over its provider's API;
+//! - [`FallbackModel`]: several models as one, the next asked when one is
+//!   down (rate limited, overloaded, failing), with the model that
+//!   answered recorded ([`ModelName`]);
 //! - [`AnswerType`]: a run that ends in a typed answer ([`Agent::run_as`]),
 //!   given natively or through a tool ([`AnswerMode`]);
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
@@ -44,6 +47,7 @@ mod approval;
 mod budget;
 mod clients;
 mod error;
+mod fallback;
 mod http;
 mod model;
 mod run;
@@ -58,10 +62,11 @@ pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
 pub use error::{AgentError, ModelError};
+pub use fallback::FallbackModel;
 pub use http::{ApiKey, ResendPolicy};
 pub use model::{
-    ContentAssembler, Model, ModelEvent, ModelRequest, ModelResponse, ModelSettings, ModelStream, ToolChoice,
-    Usage,
+    ContentAssembler, Model, ModelEvent, ModelName, ModelRequest, ModelResponse, ModelSettings, ModelStream,
+    ToolChoice, Usage,
 };
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;

@@ -225,6 +225,48 @@ pub struct ModelResponse {
     /// How the model ended it: finished, cut off, refused, paused or with
     /// a malformed call, with the provider's reason.
     pub finish: Finish,
+    /// Which model answered, when the model asked stands for others: a
+    /// [`FallbackModel`](crate::FallbackModel) names the one of its models
+    /// that did. `None` means the model the request was sent to, which the
+    /// agent records in its place ([`RunResult::models`](crate::RunResult::models)).
+    pub model: Option<ModelName>,
+}
+
+/// A model as its provider and name ([`Model::provider`], [`Model::model`]):
+/// which model answered a request. Shown as `provider:model`.
+///
+/// ```
+/// use tools_agent::{ApiKey, ModelName, OpenAiChat};
+///
+/// let model = OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-...")), None);
+/// let name = ModelName::of(&model);
+/// assert_eq!(name, ModelName::new("openai", "gpt-4.1"));
+/// assert_eq!(name.to_string(), "openai:gpt-4.1");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ModelName {
+    /// The provider ("openai", "anthropic", "gemini"...).
+    pub provider: String,
+    /// The model, as the provider knows it.
+    pub model: String,
+}
+
+impl ModelName {
+    /// This provider's model.
+    pub fn new(provider: impl Into<String>, model: impl Into<String>) -> Self {
+        Self { provider: provider.into(), model: model.into() }
+    }
+
+    /// The name a [`Model`] gives itself.
+    pub fn of(model: &(impl Model + ?Sized)) -> Self {
+        Self::new(model.provider(), model.model())
+    }
+}
+
+impl std::fmt::Display for ModelName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.provider, self.model)
+    }
 }
 
 impl ModelResponse {
@@ -295,6 +337,15 @@ pub trait Model: Send + Sync {
     /// scripted model, whose toolsets are not checked.
     fn dialect(&self) -> Option<Dialect> {
         None
+    }
+
+    /// Every dialect the model's requests may be written in: the
+    /// [`Agent`](crate::Agent) checks the toolset, and a typed answer's
+    /// schema, against each when it is built. The [`dialect`](Self::dialect)
+    /// alone by default; a model that stands for others
+    /// ([`FallbackModel`](crate::FallbackModel)) has each of theirs.
+    fn dialects(&self) -> Vec<Dialect> {
+        self.dialect().into_iter().collect()
     }
 
     /// Whether the model takes a typed answer's schema natively

@@ -11,7 +11,7 @@ use tools_core::layers::RepairBudget;
 use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
 use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
-use crate::model::{ModelRequest, ModelResponse, Usage};
+use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
 use crate::{
     Agent, AgentEvent, AnswerMode, Content, Finish, Message, ModelError, RunBudget, RunState, StopReason,
@@ -26,6 +26,8 @@ pub(crate) struct Run<'a> {
     pub(crate) agent: &'a Agent,
     pub(crate) transcript: Transcript,
     pub(crate) usage: Vec<Usage>,
+    /// The model that answered each request, in the order of `usage`.
+    pub(crate) models: Vec<ModelName>,
     pub(crate) budget: RunBudget,
     events: Option<UnboundedSender<AgentEvent>>,
     /// The turns with tools so far.
@@ -49,7 +51,7 @@ impl<'a> Run<'a> {
     pub(crate) fn new(
         agent: &'a Agent,
         transcript: Transcript,
-        usage: Vec<Usage>,
+        (usage, models): (Vec<Usage>, Vec<ModelName>),
         budget: RunBudget,
         events: Option<UnboundedSender<AgentEvent>>,
         turns: usize,
@@ -69,6 +71,7 @@ impl<'a> Run<'a> {
             agent,
             transcript,
             usage,
+            models,
             budget,
             events,
             turns,
@@ -203,6 +206,8 @@ impl<'a> Run<'a> {
             cache_read_tokens = tracing::field::Empty,
             cache_write_tokens = tracing::field::Empty,
             reasoning_tokens = tracing::field::Empty,
+            response_provider = tracing::field::Empty,
+            response_model = tracing::field::Empty,
             finish = tracing::field::Empty,
             duration_ms = tracing::field::Empty,
         );
@@ -231,6 +236,13 @@ impl<'a> Run<'a> {
             span.record("finish", reason);
         }
         span.record("duration_ms", started.elapsed().as_millis() as u64);
+        // Which model answered: the agent's, unless it stands for several
+        // and names the one that did (OpenTelemetry's request and response
+        // model: https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/).
+        let answered = response.model.clone().unwrap_or_else(|| ModelName::of(agent.model.as_ref()));
+        span.record("response_provider", answered.provider.as_str());
+        span.record("response_model", answered.model.as_str());
+        self.models.push(answered);
         self.usage.push(response.usage);
         self.emit(AgentEvent::Usage(response.usage));
         Ok(Some(response))
@@ -367,7 +379,7 @@ impl<'a> Run<'a> {
             done,
             pending,
             self.budget.clone(),
-            self.usage.clone(),
+            (self.usage.clone(), self.models.clone()),
             self.turns,
         );
         (String::new(), StopReason::Paused(Box::new(state)))

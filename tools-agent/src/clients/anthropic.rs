@@ -131,7 +131,7 @@ impl Provider for AnthropicApi {
         let usage = value.get("usage").map(read_usage).unwrap_or_default();
         let finish =
             value.get("stop_reason").and_then(Value::as_str).map(anthropic::finish).unwrap_or_default();
-        Ok(ModelResponse { content, usage, finish })
+        Ok(ModelResponse { content, usage, finish, model: None })
     }
 
     fn events(&self) -> Decoder {
@@ -319,7 +319,7 @@ impl Decode for Decoder {
             "message_stop" => {
                 let content = std::mem::take(&mut self.content).finish();
                 let finish = std::mem::take(&mut self.finish);
-                return Ok(Some(ModelResponse { content, usage: self.usage, finish }));
+                return Ok(Some(ModelResponse { content, usage: self.usage, finish, model: None }));
             }
             "error" => return Err(stream_error(&data)),
             // `ping`, and event types added later.

@@ -114,7 +114,7 @@ impl Provider for GeminiApi {
             return Err(malformed(value, "no candidate content and no finishReason"));
         };
         let content = number_calls(chunk.content, 0);
-        let response = ModelResponse { content, usage: chunk.usage.unwrap_or_default(), finish };
+        let response = ModelResponse { content, usage: chunk.usage.unwrap_or_default(), finish, model: None };
         not_empty(response, chunk.reason.as_deref().unwrap_or_default())
     }
 
@@ -279,7 +279,7 @@ impl Decode for Decoder {
             });
         };
         let content = std::mem::take(&mut self.content).finish();
-        not_empty(ModelResponse { content, usage: self.usage, finish }, &self.reason)
+        not_empty(ModelResponse { content, usage: self.usage, finish, model: None }, &self.reason)
     }
 }
 

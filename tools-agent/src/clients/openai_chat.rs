@@ -117,7 +117,12 @@ impl Provider for OpenAiChatApi {
             (true, _) => Finish::Refused { reason: "refusal".into() },
             (false, reason) => reason.map(openai::chat::finish).unwrap_or_default(),
         };
-        Ok(ModelResponse { content, usage: usage(body.get("usage"), common::CHAT_USAGE), finish })
+        Ok(ModelResponse {
+            content,
+            usage: usage(body.get("usage"), common::CHAT_USAGE),
+            finish,
+            model: None,
+        })
     }
 
     fn events(&self) -> ChatDecoder {
@@ -156,7 +161,7 @@ impl Decode for ChatDecoder {
             // A compatible server that leaves an id out still gets one
             // (`call_{index}`), so that its result can answer it.
             let content = std::mem::take(&mut self.content).finish();
-            return Ok(Some(ModelResponse { content, usage: self.usage, finish }));
+            return Ok(Some(ModelResponse { content, usage: self.usage, finish, model: None }));
         }
         if data.is_empty() {
             return Ok(None);

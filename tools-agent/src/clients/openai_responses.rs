@@ -142,7 +142,12 @@ fn read(body: &Value) -> Result<ModelResponse, ModelError> {
         Finish::Complete if refused => Finish::Refused { reason: "refusal".into() },
         finish => finish,
     };
-    Ok(ModelResponse { content, usage: usage(body.get("usage"), common::RESPONSES_USAGE), finish })
+    Ok(ModelResponse {
+        content,
+        usage: usage(body.get("usage"), common::RESPONSES_USAGE),
+        finish,
+        model: None,
+    })
 }
 
 /// The error a `failed` or `cancelled` response is, naming the provider's

@@ -153,6 +153,7 @@ impl ProviderMock for Mock {
 
     fn error(status: u16, message: &str) -> ResponseTemplate {
         let kind = match status {
+            400 => "invalid_request_error",
             401 => "authentication_error",
             429 => "rate_limit_error",
             529 => "overloaded_error",

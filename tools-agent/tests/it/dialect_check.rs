@@ -1,7 +1,9 @@
 //! A toolset the model's dialect cannot express is refused when the agent
 //! is built, naming the tool and the keyword, before any request.
 
-use tools_agent::{Agent, ApiKey, OpenAiChat, OpenAiResponses, ScriptedModel};
+use tools_agent::{
+    Agent, AnswerMode, AnswerType, ApiKey, FallbackModel, Gemini, OpenAiChat, OpenAiResponses, ScriptedModel,
+};
 use tools_core::toolset::{ToolSearch, Toolset};
 use tools_core::{ToolContext, ToolError};
 use tools_macros::tool;
@@ -46,4 +48,28 @@ fn a_deferred_tool_is_checked_too_where_the_local_search_may_load_it() {
     let model = OpenAiResponses::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), None).with_strict(true);
     let refused = Agent::new(model, searched).unwrap_err();
     assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::OpenAiResponsesStrict));
+}
+
+/// A fallback's tools must be valid for every model it may ask: a schema
+/// the second model's dialect cannot express is refused at build time,
+/// naming that dialect, as it is for the model alone.
+#[test]
+fn a_fallbacks_toolset_is_checked_for_every_model() {
+    let refused = Agent::new(FallbackModel::new(chat()).or(chat().with_strict(true)), tools()).unwrap_err();
+    assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::OpenAiChatStrict));
+    let gemini = Gemini::from_values("gemini-2.5-flash", Some(ApiKey::new("AIza-test")), None);
+    let both = FallbackModel::new(chat()).or(gemini);
+    assert_eq!(tools_agent::Model::dialects(&both), [Dialect::OpenAiChat, Dialect::Gemini]);
+    let refused = Agent::new(both.clone(), tools()).unwrap_err();
+    assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::Gemini));
+    assert!(Agent::new(both, Toolset::builder().add(GetWeather).build().unwrap()).is_ok());
+    // A typed answer's native schema is checked for each too.
+    #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+    struct Anything {
+        value: serde_json::Value,
+    }
+    let strict = FallbackModel::new(chat()).or(chat().with_strict(true));
+    let answer = AnswerType::of::<Anything>().with_mode(AnswerMode::Native);
+    let refused = Agent::new(strict, Toolset::new()).unwrap().with_answer_type(answer).unwrap_err();
+    assert_eq!(refused.dialect, Dialect::OpenAiChatStrict, "{refused}");
 }

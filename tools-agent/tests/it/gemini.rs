@@ -327,8 +327,10 @@ impl ProviderMock for Mock {
 
     fn error(status: u16, message: &str) -> ResponseTemplate {
         let kind = match status {
+            400 => "INVALID_ARGUMENT",
             401 => "UNAUTHENTICATED",
             429 => "RESOURCE_EXHAUSTED",
+            503 => "UNAVAILABLE",
             _ => "INTERNAL",
         };
         error(status, kind, message)

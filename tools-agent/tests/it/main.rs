@@ -18,6 +18,7 @@ mod approval;
 mod caching;
 mod continue_across;
 mod dialect_check;
+mod fallback;
 mod http_client;
 mod parts;
 mod prompt_parts;

@@ -6,7 +6,9 @@
 mod capture;
 
 use capture::{Capture, Spans, field};
-use tools_agent::{Agent, ModelResponse, ScriptedModel, Usage};
+use tools_agent::{
+    Agent, Anthropic, ApiKey, FallbackModel, ModelResponse, OpenAiChat, ResendPolicy, ScriptedModel, Usage,
+};
 use tools_core::toolset::Toolset;
 use tools_core::{ToolCall, ToolContext, ToolError};
 use tools_macros::tool;
@@ -47,6 +49,11 @@ fn runs_requests_and_calls_are_traced() {
     assert_eq!(field(run, "stop"), Some("Answered"));
     let (_, request) = &spans[1];
     assert_eq!(field(request, "provider"), Some("scripted"));
+    // A model that stands for no other answered itself.
+    assert_eq!(
+        (field(request, "response_provider"), field(request, "response_model")),
+        (Some("scripted"), Some("scripted"))
+    );
     assert_eq!((field(request, "input_tokens"), field(request, "output_tokens")), (Some("30"), Some("4")));
     assert_eq!(
         (field(request, "cache_read_tokens"), field(request, "reasoning_tokens")),
@@ -57,4 +64,45 @@ fn runs_requests_and_calls_are_traced() {
     assert_eq!(field(&spans[3].1, "input_tokens"), None);
     assert!(field(request, "duration_ms").is_some_and(|ms| ms.parse::<u64>().is_ok()), "{request:?}");
     assert_eq!(field(&spans[2].1, "tool"), Some("echo"));
+}
+
+/// A fallback's request span is the fallback's (`provider`, `model`), and
+/// names the model that answered (`response_provider`, `response_model`,
+/// as OpenTelemetry's `gen_ai.response.model` does:
+/// <https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/>),
+/// with that model's tokens.
+#[test]
+fn a_fallbacks_request_span_names_the_model_that_answered() {
+    use crate::scenarios::{ProviderMock, Turn, mock};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let (down, up) = runtime.block_on(async {
+        let message = "The server had an error while processing your request. Sorry about that!";
+        let down = mock(vec![crate::support::openai::error(500, message)]).await;
+        let up = mock(vec![crate::anthropic::Mock::reply(&Turn::text("Hi."), false)]).await;
+        (down, up)
+    });
+    let gpt =
+        OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-test")), Some(&format!("{}/v1", down.uri())))
+            .with_resend(ResendPolicy::none());
+    let claude =
+        Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-test")), Some(&up.uri()));
+    let agent = Agent::new(FallbackModel::new(gpt).or(claude), Toolset::new()).unwrap();
+    let spans = Spans::default();
+    let result =
+        tracing::subscriber::with_default(Capture(spans.clone()), || runtime.block_on(agent.run("Hi")));
+    assert_eq!(result.unwrap().answer, "Hi.");
+    let spans = spans.lock().unwrap();
+    let requests: Vec<_> = spans.iter().filter(|(name, _)| name == "model_request").collect();
+    assert_eq!(requests.len(), 1);
+    let (_, request) = requests[0];
+    assert_eq!(
+        (field(request, "provider"), field(request, "model")),
+        (Some("fallback"), Some("openai:gpt-4.1,anthropic:claude-sonnet-4-5"))
+    );
+    assert_eq!(
+        (field(request, "response_provider"), field(request, "response_model")),
+        (Some("anthropic"), Some("claude-sonnet-4-5"))
+    );
+    let tokens = crate::anthropic::Mock::USAGE;
+    assert_eq!(field(request, "input_tokens"), tokens.input_tokens.map(|n| n.to_string()).as_deref());
 }

@@ -254,6 +254,7 @@ pub(crate) fn names(values: &[&str]) -> Value {
 /// <https://platform.openai.com/docs/guides/error-codes>.
 pub(crate) fn error(status: u16, message: &str) -> ResponseTemplate {
     let (kind, code) = match status {
+        400 => ("invalid_request_error", Value::Null),
         401 => ("invalid_request_error", json!("invalid_api_key")),
         429 => ("requests", json!("rate_limit_exceeded")),
         _ => ("server_error", Value::Null),
