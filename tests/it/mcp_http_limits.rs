@@ -208,3 +208,42 @@ async fn an_idle_session_expires_and_frees_its_place() {
     assert_eq!(old.status(), reqwest::StatusCode::NOT_FOUND);
     running.stop().await;
 }
+
+/// Sends `head` (the request line and headers) with an `initialize` body on
+/// a new connection, and returns the status code of the answer.
+async fn raw_status(addr: SocketAddr, head: &str) -> u16 {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "{head}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{INITIALIZE}",
+        INITIALIZE.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let read = stream.read_to_end(&mut answer);
+    tokio::time::timeout(Duration::from_secs(10), read).await.expect("answered").unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    let status = answer.split(' ').nth(1).unwrap_or_default();
+    status.parse().unwrap_or_else(|_| panic!("an HTTP answer: {answer}"))
+}
+
+/// RFC 9112 §3.2 (https://www.rfc-editor.org/rfc/rfc9112#section-3.2): more
+/// than one `Host` is a 400; an absolute-form target's authority is the
+/// host (§3.2.2), so a foreign one is refused like a foreign `Host`.
+#[tokio::test]
+async fn the_host_is_one_host_and_an_absolute_target_names_it() {
+    let running = start(HttpOptions::new()).await;
+    let host = format!("Host: 127.0.0.1:{}\r\n", running.addr.port());
+    assert_eq!(raw_status(running.addr, &format!("POST /mcp HTTP/1.1\r\n{host}")).await, 200);
+    let twice = format!("POST /mcp HTTP/1.1\r\n{host}Host: evil.example\r\n");
+    assert_eq!(raw_status(running.addr, &twice).await, 400, "two Host headers");
+    let same_twice = format!("POST /mcp HTTP/1.1\r\n{host}{host}");
+    assert_eq!(raw_status(running.addr, &same_twice).await, 400, "the same Host twice");
+    let foreign = format!("POST http://evil.example/mcp HTTP/1.1\r\n{host}");
+    assert_eq!(raw_status(running.addr, &foreign).await, 403, "a foreign absolute-form target");
+    let own = format!("POST http://127.0.0.1:{}/mcp HTTP/1.1\r\n{host}", running.addr.port());
+    assert_eq!(raw_status(running.addr, &own).await, 200, "the server's own absolute-form target");
+    let own_foreign_host = "POST http://localhost/mcp HTTP/1.1\r\nHost: evil.example\r\n";
+    assert_eq!(raw_status(running.addr, own_foreign_host).await, 200, "Host is ignored then");
+    running.stop().await;
+}

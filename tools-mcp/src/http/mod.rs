@@ -4,6 +4,7 @@
 //!
 //! - `options`: [`HttpOptions`], what to serve and how;
 //! - `router`: the axum router, rmcp's service behind the checks below;
+//! - `host`: one `Host`, and an absolute-form target's authority as the host;
 //! - `bearer`: the token, never shown, and its check;
 //! - `sessions`: the session cap, and DELETE answered as clients read it;
 //! - `unreadable`: a body rmcp cannot read, answered as clients read it;
@@ -11,6 +12,7 @@
 //! - `requests`: the requests in flight, which a shutdown waits for.
 
 mod bearer;
+mod host;
 mod options;
 mod requests;
 mod router;

@@ -13,6 +13,7 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::HttpOptions;
 use super::bearer::{Secret, require_bearer};
+use super::host::one_host;
 use super::sessions::Sessions;
 use super::unreadable::answer_unreadable;
 use crate::McpServer;
@@ -53,11 +54,13 @@ impl HttpOptions {
             .layer(middleware::from_fn_with_state(sessions, Sessions::admit));
         // A body that stalls mid-way frees its connection at the timeout.
         let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
-        match &self.bearer {
+        let router = match &self.bearer {
             Some(Secret(token)) => {
                 router.layer(middleware::from_fn_with_state(Arc::clone(token), require_bearer))
             }
             None => router,
-        }
+        };
+        // Outermost: the host is settled before anything reads it.
+        router.layer(middleware::from_fn(one_host))
     }
 }
