@@ -135,6 +135,56 @@ async fn ctrl_c_stops_the_http_example_cleanly() {
     assert!(status.success(), "{status}");
 }
 
+/// Notified at the first progress report: the call is then running.
+#[derive(Clone, Default)]
+struct Started(Arc<Notify>);
+
+impl ClientHandler for Started {
+    async fn on_progress(&self, _: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        self.0.notify_one();
+    }
+}
+
+/// SIGTERM (systemd, Docker, Kubernetes) stops the server as Ctrl-C does: a
+/// call in flight finishes and answers, and the process exits with success.
+#[tokio::test]
+async fn sigterm_mid_call_lets_the_call_finish_and_stops_the_http_example_cleanly() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut server = example_command()
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = lines.next_line().await.unwrap().expect("the server says where it listens");
+        if let Some(url) = line.strip_prefix("listening on ") {
+            break url.to_owned();
+        }
+    };
+    let started = Started::default();
+    let client = started.clone().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
+    let request =
+        ClientRequest::CallToolRequest(Request::new(call("count_slowly", json!({"to": 10, "step_ms": 200}))));
+    let handle = client.send_cancellable_request(request, PeerRequestOptions::no_options()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), started.0.notified()).await.expect("the call started");
+
+    let pid = server.id().unwrap().to_string();
+    assert!(StdCommand::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let answer = tokio::time::timeout(Duration::from_secs(10), handle.await_response())
+        .await
+        .expect("answered")
+        .expect("the call finished, not cut off");
+    let ServerResult::CallToolResult(result) = answer else { panic!("expected a tool result: {answer:?}") };
+    assert_eq!(text(&result), "counted to 10");
+    let status = tokio::time::timeout(Duration::from_secs(10), server.wait())
+        .await
+        .expect("the server stopped within 10 s of SIGTERM")
+        .unwrap();
+    assert!(status.success(), "{status}");
+}
+
 #[tokio::test]
 async fn remote_stdio_tools_join_a_local_toolset() {
     let mut command = example_command();

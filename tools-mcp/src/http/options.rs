@@ -26,7 +26,7 @@ const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*",
 ///     .bind(McpServer::new(tools), "127.0.0.1:8000".parse().unwrap())
 ///     .await?;
 /// println!("serving {}", server.url());
-/// server.serve().await // until Ctrl-C
+/// server.serve().await // until Ctrl-C or SIGTERM
 /// # }
 /// ```
 #[derive(Clone, Debug)]
@@ -66,7 +66,8 @@ impl Default for HttpOptions {
 
 impl HttpOptions {
     /// Serve at `/mcp`, sessions on, loopback hosts and origins only, no
-    /// token, at most 512 connections, a 30 s read timeout, stop on Ctrl-C.
+    /// token, at most 512 connections, a 30 s read timeout, stop on Ctrl-C or
+    /// SIGTERM.
     pub fn new() -> Self {
         Self::default()
     }
@@ -108,7 +109,7 @@ impl HttpOptions {
         self
     }
 
-    /// Stop when this token is cancelled (as well as on Ctrl-C).
+    /// Stop when this token is cancelled (as well as on Ctrl-C or SIGTERM).
     pub fn with_shutdown(mut self, token: CancellationToken) -> Self {
         self.shutdown = token;
         self
@@ -162,7 +163,10 @@ impl HttpOptions {
         self
     }
 
-    /// Whether Ctrl-C stops the server (on by default).
+    /// Whether Ctrl-C, and on Unix SIGTERM (what systemd and container
+    /// runtimes send), stop the server gracefully (on by default). Off, the
+    /// process's default handling is left alone, and only the shutdown
+    /// token stops it.
     pub fn stop_on_ctrl_c(mut self, yes: bool) -> Self {
         self.ctrl_c = yes;
         self

@@ -90,7 +90,7 @@ impl HttpServer {
         format!("http://{}{}", self.local_addr, path)
     }
 
-    /// Serve until Ctrl-C or the shutdown token. Then stop taking
+    /// Serve until Ctrl-C (or SIGTERM, on Unix) or the shutdown token. Then stop taking
     /// connections, let the tool calls in flight finish and answer (for up to
     /// [`HttpOptions::with_shutdown_grace`]; those still running are then
     /// cancelled), end the sessions and return.
@@ -100,7 +100,7 @@ impl HttpServer {
             if options.ctrl_c {
                 tokio::select! {
                     () = options.shutdown.cancelled() => {}
-                    _ = tokio::signal::ctrl_c() => {}
+                    () = stop_signal() => {}
                 }
             } else {
                 options.shutdown.cancelled().await;
@@ -117,6 +117,30 @@ impl HttpServer {
         };
         listen::serve(listener, router, options.limits, stop, drain, SHUTDOWN_DEADLINE).await;
         Ok(())
+    }
+}
+
+/// Ctrl-C, or on Unix SIGTERM: what systemd, Docker and Kubernetes send to
+/// stop a service, which without a handler kills the process at once, in
+/// the middle of its calls.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            },
+            Err(error) => {
+                tracing::warn!(%error, "cannot handle SIGTERM: only Ctrl-C stops the server gracefully");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
