@@ -121,11 +121,71 @@ async fn idle_and_stalled_connections_are_closed_at_the_read_timeout() {
     running.stop().await;
 }
 
+/// A request for a path not served (answered 404, no body) on `stream`,
+/// which stays open: true once its answer is read whole.
+async fn asked_elsewhere(stream: &mut TcpStream) -> bool {
+    let asked = stream.write_all(b"GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await;
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 1024];
+    let read = async {
+        while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            }
+        }
+        true
+    };
+    let whole = tokio::time::timeout(Duration::from_secs(10), read).await.expect("answered or closed");
+    asked.is_ok() && whole && answer.starts_with(b"HTTP/1.1 404")
+}
+
+/// A connection, kept alive after one request.
+async fn kept_alive(addr: SocketAddr) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    assert!(asked_elsewhere(&mut stream).await, "a first request answered");
+    stream
+}
+
+/// A connection in the middle of a request: the head sent, the body never.
+/// The server's `100 Continue` says it has read the head and is reading
+/// the body.
+async fn busy(addr: SocketAddr) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 500\r\n\
+                Expect: 100-continue\r\n\r\n";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut buffer = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer)).await;
+    let n = read.expect("the server reads the body").unwrap();
+    assert!(buffer[..n].starts_with(b"HTTP/1.1 100"), "{}", String::from_utf8_lossy(&buffer[..n]));
+    stream
+}
+
 #[tokio::test]
-async fn past_the_connection_cap_clients_wait_for_a_free_slot() {
+async fn at_the_connection_cap_the_longest_idle_connection_makes_room() {
+    let running = start(HttpOptions::new().with_max_connections(2)).await;
+    let mut older = kept_alive(running.addr).await;
+    let mut newer = kept_alive(running.addr).await;
+    // Served at once, not at the 30 s read timeout (the guard is 10 s).
+    let served = tokio::time::timeout(Duration::from_secs(10), initialize(&running.url).send()).await;
+    assert!(served.expect("served without waiting for the read timeout").unwrap().status().is_success());
+    closed_by_server(&mut older).await;
+    assert!(asked_elsewhere(&mut newer).await, "the newer idle connection is still served");
+    // A connection that never sent anything is idle too.
+    drop(newer);
+    let _silent = TcpStream::connect(running.addr).await.unwrap();
+    let served = tokio::time::timeout(Duration::from_secs(10), initialize(&running.url).send()).await;
+    assert!(served.expect("served").unwrap().status().is_success());
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn past_the_connection_cap_of_busy_connections_clients_wait_for_one_to_finish() {
     let running = start(HttpOptions::new().with_max_connections(1)).await;
-    let holder = TcpStream::connect(running.addr).await.unwrap();
-    // Served never while the one slot is held, however slow the machine.
+    let holder = busy(running.addr).await;
+    // Never served while the one connection is in the middle of a request.
     let waiting = initialize(&running.url).timeout(Duration::from_millis(500)).send().await;
     assert!(waiting.is_err_and(|error| error.is_timeout()), "served past the cap");
     drop(holder);

@@ -124,8 +124,11 @@ impl HttpOptions {
         self
     }
 
-    /// Serve at most this many connections at once (default 512); more
-    /// clients wait in the listen backlog until one closes.
+    /// Serve at most this many connections at once (default 512). When all
+    /// are taken, a new client is served by closing the connection idle the
+    /// longest (kept alive between requests, or never used); while every
+    /// connection is in the middle of a request, new clients wait, in the
+    /// listen backlog, until one has answered.
     pub fn with_max_connections(mut self, connections: usize) -> Self {
         self.limits.max_connections = connections;
         self
