@@ -711,6 +711,31 @@ async fn changing_the_toolset_notifies_clients() {
     http.shutdown.cancel();
 }
 
+/// An event stream (GET) ends at its lifetime; rmcp's client opens another
+/// and still hears of changes (through the POSTs' answers alone it would not).
+#[tokio::test]
+async fn a_client_whose_event_stream_ended_still_hears_of_changes() {
+    let options = HttpOptions::new().with_event_stream_lifetime(Duration::from_millis(200));
+    let http = http_server(options, None).await;
+    let watcher = Watcher::default();
+    let client =
+        watcher.clone().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
+    // Past a few lifetimes: the first stream has ended (the guard below is
+    // what can fail, not this wait).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for name in ["panics", "chart"] {
+        let changed = watcher.changed.notified();
+        http.server.update(|tools| tools.remove(name)).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(10), changed)
+            .await
+            .expect("notifications/tools/list_changed");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 2);
+    http.shutdown.cancel();
+}
+
 #[tokio::test]
 async fn clients_without_sessions_hear_of_changes_by_subscription() {
     use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};

@@ -307,3 +307,94 @@ async fn the_host_is_one_host_and_an_absolute_target_names_it() {
     assert_eq!(raw_status(running.addr, own_foreign_host).await, 200, "Host is ignored then");
     running.stop().await;
 }
+
+/// A new session's id (its client sends nothing more).
+async fn session(url: &str) -> String {
+    let response = initialize(url).send().await.unwrap();
+    assert!(response.status().is_success());
+    response.headers()["mcp-session-id"].to_str().unwrap().to_owned()
+}
+
+/// A GET for the session's event stream, on a connection of its own.
+async fn event_stream(url: &str, session: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Reads the stream to its end: Ok once the server ended it cleanly.
+async fn ended(stream: reqwest::Response) -> reqwest::Result<()> {
+    let read = async {
+        let mut stream = stream;
+        while stream.chunk().await?.is_some() {}
+        Ok(())
+    };
+    tokio::time::timeout(Duration::from_secs(10), read).await.expect("the stream ended")
+}
+
+#[tokio::test]
+async fn event_streams_are_capped_below_the_connections_and_calls_still_get_through() {
+    // The default cap on event streams: half the connections.
+    let running = start(HttpOptions::new().with_max_connections(2)).await;
+    let (first, second) = (session(&running.url).await, session(&running.url).await);
+    let open = event_stream(&running.url, &first).await;
+    assert_eq!(open.status(), reqwest::StatusCode::OK);
+    let refused = event_stream(&running.url, &second).await;
+    assert_eq!(refused.status(), reqwest::StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.headers()["retry-after"], "5");
+    let body: serde_json::Value = refused.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("maximum of 1 event streams"), "{body}");
+    // The other connection serves calls.
+    for _ in 0..3 {
+        let served = tokio::time::timeout(Duration::from_secs(10), initialize(&running.url).send()).await;
+        assert!(served.expect("a POST served beside the stream").unwrap().status().is_success());
+    }
+    drop(open);
+    // Its place frees once the server sees it gone.
+    let reopened = async {
+        loop {
+            let stream = event_stream(&running.url, &second).await;
+            if stream.status().is_success() {
+                return stream;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), reopened).await.expect("a stream once the first closed");
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn a_sessions_third_event_stream_replaces_its_oldest() {
+    let running = start(HttpOptions::new()).await;
+    let id = session(&running.url).await;
+    let oldest = event_stream(&running.url, &id).await;
+    let middle = event_stream(&running.url, &id).await;
+    let newest = event_stream(&running.url, &id).await;
+    for stream in [&oldest, &middle, &newest] {
+        assert_eq!(stream.status(), reqwest::StatusCode::OK);
+    }
+    ended(oldest).await.expect("the oldest ended cleanly");
+    // The other two are open: a fourth ends the middle one, not the newest.
+    let fourth = event_stream(&running.url, &id).await;
+    assert_eq!(fourth.status(), reqwest::StatusCode::OK);
+    ended(middle).await.expect("the middle one ended cleanly");
+    drop((newest, fourth));
+    running.stop().await;
+}
+
+#[tokio::test]
+async fn an_event_stream_ends_cleanly_at_its_lifetime() {
+    let running = start(HttpOptions::new().with_event_stream_lifetime(Duration::from_millis(200))).await;
+    let id = session(&running.url).await;
+    let stream = event_stream(&running.url, &id).await;
+    assert_eq!(stream.status(), reqwest::StatusCode::OK);
+    ended(stream).await.expect("ended cleanly, as a whole body");
+    running.stop().await;
+}

@@ -7,6 +7,7 @@
 //! - `host`: one `Host`, and an absolute-form target's authority as the host;
 //! - `bearer`: the token, never shown, and its check;
 //! - `sessions`: the session cap, and DELETE answered as clients read it;
+//! - `streams`: the event streams (GET), capped and of a bounded life;
 //! - `unreadable`: a body rmcp cannot read, answered as clients read it;
 //! - `server`: [`HttpServer`], bound and served until its shutdown;
 //! - `requests`: the requests in flight, which a shutdown waits for.
@@ -18,6 +19,7 @@ mod requests;
 mod router;
 mod server;
 mod sessions;
+mod streams;
 mod unreadable;
 
 pub use options::HttpOptions;

@@ -43,6 +43,8 @@ pub struct HttpOptions {
     pub(super) open_to_network: bool,
     pub(super) max_sessions: usize,
     pub(super) session_idle: Duration,
+    pub(super) max_streams: Option<usize>,
+    pub(super) stream_lifetime: Duration,
 }
 
 impl Default for HttpOptions {
@@ -60,6 +62,8 @@ impl Default for HttpOptions {
             open_to_network: false,
             max_sessions: 1024,
             session_idle: Duration::from_secs(300),
+            max_streams: None,
+            stream_lifetime: Duration::from_secs(60),
         }
     }
 }
@@ -155,6 +159,30 @@ impl HttpOptions {
     pub fn with_session_idle_timeout(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
         self
+    }
+
+    /// Keep at most this many event streams (GET) open at once (default:
+    /// half the connections, so that calls, which are POSTs, always have
+    /// room). A session holds at most 2: its newest replaces its oldest.
+    /// One more gets HTTP 503 with a JSON-RPC error saying so; the client
+    /// still calls tools, and misses only the notifications sent outside a
+    /// call's answer (such as `tools/list_changed`) until it gets one.
+    pub fn with_max_event_streams(mut self, streams: usize) -> Self {
+        self.max_streams = Some(streams);
+        self
+    }
+
+    /// End an event stream (GET) after this long (default 60 s), so that a
+    /// stream nobody reads frees its connection. The stream's first event
+    /// gives its client a retry delay, after which it opens another and
+    /// resumes where it was.
+    pub fn with_event_stream_lifetime(mut self, lifetime: Duration) -> Self {
+        self.stream_lifetime = lifetime;
+        self
+    }
+
+    pub(super) fn max_event_streams(&self) -> usize {
+        self.max_streams.unwrap_or(self.limits.max_connections / 2).max(1)
     }
 
     /// Allow binding an address other than loopback without a bearer token

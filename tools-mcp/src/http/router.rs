@@ -15,6 +15,7 @@ use super::HttpOptions;
 use super::bearer::{Secret, require_bearer};
 use super::host::one_host;
 use super::sessions::Sessions;
+use super::streams::Streams;
 use super::unreadable::answer_unreadable;
 use crate::McpServer;
 
@@ -49,9 +50,11 @@ impl HttpOptions {
             Router::new().route_service(&self.path, service)
         };
         let sessions = Sessions { manager, max: self.max_sessions };
+        let streams = Streams::new(self.max_event_streams(), self.stream_lifetime);
         let router = router
             .layer(middleware::from_fn(answer_unreadable))
-            .layer(middleware::from_fn_with_state(sessions, Sessions::admit));
+            .layer(middleware::from_fn_with_state(sessions, Sessions::admit))
+            .layer(middleware::from_fn_with_state(streams, Streams::admit));
         // A body that stalls mid-way frees its connection at the timeout.
         let router = router.layer(RequestBodyTimeoutLayer::new(self.limits.read_timeout));
         let router = match &self.bearer {
