@@ -185,6 +185,54 @@ async fn sigterm_mid_call_lets_the_call_finish_and_stops_the_http_example_cleanl
     assert!(status.success(), "{status}");
 }
 
+/// Over stdio the client stops the server by closing its input (MCP
+/// lifecycle, "Shutdown": https://modelcontextprotocol.io/specification/2025-06-18/basic/lifecycle#shutdown),
+/// SIGTERM being what it sends to a server that did not then exit: a call
+/// in flight when the input closes finishes and answers, and the server
+/// exits with success.
+#[tokio::test]
+async fn closing_stdin_mid_call_lets_the_call_finish_and_the_stdio_example_exit_cleanly() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut server = example_command()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("a line")
+            .unwrap()
+            .expect("a line before the end");
+        serde_json::from_str(&line).unwrap()
+    };
+    let messages = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count_slowly","arguments":{"to":10,"step_ms":200},"_meta":{"progressToken":7}}}"#,
+    ];
+    for message in messages {
+        stdin.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+    assert_eq!(next().await["id"], 1);
+    // The first progress report: the call is running.
+    assert_eq!(next().await["method"], "notifications/progress");
+    drop(stdin);
+    let answer = loop {
+        let message = next().await;
+        if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert_eq!(answer["result"]["content"][0]["text"], "counted to 10", "{answer}");
+    let status = tokio::time::timeout(Duration::from_secs(10), server.wait()).await.expect("exited").unwrap();
+    assert!(status.success(), "{status}");
+}
+
 #[tokio::test]
 async fn remote_stdio_tools_join_a_local_toolset() {
     let mut command = example_command();

@@ -1,11 +1,20 @@
 //! Newline-delimited JSON-RPC on stdio, as the server's rmcp transport.
 //! Unlike rmcp's own, every line that cannot be read gets an answer (see
-//! `wire`) and the server reads on, and a line is parsed once.
+//! `wire`) and the server reads on, a line is parsed once, and the end of
+//! the input (how a client stops its server) lets the calls in flight
+//! finish and answer.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
 
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::watch;
 
 use crate::wire;
 
@@ -14,8 +23,63 @@ const MAX_LINE: usize = 16 * 1024 * 1024;
 /// Messages read ahead of the server: past it, reading waits.
 const READ_AHEAD: usize = 64;
 
+/// How long, once the input has ended, the calls in flight have to answer
+/// (as [`HttpOptions::with_shutdown_grace`](crate::HttpOptions::with_shutdown_grace)'s
+/// default); rmcp then waits 5 s more for their answers and cancels them.
+const GRACE: Duration = Duration::from_secs(10);
+
 /// What the server's writer is sent: a line without its newline.
 type Line = Vec<u8>;
+
+/// The requests read and not answered yet. Once its input has ended, rmcp
+/// still writes the answers of the calls in flight, but no longer relays
+/// anything a call sends before its answer (progress): a call reporting
+/// progress would never answer. So the input, as rmcp sees it, ends only
+/// once these are answered.
+#[derive(Clone, Debug, Default)]
+struct Unanswered(Arc<watch::Sender<HashSet<RequestId>>>);
+
+impl Unanswered {
+    fn read(&self, message: &ClientJsonRpcMessage) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                self.0.send_modify(|ids| {
+                    ids.insert(request.id.clone());
+                });
+            }
+            // rmcp does not answer a cancelled request.
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.0.send_modify(|ids| {
+                        ids.remove(id);
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn written(&self, message: &ServerJsonRpcMessage) {
+        let id = match message {
+            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        if let Some(id) = id {
+            self.0.send_modify(|ids| {
+                ids.remove(id);
+            });
+        }
+    }
+
+    /// Resolves once every request read has been answered.
+    async fn all_answered(&self) {
+        // The sender is `self.0`: waiting on it cannot fail.
+        let _ = self.0.subscribe().wait_for(HashSet::is_empty).await;
+    }
+}
 
 /// The transport rmcp serves on, reading `input` and writing `output`, and
 /// the task writing `output`: it ends once rmcp has dropped its side and
@@ -32,9 +96,11 @@ pub(crate) fn transport(
 ) {
     let (lines, to_write) = mpsc::unbounded::<Line>();
     let (messages, received) = mpsc::channel(READ_AHEAD);
-    tokio::spawn(read(input, messages, lines.clone()));
+    let unanswered = Unanswered::default();
+    tokio::spawn(read(input, messages, lines.clone(), unanswered.clone()));
     let writer = tokio::spawn(write(output, to_write));
-    let replies = lines.with(|message: ServerJsonRpcMessage| {
+    let replies = lines.with(move |message: ServerJsonRpcMessage| {
+        unanswered.written(&message);
         futures::future::ready(Ok::<_, mpsc::SendError>(serialize(&message)))
     });
     ((replies, received), writer)
@@ -69,24 +135,41 @@ pub(crate) fn std_streams() -> (Box<dyn AsyncRead + Unpin + Send>, Box<dyn Async
     (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
 }
 
-/// Read lines into messages until the input ends or the server has gone.
+/// Read lines into messages until the server has gone, or the input has
+/// ended and the requests read are answered (or [`GRACE`] has passed).
 async fn read(
     input: impl AsyncRead + Unpin,
     mut messages: mpsc::Sender<ClientJsonRpcMessage>,
     errors: mpsc::UnboundedSender<Line>,
+    unanswered: Unanswered,
 ) {
+    // `messages` stays open while the answers are awaited: its closing is
+    // the end of the input for rmcp.
+    if read_until_the_end(input, &mut messages, errors, &unanswered).await {
+        let _ = tokio::time::timeout(GRACE, unanswered.all_answered()).await;
+    }
+}
+
+/// Read lines into messages: true at the end of the input, false once the
+/// server has gone.
+async fn read_until_the_end(
+    input: impl AsyncRead + Unpin,
+    messages: &mut mpsc::Sender<ClientJsonRpcMessage>,
+    errors: mpsc::UnboundedSender<Line>,
+    unanswered: &Unanswered,
+) -> bool {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
     loop {
         line.clear();
         // One byte past the limit tells a line at the limit from a longer one.
         match (&mut input).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return true,
             Ok(_) => {}
         }
         if line.len() > MAX_LINE && !line.ends_with(b"\n") {
             if skip_line(&mut input).await.is_err() {
-                return;
+                return true;
             }
             let _ = errors.unbounded_send(serialize(&wire::too_long(MAX_LINE)));
             continue;
@@ -97,8 +180,9 @@ async fn read(
         }
         match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
             Ok(message) => {
+                unanswered.read(&message);
                 if messages.send(message).await.is_err() {
-                    return;
+                    return false;
                 }
             }
             Err(_) => {
