@@ -190,9 +190,16 @@ async def over_http(binary: str) -> None:
                     async with ClientSession(streams[0], streams[1], elicitation_callback=person) as session:
                         await session.initialize()
                         await approval(session.call_tool, person, "streamable HTTP")
-    finally:
+        # SIGTERM (what systemd and container runtimes send) stops it as
+        # gracefully as Ctrl-C: a clean exit, not death by the signal (-15).
         server.terminate()
-        await server.wait()
+        code = await asyncio.wait_for(server.wait(), 30)
+        check(code == 0, f"exit status after SIGTERM: {code}")
+        print("python client over streamable HTTP: SIGTERM exits cleanly")
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
 
 
 async def main() -> None:
