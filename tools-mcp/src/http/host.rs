@@ -1,5 +1,5 @@
 //! The host a request names, made plain before rmcp checks it against the
-//! allowed hosts (RFC 9112 §3.2, https://www.rfc-editor.org/rfc/rfc9112#section-3.2):
+//! allowed hosts (RFC 9112 §3.2, <https://www.rfc-editor.org/rfc/rfc9112#section-3.2>):
 //! a request with more than one `Host` is refused, and the authority of an
 //! absolute-form target (`POST http://evil.example/mcp`) is the host,
 //! whatever `Host` says.
