@@ -88,7 +88,7 @@ async fn read(
             if skip_line(&mut input).await.is_err() {
                 return;
             }
-            let _ = errors.unbounded_send(serialize(&wire::too_long(MAX_LINE)));
+            let _ = errors.unbounded_send(wire::too_long(MAX_LINE).into_bytes());
             continue;
         }
         let text = line.trim_ascii();
@@ -102,7 +102,7 @@ async fn read(
                 }
             }
             Err(_) => {
-                let _ = errors.unbounded_send(serialize(&wire::unreadable(text)));
+                let _ = errors.unbounded_send(wire::unreadable(text).into_bytes());
             }
         }
     }
@@ -150,6 +150,6 @@ fn serialize(message: &impl serde::Serialize) -> Line {
     // rmcp's messages are JSON values with string keys: nothing fails here.
     serde_json::to_vec(message).unwrap_or_else(|error| {
         let message = format!("the server could not write its answer: {error}");
-        wire::answer(-32603, serde_json::Value::Null, message).to_string().into_bytes()
+        wire::answer(-32603, None, message).into_bytes()
     })
 }
