@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
 use tools::mcp::{HttpOptions, McpServer};
 use tools::{CancellationToken, ToolError, Toolset, tool};
 
@@ -17,6 +18,19 @@ use crate::support;
 #[tool(args)]
 async fn echo(text: String) -> Result<String, ToolError> {
     Ok(text)
+}
+
+/// Set by the gated tool once it runs.
+static GATE_STARTED: Notify = Notify::const_new();
+/// Opened by the test to let the gated tool end.
+static GATE_OPEN: Notify = Notify::const_new();
+
+/// Wait until the test opens the gate.
+#[tool(args)]
+async fn wait_for_gate(label: String) -> String {
+    GATE_STARTED.notify_one();
+    GATE_OPEN.notified().await;
+    format!("{label} went through")
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -136,7 +150,8 @@ impl Http {
     async fn start() -> Self {
         let shutdown = CancellationToken::new();
         let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
-        let server = McpServer::new(Toolset::builder().add(Echo).build().expect("a toolset"));
+        let server =
+            McpServer::new(Toolset::builder().add(Echo).add(WaitForGate).build().expect("a toolset"));
         let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
         let url = bound.url();
         tokio::spawn(bound.serve());
@@ -167,6 +182,29 @@ impl Http {
     }
 }
 
+impl Http {
+    /// A new session, initialized.
+    async fn session(&self) -> String {
+        let response = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(INITIALIZE)
+            .send()
+            .await
+            .expect("initialized");
+        let session = response.headers()["mcp-session-id"].to_str().expect("a session id").to_owned();
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let accepted = self.client.post(&self.url).header("content-type", "application/json");
+        let accepted = accepted.header("accept", "application/json, text/event-stream");
+        let accepted =
+            accepted.header("mcp-session-id", &session).header("mcp-protocol-version", "2025-06-18");
+        assert!(accepted.body(initialized).send().await.expect("sent").status().is_success());
+        session
+    }
+}
+
 #[tokio::test]
 async fn over_http_an_unreadable_body_gets_400_and_its_json_rpc_error() {
     let http = Http::start().await;
@@ -184,21 +222,7 @@ async fn over_http_an_unreadable_body_gets_400_and_its_json_rpc_error() {
 #[tokio::test]
 async fn over_http_a_session_gets_the_spec_codes_and_goes_on() {
     let http = Http::start().await;
-    let response = http
-        .client
-        .post(&http.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("initialized");
-    let session = response.headers()["mcp-session-id"].to_str().expect("a session id").to_owned();
-    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    let accepted = http.client.post(&http.url).header("content-type", "application/json");
-    let accepted = accepted.header("accept", "application/json, text/event-stream");
-    let accepted = accepted.header("mcp-session-id", &session).header("mcp-protocol-version", "2025-06-18");
-    assert!(accepted.body(initialized).send().await.expect("sent").status().is_success());
+    let session = http.session().await;
     for (body, id, code, says, readable) in cases() {
         let (status, answer) = http.post(Some(&session), body).await;
         let expected = if readable { reqwest::StatusCode::OK } else { reqwest::StatusCode::BAD_REQUEST };
@@ -210,4 +234,96 @@ async fn over_http_a_session_gets_the_spec_codes_and_goes_on() {
     let answer: Value = serde_json::from_str(&answer).expect("JSON");
     assert_eq!(answer["result"]["content"][0]["text"], "still here", "{answer}");
     http.shutdown.cancel();
+}
+
+/// A `tools/call` of `tool` with these arguments, under `id`.
+fn call(id: u32, tool: &str, arguments: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+    )
+}
+
+#[tokio::test]
+async fn over_http_a_second_request_with_the_id_of_one_in_flight_gets_its_own_error() {
+    let http = std::sync::Arc::new(Http::start().await);
+    let session = http.session().await;
+    let first = tokio::spawn({
+        let (http, session) = (http.clone(), session.clone());
+        async move { http.post(Some(&session), call(7, "wait_for_gate", r#"{"label":"the first"}"#)).await }
+    });
+    GATE_STARTED.notified().await;
+    let (status, answer) = http.post(Some(&session), call(7, "echo", r#"{"text":"the second"}"#)).await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{answer}");
+    assert_error(&answer, "7", -32600, "the id 7 is that of a request still being answered");
+    // Another session may use the same id.
+    let other = http.session().await;
+    let (_, answer) = http.post(Some(&other), call(7, "echo", r#"{"text":"elsewhere"}"#)).await;
+    assert!(answer.contains("elsewhere"), "{answer}");
+    GATE_OPEN.notify_one();
+    let (status, answer) = first.await.expect("the first call's POST");
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let answer: Value = serde_json::from_str(&answer).expect("JSON");
+    assert_eq!(
+        (&answer["id"], &answer["result"]["content"][0]["text"]),
+        (&json!(7), &json!("the first went through"))
+    );
+    // Answered, the id is free again.
+    let (_, answer) = http.post(Some(&session), call(7, "echo", r#"{"text":"again"}"#)).await;
+    assert!(answer.contains(r#""text":"again""#), "{answer}");
+    http.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn over_stdio_a_second_request_with_the_id_of_one_in_flight_gets_its_own_error() {
+    let binary = support::build_example("mcp_server");
+    let mut child = tokio::process::Command::new(binary)
+        .env_remove("TAVILY_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example started");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next = async || -> String {
+        tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
+            .await
+            .expect("an answer")
+            .expect("read")
+            .expect("a line")
+    };
+    stdin.write_all(format!("{INITIALIZE}\n").as_bytes()).await.unwrap();
+    next().await;
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.unwrap();
+    // A call that reports its progress: its first report says it runs,
+    // and five more steps of 1 s are left when the second request comes.
+    let slow = r#"{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"count_slowly","arguments":{"to":6,"step_ms":1000},"_meta":{"progressToken":"p"}}}"#;
+    stdin.write_all(format!("{slow}\n").as_bytes()).await.unwrap();
+    let progress: Value = serde_json::from_str(&next().await).unwrap();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    let second = call(50, "get_weather", r#"{"city":"Oslo"}"#);
+    stdin.write_all(format!("{second}\n").as_bytes()).await.unwrap();
+    let mut refused = None;
+    let mut answered = None;
+    while answered.is_none() {
+        let line = next().await;
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message.get("error").is_some() {
+            assert!(refused.replace(line).is_none(), "one refusal");
+        } else if message.get("result").is_some() {
+            answered = Some(message);
+        }
+    }
+    let refused = refused.expect("the second request was refused before the first was answered");
+    assert_error(&refused, "50", -32600, "the id 50 is that of a request still being answered");
+    let answered = answered.unwrap();
+    assert_eq!(
+        (&answered["id"], &answered["result"]["content"][0]["text"]),
+        (&json!(50), &json!("counted to 6"))
+    );
+    // Answered, the id is free again.
+    stdin.write_all(format!("{second}\n").as_bytes()).await.unwrap();
+    let again: Value = serde_json::from_str(&next().await).unwrap();
+    assert_eq!((&again["id"], &again["result"]["isError"]), (&json!(50), &json!(false)), "{again}");
 }

@@ -33,6 +33,7 @@ mod blocks;
 mod client;
 mod error;
 mod http;
+mod in_flight;
 mod listen;
 mod result;
 mod server;

@@ -1,12 +1,17 @@
 //! Newline-delimited JSON-RPC on stdio, as the server's rmcp transport.
 //! Unlike rmcp's own, every line that cannot be read gets an answer (see
-//! `wire`) and the server reads on, and a line is parsed once.
+//! `wire`) and the server reads on, a request with the id of one in flight
+//! is refused (see `in_flight`), and a line is parsed once.
 
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, JsonRpcNotification, RequestId,
+    ServerJsonRpcMessage,
+};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
+use crate::in_flight::InFlight;
 use crate::wire;
 
 /// The longest line read, as rmcp's own stdio transport allows.
@@ -32,9 +37,20 @@ pub(crate) fn transport(
 ) {
     let (lines, to_write) = mpsc::unbounded::<Line>();
     let (messages, received) = mpsc::channel(READ_AHEAD);
-    tokio::spawn(read(input, messages, lines.clone()));
+    let in_flight = InFlight::default();
+    tokio::spawn(read(input, messages, lines.clone(), in_flight.clone()));
     let writer = tokio::spawn(write(output, to_write));
-    let replies = lines.with(|message: ServerJsonRpcMessage| {
+    let replies = lines.with(move |message: ServerJsonRpcMessage| {
+        // Counted out before its answer is written: a client may reuse
+        // the id once it has read the answer.
+        let answered = match &message {
+            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        if let Some(id) = answered {
+            in_flight.leave(id);
+        }
         futures::future::ready(Ok::<_, mpsc::SendError>(serialize(&message)))
     });
     ((replies, received), writer)
@@ -70,10 +86,13 @@ pub(crate) fn std_streams() -> (Box<dyn AsyncRead + Unpin + Send>, Box<dyn Async
 }
 
 /// Read lines into messages until the input ends or the server has gone.
+/// A request with the id of one still in flight is answered with an error
+/// here, and rmcp never sees it (see `in_flight`).
 async fn read(
     input: impl AsyncRead + Unpin,
     mut messages: mpsc::Sender<ClientJsonRpcMessage>,
     errors: mpsc::UnboundedSender<Line>,
+    in_flight: InFlight<RequestId>,
 ) {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
@@ -97,6 +116,22 @@ async fn read(
         }
         match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
             Ok(message) => {
+                match &message {
+                    JsonRpcMessage::Request(request) if !in_flight.enter(request.id.clone()) => {
+                        let _ = errors.unbounded_send(wire::duplicate(&request.id).into_bytes());
+                        continue;
+                    }
+                    // rmcp sends no answer to a cancelled request.
+                    JsonRpcMessage::Notification(JsonRpcNotification {
+                        notification: ClientNotification::CancelledNotification(cancelled),
+                        ..
+                    }) => {
+                        if let Some(id) = &cancelled.params.request_id {
+                            in_flight.leave(id);
+                        }
+                    }
+                    _ => {}
+                }
                 if messages.send(message).await.is_err() {
                     return;
                 }

@@ -49,6 +49,21 @@ fn raw_id(text: &str) -> Option<&RawValue> {
     id.get().starts_with(|first: char| first == '"' || first == '-' || first.is_ascii_digit()).then_some(id)
 }
 
+/// The error answer for a request whose `id` is that of a request of the
+/// same client still being answered (see `in_flight`).
+pub(crate) fn duplicate(id: &rmcp::model::RequestId) -> String {
+    let written = serde_json::to_string(id).ok().and_then(|id| RawValue::from_string(id).ok());
+    answer(
+        INVALID_REQUEST,
+        written.as_deref(),
+        format!(
+            "invalid request: the id {} is that of a request still being answered: \
+             each request needs an id of its own (it was not run; the first one is still answered)",
+            written.as_deref().map_or("", RawValue::get)
+        ),
+    )
+}
+
 /// The error answer for a message longer than the server reads.
 pub(crate) fn too_long(limit: usize) -> String {
     answer(INVALID_REQUEST, None, format!("invalid request: the message is longer than {limit} bytes"))

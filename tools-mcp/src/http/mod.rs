@@ -7,10 +7,12 @@
 //! - `bearer`: the token, never shown, and its check;
 //! - `sessions`: the session cap, and DELETE answered as clients read it;
 //! - `unreadable`: a body rmcp cannot read, answered as clients read it;
+//! - `duplicates`: a request with the id of one in flight, refused;
 //! - `server`: [`HttpServer`], bound and served until its shutdown;
 //! - `requests`: the requests in flight, which a shutdown waits for.
 
 mod bearer;
+mod duplicates;
 mod options;
 mod requests;
 mod router;
