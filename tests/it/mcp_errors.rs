@@ -78,6 +78,15 @@ fn cases() -> Vec<(&'static str, &'static str, i64, &'static str, bool)> {
             "the `id` 1180591620717411303424 is out of range",
             false,
         ),
+        // A string with a lone surrogate, as JavaScript's JSON.stringify
+        // writes one: not Unicode, but the id is still read.
+        (
+            r#"{"jsonrpc":"2.0","id":"ts-17","method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud800"}}}"#,
+            r#""ts-17""#,
+            -32700,
+            "not all of it can be read",
+            false,
+        ),
     ]
 }
 
