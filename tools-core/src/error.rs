@@ -292,4 +292,23 @@ mod tests {
         let parsed: serde_json::Value = serde_json::from_str(&content).unwrap();
         assert_eq!(parsed["error"], "Zürich — 東京 \u{0}");
     }
+
+    #[test]
+    fn an_error_comes_back_whole_from_its_outcome_and_content() {
+        let errors = [
+            ToolError::invalid_arguments("at `days`: expected u8"),
+            ToolError::retry("ask again with days >= 1"),
+            ToolError::failed("bad \"quote\""),
+            ToolError::Denied("no one was asked".into()),
+        ];
+        for error in errors {
+            let again = ToolError::from_model_content(error.outcome(), &error.model_content());
+            assert_eq!((again.outcome(), again.model_content()), (error.outcome(), error.model_content()));
+        }
+        // A text that is not this SDK's error object is the message, said once.
+        let plain = ToolError::from_model_content(Outcome::Failed, "upstream said no");
+        assert_eq!(plain.model_content(), r#"{"error":"upstream said no"}"#);
+        let object = ToolError::from_model_content(Outcome::Failed, r#"{"error":"x","code":3}"#);
+        assert_eq!(object.model_content(), r#"{"error":"{\"error\":\"x\",\"code\":3}"}"#);
+    }
 }

@@ -2,6 +2,10 @@
 //! on stdio and HTTP: `-32700` for bytes that are not JSON, `-32600` for
 //! JSON that is not a JSON-RPC request or notification, with the message's
 //! `id` when it has a usable one and `null` otherwise (JSON-RPC 2.0, §5.1).
+//! The id is read apart from the rest, so that a string that is not Unicode
+//! elsewhere does not lose it, and echoed as the client wrote it, so that
+//! an integer past 64 bits comes back the same; an id MCP does not take
+//! (not a string or an integer) is named as what is wrong.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
