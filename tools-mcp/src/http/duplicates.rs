@@ -43,7 +43,10 @@ pub(super) async fn refuse_duplicates(
             .into_response();
     };
     let (parts, body) = next.run(Request::from_parts(parts, Body::from(body))).await.into_parts();
-    // In flight until its answer, the end of its response, is sent.
+    // In flight until its response ends, a moment after the answer it
+    // carries: a client that reused the id at once could still be refused,
+    // but MCP asks a client never to reuse an id in a session
+    // (https://modelcontextprotocol.io/specification/2025-06-18/basic#requests).
     let body = body.into_data_stream().map(move |frame| {
         let _in_flight = &guard;
         frame
