@@ -18,3 +18,5 @@ mod mcp_errors;
 mod mcp_http_limits;
 #[cfg(feature = "mcp")]
 mod mcp_parts;
+#[cfg(feature = "mcp")]
+mod mcp_remote_errors;

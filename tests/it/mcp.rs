@@ -255,11 +255,12 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     assert_eq!(serde_json::from_str::<Value>(&ok.content).unwrap()["city"], "Rome");
     let remote_error =
         tools.call(&ctx, &ToolCall::new("2", "get_weather", r#"{"city":"Rome","days":99}"#)).await;
-    assert_eq!(remote_error.outcome, Outcome::Failed);
+    // The server refused the arguments: not a failure, here as there.
+    assert_eq!(remote_error.outcome, Outcome::InvalidArguments);
     assert!(remote_error.content.contains("at most 16"), "{}", remote_error.content);
     // A remote tool that needs approval asks this client, which cannot ask anyone: it does not run.
     let unapproved = tools.call(&ctx, &ToolCall::new("4", "cancel_alert", r#"{"city":"Rome"}"#)).await;
-    assert_eq!(unapproved.outcome, Outcome::Failed);
+    assert_eq!(unapproved.outcome, Outcome::Denied);
     assert!(unapproved.content.contains("does not support MCP elicitation"), "{}", unapproved.content);
     let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
     assert_eq!(not_json.outcome, Outcome::InvalidArguments);

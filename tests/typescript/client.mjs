@@ -9,7 +9,8 @@
 // bad-argument case, an unknown tool, progress, cancellation, no validator
 // warnings, over HTTP the token, and approval: `cancel_alert` is refused
 // to a client without elicitation, and runs for one whose person ticks the
-// box the server asks about.
+// box the server asks about; a string with a lone surrogate is refused
+// with the request's id.
 //
 // Without a path it builds the example with cargo first. Exits non-zero on
 // the first check that fails. Over HTTP it also times sequential calls on
@@ -119,8 +120,34 @@ async function exercise(client, transport) {
     code = error.code;
   }
   check(code === -32602, `${transport}: unknown tool code ${code}`);
+
+  await loneSurrogate(client, transport);
   check(warnings.length === 0, `${transport}: the SDK warned: ${warnings.join("; ")}`);
   console.log(`typescript client over ${transport}: ok`);
+}
+
+// A string with a lone surrogate, which JavaScript holds and JSON.stringify
+// writes as `\ud800`: not Unicode, so the server cannot read the request,
+// but it answers with the request's id (over stdio, -32700; over HTTP, a
+// 400 with that answer), and the call fails at once instead of waiting
+// for the SDK's timeout.
+async function loneSurrogate(client, transport) {
+  let error;
+  const started = performance.now();
+  try {
+    await client.callTool({ name: "get_weather", arguments: { city: "Par\ud800is" } }, undefined, { timeout: 20_000 });
+  } catch (caught) {
+    error = caught;
+  }
+  check(error !== undefined, `${transport}: a lone surrogate was accepted`);
+  const says = String(error.message);
+  if (transport === "stdio") {
+    check(error.code === -32700, `${transport}: lone surrogate: code ${error.code}, ${says}`);
+  } else {
+    check(error.code === 400 && says.includes('"code":-32700') && !says.includes('"id":null'), `${transport}: lone surrogate: ${says}`);
+  }
+  check(says.includes("escape"), `${transport}: lone surrogate: ${says}`);
+  console.log(`${transport}: a lone surrogate failed in ${Math.round(performance.now() - started)} ms`);
 }
 
 // Abort a call once it has counted to 2: the SDK sends

@@ -120,13 +120,59 @@ impl ToolError {
             Self::Denied(message) => error_object(message),
         }
     }
+
+    /// The error a call that ended with `outcome` and showed the model
+    /// `content` failed with: the inverse of
+    /// [`model_content`](Self::model_content), for a result that crossed a
+    /// process (a remote MCP tool's), so that it reads the same here and
+    /// is not wrapped twice. An outcome that is no error of a tool's (not
+    /// found, timed out, cancelled, panicked) is [`ToolError::Failed`] with
+    /// its message.
+    ///
+    /// ```
+    /// use tools_core::{Outcome, ToolError};
+    /// let error = ToolError::invalid_arguments("at `days`: expected u8");
+    /// let again = ToolError::from_model_content(error.outcome(), &error.model_content());
+    /// assert_eq!((again.outcome(), again.model_content()), (error.outcome(), error.model_content()));
+    /// let timed_out = ToolError::from_model_content(Outcome::TimedOut, r#"{"error":"too slow"}"#);
+    /// assert_eq!(timed_out.model_content(), r#"{"error":"too slow"}"#);
+    /// ```
+    pub fn from_model_content(outcome: Outcome, content: &str) -> Self {
+        match outcome {
+            Outcome::InvalidArguments => {
+                let (before, after) = INVALID_ARGUMENTS;
+                let reason = content.strip_prefix(before).and_then(|rest| rest.strip_suffix(after));
+                Self::InvalidArguments(reason.unwrap_or(content).to_owned())
+            }
+            Outcome::Retry => Self::Retry(content.to_owned()),
+            Outcome::Denied => Self::Denied(error_message(content)),
+            _ => Self::failed(error_message(content)),
+        }
+    }
 }
+
+/// What the model reads before and after the reason when its arguments
+/// were rejected.
+const INVALID_ARGUMENTS: (&str, &str) =
+    ("Invalid arguments: ", ". Fix the arguments to match the tool's JSON schema and call the tool again.");
 
 /// What the model reads when its arguments were rejected.
 fn invalid_arguments_content(reason: &str) -> String {
-    format!(
-        "Invalid arguments: {reason}. Fix the arguments to match the tool's JSON schema and call the tool again."
-    )
+    let (before, after) = INVALID_ARGUMENTS;
+    format!("{before}{reason}{after}")
+}
+
+/// The message of an `{"error": message}` content, or the content itself.
+fn error_message(content: &str) -> String {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct ErrorObject {
+        error: String,
+    }
+    match serde_json::from_str::<ErrorObject>(content) {
+        Ok(object) => object.error,
+        Err(_) => content.to_owned(),
+    }
 }
 
 /// `{"error": message}` as compact JSON; valid whatever the message holds.
@@ -245,5 +291,24 @@ mod tests {
         let content = ToolError::failed("Zürich — 東京 \u{0}").model_content();
         let parsed: serde_json::Value = serde_json::from_str(&content).unwrap();
         assert_eq!(parsed["error"], "Zürich — 東京 \u{0}");
+    }
+
+    #[test]
+    fn an_error_comes_back_whole_from_its_outcome_and_content() {
+        let errors = [
+            ToolError::invalid_arguments("at `days`: expected u8"),
+            ToolError::retry("ask again with days >= 1"),
+            ToolError::failed("bad \"quote\""),
+            ToolError::Denied("no one was asked".into()),
+        ];
+        for error in errors {
+            let again = ToolError::from_model_content(error.outcome(), &error.model_content());
+            assert_eq!((again.outcome(), again.model_content()), (error.outcome(), error.model_content()));
+        }
+        // A text that is not this SDK's error object is the message, said once.
+        let plain = ToolError::from_model_content(Outcome::Failed, "upstream said no");
+        assert_eq!(plain.model_content(), r#"{"error":"upstream said no"}"#);
+        let object = ToolError::from_model_content(Outcome::Failed, r#"{"error":"x","code":3}"#);
+        assert_eq!(object.model_content(), r#"{"error":"{\"error\":\"x\",\"code\":3}"}"#);
     }
 }

@@ -11,7 +11,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 
 use super::McpError;
-use super::blocks::{error_text, output_of};
+use super::blocks::{output_of, remote_error};
 use tools_core::{
     Annotations, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, Toolset,
 };
@@ -215,7 +215,9 @@ impl std::fmt::Debug for McpClient {
 /// Its arguments go through the same pipeline as a local tool's
 /// ([`ToolSpec::parse_object`]: size, cleaning, depth; the remote server
 /// checks its own schema). Errors keep the contract: a result with
-/// `isError` is [`ToolError::Failed`] with its text, a JSON-RPC
+/// `isError` is the error the server's call ended with where the server
+/// says which (this SDK's servers do, in `_meta`), else
+/// [`ToolError::Failed`], and reads as the server's text, once; a JSON-RPC
 /// invalid-params error is [`ToolError::InvalidArguments`], and a broken
 /// connection is a failure. Cancelling the context cancels the remote
 /// request.
@@ -278,7 +280,7 @@ impl RemoteTool {
 /// with its text; any other keeps every block.
 fn remote_output(result: rmcp::model::CallToolResult) -> Result<Output, ToolError> {
     if result.is_error == Some(true) {
-        return Err(ToolError::failed(error_text(&result)));
+        return Err(remote_error(&result));
     }
     Ok(output_of(result.content, result.structured_content))
 }

@@ -5,8 +5,10 @@
 //! - [`McpServer`]: a [`Toolset`](tools_core::Toolset) as an MCP server, on stdio
 //!   ([`McpServer::serve_stdio`]) or streamable HTTP ([`HttpOptions`]);
 //!   `tools/call` goes through the same contract as a model turn, so a bad
-//!   argument, an error or a panic is an `isError` result;
-//! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools;
+//!   argument, an error or a panic is an `isError` result, its outcome
+//!   (`invalid_arguments`, `failed`...) in `_meta` as `tools-sdk/outcome`;
+//! - [`McpClient`], [`RemoteTool`]: a remote server's tools as local tools,
+//!   whose errors end as the server's call did and read the same;
 //!   [`Registration`]: which of them join a toolset, under what prefix;
 //! - [`McpResult`]: a result written as MCP content blocks, for typed tools
 //!   that speak MCP's types (others return an [`Output`](tools_core::Output)).
@@ -33,6 +35,7 @@ mod blocks;
 mod client;
 mod error;
 mod http;
+mod in_flight;
 mod listen;
 mod result;
 mod server;

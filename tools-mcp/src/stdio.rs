@@ -1,21 +1,21 @@
 //! Newline-delimited JSON-RPC on stdio, as the server's rmcp transport.
 //! Unlike rmcp's own, every line that cannot be read gets an answer (see
-//! `wire`) and the server reads on, a line is parsed once, and the end of
-//! the input (how a client stops its server) lets the calls in flight
-//! finish and answer.
+//! `wire`) and the server reads on, a request with the id of one in flight
+//! is refused (see `in_flight`), a line is parsed once, and the end of the
+//! input (how a client stops its server) lets the calls in flight finish
+//! and answer.
 
-use std::collections::HashSet;
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, JsonRpcNotification, RequestId,
+    ServerJsonRpcMessage,
 };
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::watch;
 
+use crate::in_flight::InFlight;
 use crate::wire;
 
 /// The longest line read, as rmcp's own stdio transport allows.
@@ -30,56 +30,6 @@ const GRACE: Duration = Duration::from_secs(10);
 
 /// What the server's writer is sent: a line without its newline.
 type Line = Vec<u8>;
-
-/// The requests read and not answered yet. Once its input has ended, rmcp
-/// still writes the answers of the calls in flight, but no longer relays
-/// anything a call sends before its answer (progress): a call reporting
-/// progress would never answer. So the input, as rmcp sees it, ends only
-/// once these are answered.
-#[derive(Clone, Debug, Default)]
-struct Unanswered(Arc<watch::Sender<HashSet<RequestId>>>);
-
-impl Unanswered {
-    fn read(&self, message: &ClientJsonRpcMessage) {
-        match message {
-            JsonRpcMessage::Request(request) => {
-                self.0.send_modify(|ids| {
-                    ids.insert(request.id.clone());
-                });
-            }
-            // rmcp does not answer a cancelled request.
-            JsonRpcMessage::Notification(notification) => {
-                if let ClientNotification::CancelledNotification(cancelled) = &notification.notification
-                    && let Some(id) = &cancelled.params.request_id
-                {
-                    self.0.send_modify(|ids| {
-                        ids.remove(id);
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn written(&self, message: &ServerJsonRpcMessage) {
-        let id = match message {
-            JsonRpcMessage::Response(response) => Some(&response.id),
-            JsonRpcMessage::Error(error) => error.id.as_ref(),
-            _ => None,
-        };
-        if let Some(id) = id {
-            self.0.send_modify(|ids| {
-                ids.remove(id);
-            });
-        }
-    }
-
-    /// Resolves once every request read has been answered.
-    async fn all_answered(&self) {
-        // The sender is `self.0`: waiting on it cannot fail.
-        let _ = self.0.subscribe().wait_for(HashSet::is_empty).await;
-    }
-}
 
 /// The transport rmcp serves on, reading `input` and writing `output`, and
 /// the task writing `output`: it ends once rmcp has dropped its side and
@@ -96,11 +46,20 @@ pub(crate) fn transport(
 ) {
     let (lines, to_write) = mpsc::unbounded::<Line>();
     let (messages, received) = mpsc::channel(READ_AHEAD);
-    let unanswered = Unanswered::default();
-    tokio::spawn(read(input, messages, lines.clone(), unanswered.clone()));
+    let in_flight = InFlight::default();
+    tokio::spawn(read(input, messages, lines.clone(), in_flight.clone()));
     let writer = tokio::spawn(write(output, to_write));
     let replies = lines.with(move |message: ServerJsonRpcMessage| {
-        unanswered.written(&message);
+        // Counted out before its answer is written: a client may reuse
+        // the id once it has read the answer.
+        let answered = match &message {
+            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            _ => None,
+        };
+        if let Some(id) = answered {
+            in_flight.leave(id);
+        }
         futures::future::ready(Ok::<_, mpsc::SendError>(serialize(&message)))
     });
     ((replies, received), writer)
@@ -137,26 +96,32 @@ pub(crate) fn std_streams() -> (Box<dyn AsyncRead + Unpin + Send>, Box<dyn Async
 
 /// Read lines into messages until the server has gone, or the input has
 /// ended and the requests read are answered (or [`GRACE`] has passed).
+///
+/// Once its input has ended, rmcp still writes the answers of the calls in
+/// flight, but no longer relays anything a call sends before its answer
+/// (progress): a call reporting progress would never answer. So the input,
+/// as rmcp sees it, ends only once those in flight are answered.
 async fn read(
     input: impl AsyncRead + Unpin,
     mut messages: mpsc::Sender<ClientJsonRpcMessage>,
     errors: mpsc::UnboundedSender<Line>,
-    unanswered: Unanswered,
+    in_flight: InFlight<RequestId>,
 ) {
     // `messages` stays open while the answers are awaited: its closing is
     // the end of the input for rmcp.
-    if read_until_the_end(input, &mut messages, errors, &unanswered).await {
-        let _ = tokio::time::timeout(GRACE, unanswered.all_answered()).await;
+    if read_until_the_end(input, &mut messages, errors, &in_flight).await {
+        let _ = tokio::time::timeout(GRACE, in_flight.emptied()).await;
     }
 }
 
 /// Read lines into messages: true at the end of the input, false once the
-/// server has gone.
+/// server has gone. A request with the id of one still in flight is
+/// answered with an error here, and rmcp never sees it (see `in_flight`).
 async fn read_until_the_end(
     input: impl AsyncRead + Unpin,
     messages: &mut mpsc::Sender<ClientJsonRpcMessage>,
     errors: mpsc::UnboundedSender<Line>,
-    unanswered: &Unanswered,
+    in_flight: &InFlight<RequestId>,
 ) -> bool {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
@@ -171,7 +136,7 @@ async fn read_until_the_end(
             if skip_line(&mut input).await.is_err() {
                 return true;
             }
-            let _ = errors.unbounded_send(serialize(&wire::too_long(MAX_LINE)));
+            let _ = errors.unbounded_send(wire::too_long(MAX_LINE).into_bytes());
             continue;
         }
         let text = line.trim_ascii();
@@ -180,13 +145,28 @@ async fn read_until_the_end(
         }
         match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
             Ok(message) => {
-                unanswered.read(&message);
+                match &message {
+                    JsonRpcMessage::Request(request) if !in_flight.enter(request.id.clone()) => {
+                        let _ = errors.unbounded_send(wire::duplicate(&request.id).into_bytes());
+                        continue;
+                    }
+                    // rmcp sends no answer to a cancelled request.
+                    JsonRpcMessage::Notification(JsonRpcNotification {
+                        notification: ClientNotification::CancelledNotification(cancelled),
+                        ..
+                    }) => {
+                        if let Some(id) = &cancelled.params.request_id {
+                            in_flight.leave(id);
+                        }
+                    }
+                    _ => {}
+                }
                 if messages.send(message).await.is_err() {
                     return false;
                 }
             }
             Err(_) => {
-                let _ = errors.unbounded_send(serialize(&wire::unreadable(text)));
+                let _ = errors.unbounded_send(wire::unreadable(text).into_bytes());
             }
         }
     }
@@ -234,6 +214,6 @@ fn serialize(message: &impl serde::Serialize) -> Line {
     // rmcp's messages are JSON values with string keys: nothing fails here.
     serde_json::to_vec(message).unwrap_or_else(|error| {
         let message = format!("the server could not write its answer: {error}");
-        wire::answer(-32603, serde_json::Value::Null, message).to_string().into_bytes()
+        wire::answer(-32603, None, message).into_bytes()
     })
 }

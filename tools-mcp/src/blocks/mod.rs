@@ -29,8 +29,16 @@ mod read;
 mod send;
 mod uri;
 
-pub(crate) use read::{error_text, output_of};
-pub(crate) use send::call_result;
+pub(crate) use read::{output_of, remote_error};
+pub(crate) use send::{call_result, error_result};
+
+/// The `_meta` key of a result flagged `isError` that says how the call
+/// ended ([`Outcome::as_str`](tools_core::Outcome::as_str), such as
+/// `invalid_arguments`): MCP has one flag for every ending, and the
+/// contract tells bad arguments, which the model fixes, from failures.
+/// A key with a prefix of our own, as MCP asks of `_meta` keys
+/// (<https://modelcontextprotocol.io/specification/2025-06-18/basic#meta>).
+pub(crate) const OUTCOME: &str = "tools-sdk/outcome";
 
 #[cfg(test)]
 mod tests;

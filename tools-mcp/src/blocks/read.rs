@@ -6,8 +6,11 @@ use base64::engine::general_purpose::STANDARD;
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value;
 
+use serde::Deserialize;
+
+use super::OUTCOME;
 use super::uri::last_segment;
-use tools_core::{Media, Output, Part};
+use tools_core::{Media, Outcome, Output, Part, ToolError};
 
 /// The media type of content whose type the server left unsaid.
 const UNKNOWN_TYPE: &str = "application/octet-stream";
@@ -71,9 +74,23 @@ pub(crate) fn output_of(content: Vec<ContentBlock>, structured: Option<Value>) -
     output
 }
 
+/// The error of a remote result flagged `isError`: the one the server's
+/// call ended with where it says so ([`OUTCOME`], this SDK's servers),
+/// else a failure; either way the model reads the server's text, once
+/// (an `{"error": ...}` text is not wrapped again).
+pub(crate) fn remote_error(result: &CallToolResult) -> ToolError {
+    let outcome = result
+        .meta
+        .as_ref()
+        .and_then(|meta| meta.0.get(OUTCOME))
+        .and_then(|outcome| Outcome::deserialize(outcome).ok())
+        .unwrap_or(Outcome::Failed);
+    ToolError::from_model_content(outcome, &error_text(result))
+}
+
 /// What a model reads of a remote result flagged `isError`: its text
 /// blocks, else its structured content, else its blocks as JSON.
-pub(crate) fn error_text(result: &CallToolResult) -> String {
+fn error_text(result: &CallToolResult) -> String {
     let texts: Vec<&str> =
         result.content.iter().filter_map(|block| block.as_text()).map(|text| text.text.as_str()).collect();
     if !texts.is_empty() {

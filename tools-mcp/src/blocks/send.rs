@@ -2,11 +2,12 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject, Resource, ResourceContents};
 use serde_json::Value;
 
+use super::OUTCOME;
 use super::uri::{escape, last_segment};
-use tools_core::{Media, Output, Part, Source, ToolResult};
+use tools_core::{Media, Outcome, Output, Part, Source, ToolResult};
 
 /// The reply to `tools/call` for one call's result. A failed call is its
 /// error text, flagged `isError`; a successful one sends every part of its
@@ -16,12 +17,22 @@ use tools_core::{Media, Output, Part, Source, ToolResult};
 /// sent, not even in `_meta`.
 pub(crate) fn call_result(result: ToolResult, tool: &str, fits: &dyn Fn(&Value) -> bool) -> CallToolResult {
     if !result.outcome.is_success() {
-        return CallToolResult::error(vec![ContentBlock::text(result.text().into_owned())]);
+        return error_result(result.outcome, result.text().into_owned());
     }
     let ToolResult { content, parts, .. } = result;
     let (blocks, structured) = blocks_of(Output { text: content, parts, artifact: None }, tool, fits);
     let mut reply = CallToolResult::success(blocks);
     reply.structured_content = structured;
+    reply
+}
+
+/// A result flagged `isError`: the text the model reads, and how the call
+/// ended in `_meta` ([`OUTCOME`]), so that a client of this SDK tells bad
+/// arguments from a failure as a local call does.
+pub(crate) fn error_result(outcome: Outcome, text: String) -> CallToolResult {
+    let mut reply = CallToolResult::error(vec![ContentBlock::text(text)]);
+    let meta = serde_json::Map::from_iter([(OUTCOME.to_owned(), Value::from(outcome.as_str()))]);
+    reply.meta = Some(MetaObject(meta));
     reply
 }
 

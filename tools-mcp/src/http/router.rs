@@ -1,6 +1,6 @@
 //! The axum router: rmcp's streamable HTTP service behind the bearer
-//! check, the session cap, the read timeout and the answer to an unreadable
-//! body.
+//! check, the session cap, the read timeout, the answer to an unreadable
+//! body and the refusal of a request id in flight.
 
 use std::sync::Arc;
 
@@ -13,11 +13,13 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::HttpOptions;
 use super::bearer::{Secret, require_bearer};
+use super::duplicates::{Key, refuse_duplicates};
 use super::host::one_host;
 use super::sessions::Sessions;
 use super::streams::Streams;
 use super::unreadable::answer_unreadable;
 use crate::McpServer;
+use crate::in_flight::InFlight;
 
 /// The largest request body read (rmcp's default).
 pub(super) const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -52,6 +54,7 @@ impl HttpOptions {
         let sessions = Sessions { manager, max: self.max_sessions };
         let streams = Streams::new(self.max_event_streams(), self.stream_lifetime);
         let router = router
+            .layer(middleware::from_fn_with_state(InFlight::<Key>::default(), refuse_duplicates))
             .layer(middleware::from_fn(answer_unreadable))
             .layer(middleware::from_fn_with_state(sessions, Sessions::admit))
             .layer(middleware::from_fn_with_state(streams, Streams::admit));

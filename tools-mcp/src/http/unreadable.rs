@@ -28,7 +28,7 @@ pub(super) async fn answer_unreadable(request: Request, next: Next) -> Response 
             let too_long = std::error::Error::source(&error)
                 .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
             return if too_long {
-                json_response(StatusCode::PAYLOAD_TOO_LARGE, &wire::too_long(MAX_BODY))
+                json_response(StatusCode::PAYLOAD_TOO_LARGE, wire::too_long(MAX_BODY))
             } else {
                 // The client stopped sending, or took longer than the read timeout.
                 (StatusCode::BAD_REQUEST, format!("could not read the request body: {error}")).into_response()
@@ -37,15 +37,15 @@ pub(super) async fn answer_unreadable(request: Request, next: Next) -> Response 
     };
     let response = next.run(Request::from_parts(parts, Body::from(body.clone()))).await;
     if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
-        return json_response(StatusCode::BAD_REQUEST, &wire::unreadable(&body));
+        return json_response(StatusCode::BAD_REQUEST, wire::unreadable(&body));
     }
     response
 }
 
-fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 pub(super) fn json_rpc_error(status: StatusCode, code: i64, message: &str) -> Response {
-    json_response(status, &wire::answer(code, serde_json::Value::Null, message.to_owned()))
+    json_response(status, wire::answer(code, None, message.to_owned()))
 }

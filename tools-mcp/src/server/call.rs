@@ -6,9 +6,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex};
 
 use futures::future::Either;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ProgressNotificationParam,
-};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::json;
@@ -16,7 +14,7 @@ use tokio::sync::mpsc;
 
 use super::McpServer;
 use crate::approval::{Verdict, ask};
-use crate::blocks::call_result;
+use crate::blocks::{call_result, error_result};
 use tools_core::ToolCall;
 
 impl McpServer {
@@ -74,7 +72,7 @@ impl McpServer {
             match ask(&call, &request, &context, self.approval_timeout).await {
                 Verdict::Run => {}
                 Verdict::Refuse(error) => {
-                    return Ok(CallToolResult::error(vec![ContentBlock::text(error.model_content())]).into());
+                    return Ok(error_result(error.outcome(), error.model_content()).into());
                 }
                 Verdict::Ask(question) => return Ok(question.into()),
             }
