@@ -8,6 +8,9 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::lax::read_lax;
+use super::node::Node;
+use super::nulls::drop_null_defaults;
 use super::reasons::{not_json, serde_error, serde_invalid};
 use super::{ArgumentLimits, JsonObject, Parameters, clean_json};
 use crate::ToolError;
@@ -45,8 +48,9 @@ impl Parameters {
         if let Some(unreadable) = self.not_an_object_at_all(&json, &error) {
             return Err(unreadable);
         }
-        // Only a failed read pays for looking for nulls that mean "not given".
-        let json = match self.without_null_defaults(&json) {
+        // Only a failed read pays for looking for nulls that mean "not
+        // given" and numbers sent as strings.
+        let json = match self.repaired(&json)? {
             Some(cleaned) => match serde_json::from_str(&cleaned) {
                 Ok(request) => return self.checked(request, &cleaned, limits),
                 Err(_) => Cow::Owned(cleaned),
@@ -92,15 +96,31 @@ impl Parameters {
     /// ```
     pub fn parse_object(&self, arguments: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
         let json = self.prepare(arguments, limits)?;
-        let object = match serde_json::from_str::<Value>(&json) {
-            Ok(Value::Object(object)) => object,
+        let mut value = match serde_json::from_str::<Value>(&json) {
+            Ok(value @ Value::Object(_)) => value,
             Ok(other) => return Err(self.not_an_object(&other)),
             Err(e) => return Err(not_json(&e)),
         };
-        if self.validator.is_some() {
-            self.check_constraints(&Value::Object(object.clone()))?;
-        }
+        // Nothing here refuses a string sent for a number: the remote
+        // server would, so it is read here for every call.
+        read_lax(Node::root(&self.schema), &mut value)?;
+        self.check_constraints(&value)?;
+        let Value::Object(object) = value else { unreachable!("checked to be an object above") };
         Ok(object)
+    }
+
+    /// `json` without the nulls that mean "not given" and with the numbers
+    /// and booleans sent as strings read, or `None` if it had neither (or
+    /// is not JSON); an error for a string that stands for no number the
+    /// schema wants. Read only after serde refused `json`.
+    fn repaired(&self, json: &str) -> Result<Option<String>, ToolError> {
+        let Ok(mut value) = serde_json::from_str::<Value>(json) else {
+            return Ok(None);
+        };
+        let root = Node::root(&self.schema);
+        let dropped = drop_null_defaults(root, &mut value);
+        let read = read_lax(root, &mut value)?;
+        Ok((dropped || read).then(|| value.to_string()))
     }
     /// The steps before any parser sees the text: its size, the cleaner,
     /// and its depth when the schema does not bound it within the limit.
