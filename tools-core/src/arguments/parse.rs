@@ -19,6 +19,29 @@ impl Parameters {
     /// Turn a raw argument string into `R`: check its size, clean it, check
     /// its depth, deserialize, check the constraints. Every failure is
     /// [`ToolError::InvalidArguments`] with a reason that names the field.
+    ///
+    /// A number or boolean sent as a string is read where the schema wants
+    /// one and takes no string, as pydantic's lax mode reads it; never the
+    /// other way.
+    ///
+    /// ```
+    /// use tools_core::{ArgumentLimits, Parameters};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Forecast {
+    ///     city: String,
+    ///     days: Option<u8>,
+    /// }
+    ///
+    /// let params = Parameters::of::<Forecast>();
+    /// let read: Forecast = params.parse(r#"{"city":"2","days":" 2 "}"#, &ArgumentLimits::DEFAULT).unwrap();
+    /// assert_eq!((read.city.as_str(), read.days), ("2", Some(2)));
+    /// let err = params.parse::<Forecast>(r#"{"city":"Paris","days":"2.5"}"#, &ArgumentLimits::DEFAULT).err().unwrap();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     r#"invalid arguments: at `days`: expected an integer, not the string "2.5", which is not a whole number"#
+    /// );
+    /// ```
     pub fn parse<R: DeserializeOwned>(
         &self,
         arguments: &str,
