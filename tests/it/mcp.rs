@@ -83,7 +83,7 @@ async fn stdio_calls_follow_the_error_contract() {
     assert_eq!(out_of_range.is_error, Some(true));
     assert!(text(&out_of_range).contains("`days` must be at most 16"), "{}", text(&out_of_range));
 
-    // A number sent as a string, as the MCP Inspector's CLI up to 0.16
+    // A number sent as a string, as the MCP Inspector's CLI up to 0.16.5
     // sent `--tool-arg days=2`: read as pydantic's lax mode reads it.
     let lax = client.call_tool(call("get_weather", json!({"city": "2", "days": "2"}))).await.unwrap();
     assert_eq!(lax.is_error, Some(false), "{}", text(&lax));

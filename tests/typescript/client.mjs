@@ -93,7 +93,7 @@ async function exercise(client, transport) {
   check(textOf(wrong).includes("at `days`: invalid type"), `${transport}: type message ${textOf(wrong)}`);
 
   // Numbers sent as strings, as clients that build arguments from text do
-  // (the MCP Inspector's CLI up to 0.16): read as pydantic's lax mode reads
+  // (the MCP Inspector's CLI up to 0.16.5): read as pydantic's lax mode reads
   // them, never the other way (the string field keeps "2").
   const lax = await client.callTool({ name: "get_weather", arguments: { city: "2", days: " 2 " } });
   check(!lax.isError, `${transport}: days=" 2 " refused: ${textOf(lax)}`);

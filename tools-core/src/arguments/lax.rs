@@ -3,7 +3,7 @@
 //! pydantic's lax mode reads them
 //! (<https://docs.pydantic.dev/latest/concepts/conversion_table/>). Clients
 //! that build arguments from text send them so (the MCP Inspector's
-//! `--tool-arg days=2` up to version 0.16 for a nullable field, forms,
+//! `--tool-arg days=2` up to version 0.16.5 for a nullable field, forms,
 //! small models). Never the other way: a string field keeps `"2"`, and a
 //! number sent for a string is still refused.
 //!
