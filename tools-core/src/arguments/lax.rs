@@ -27,6 +27,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
+use super::JsonObject;
 use super::node::{Kinds, Node};
 use crate::ToolError;
 
@@ -34,6 +35,24 @@ use crate::ToolError;
 /// boolean the schema wants; whether any was.
 pub(super) fn read_lax(node: Node<'_>, value: &mut Value) -> Result<bool, ToolError> {
     walk(node, value, &Path::Root)
+}
+
+/// The same for the fields of an object, the arguments of a remote tool.
+pub(super) fn read_lax_fields(node: Node<'_>, fields: &mut JsonObject) -> Result<bool, ToolError> {
+    walk_fields(node, fields, &Path::Root)
+}
+
+fn walk_fields(node: Node<'_>, fields: &mut JsonObject, path: &Path<'_>) -> Result<bool, ToolError> {
+    let Some(node) = node.container(Kinds::OBJECT) else {
+        return Ok(false);
+    };
+    let mut read = false;
+    for (name, field) in fields.iter_mut() {
+        if let Some(schema) = node.field(name) {
+            read |= walk(schema, field, &Path::Field(path, name))?;
+        }
+    }
+    Ok(read)
 }
 
 fn walk(node: Node<'_>, value: &mut Value, path: &Path<'_>) -> Result<bool, ToolError> {
@@ -58,18 +77,7 @@ fn walk(node: Node<'_>, value: &mut Value, path: &Path<'_>) -> Result<bool, Tool
                 None => Ok(false),
             }
         }
-        Value::Object(fields) => {
-            let Some(node) = node.container(Kinds::OBJECT) else {
-                return Ok(false);
-            };
-            let mut read = false;
-            for (name, field) in fields.iter_mut() {
-                if let Some(schema) = node.field(name) {
-                    read |= walk(schema, field, &Path::Field(path, name))?;
-                }
-            }
-            Ok(read)
-        }
+        Value::Object(fields) => walk_fields(node, fields, path),
         Value::Array(items) => {
             let Some(schema) = node.container(Kinds::ARRAY).and_then(Node::items) else {
                 return Ok(false);
