@@ -141,7 +141,7 @@ fn model(turn: usize, last: &[ToolResult]) -> Option<Vec<ToolCall>> {
         ]),
         // A wrong type, an unknown tool, a failing and a panicking tool.
         1 => Some(vec![
-            call("t1_1", "to_fahrenheit", r#"{"celsius": "17"}"#),
+            call("t1_1", "to_fahrenheit", r#"{"celsius": "seventeen"}"#),
             call("t1_2", "get_forecast", r#"{"city": "Oslo"}"#),
             call("t1_3", "weather_alerts", r#"{"region": "FR-75"}"#),
             call("t1_4", "air_quality", r#"{"city": "Oslo"}"#),

@@ -67,7 +67,7 @@ async fn main() {
         ("clean JSON", r#"{"city":"Paris","days":2}"#),
         ("fenced JSON", "```json\n{\"city\":\"Oslo\"}\n```"),
         ("prose around JSON", r#"Sure, calling it now: {"city":"Lima","days":3} - done."#),
-        ("a wrong type", r#"{"city":"Paris","days":"3"}"#),
+        ("a wrong type", r#"{"city":"Paris","days":"three"}"#),
         ("out of range", r#"{"city":"Paris","days":17}"#),
         ("an empty city", r#"{"city":" "}"#),
     ];

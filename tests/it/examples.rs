@@ -37,7 +37,9 @@ fn get_weather_answers_every_shape_a_model_sends() {
     );
     let wrong = answer_to(&output, "a wrong type");
     assert!(
-        wrong.starts_with(r#"-> fix   Invalid arguments: at `days`: invalid type: string "3", expected u8."#),
+        wrong.starts_with(
+            r#"-> fix   Invalid arguments: at `days`: invalid type: string "three", expected u8."#
+        ),
         "{wrong}"
     );
     let range = answer_to(&output, "out of range");

@@ -83,6 +83,13 @@ async fn stdio_calls_follow_the_error_contract() {
     assert_eq!(out_of_range.is_error, Some(true));
     assert!(text(&out_of_range).contains("`days` must be at most 16"), "{}", text(&out_of_range));
 
+    // A number sent as a string, as the MCP Inspector's CLI up to 0.16.5
+    // sent `--tool-arg days=2`: read as pydantic's lax mode reads it.
+    let lax = client.call_tool(call("get_weather", json!({"city": "2", "days": "2"}))).await.unwrap();
+    assert_eq!(lax.is_error, Some(false), "{}", text(&lax));
+    let structured = lax.structured_content.clone().unwrap();
+    assert_eq!((&structured["city"], &structured["days"]), (&json!("2"), &json!(2)));
+
     let wrong_type =
         client.call_tool(call("get_weather", json!({"city": "Paris", "days": "three"}))).await.unwrap();
     assert_eq!(wrong_type.is_error, Some(true));
@@ -392,6 +399,19 @@ async fn a_third_party_servers_errors_keep_their_meaning() {
     let odd = tools.call(&ctx, &ToolCall::new("2", "halve", r#"{"n":7}"#)).await;
     assert_eq!(odd.outcome, Outcome::InvalidArguments, "{}", odd.content);
     assert!(odd.content.contains("7 is odd: send an even n"), "{}", odd.content);
+    // A number sent as a string is read as its schema says before it is
+    // sent on: rmcp's server, strict as serde, gets the number.
+    let lax = tools.call(&ctx, &ToolCall::new("3", "halve", r#"{"n":" 8 "}"#)).await;
+    assert_eq!((lax.outcome, lax.content.as_str()), (Outcome::Success, "4"));
+    let fraction = tools.call(&ctx, &ToolCall::new("3", "halve", r#"{"n":"8.5"}"#)).await;
+    assert_eq!(fraction.outcome, Outcome::InvalidArguments, "{}", fraction.content);
+    assert!(
+        fraction
+            .content
+            .contains(r#"at `n`: expected an integer, not the string "8.5", which is not a whole number"#),
+        "{}",
+        fraction.content
+    );
     // rmcp answers arguments it cannot read with an error result instead.
     let unreadable = tools.call(&ctx, &ToolCall::new("3", "halve", r#"{"n":"eight"}"#)).await;
     assert_eq!(unreadable.outcome, Outcome::Failed, "{}", unreadable.content);

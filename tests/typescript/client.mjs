@@ -5,9 +5,9 @@
 //     npm ci --prefix tests/typescript
 //     node tests/typescript/client.mjs [path/to/mcp_server]
 //
-// Checked: listing, a valid call, an image (the chart, a PNG), each
-// bad-argument case, an unknown tool, progress, cancellation, no validator
-// warnings, over HTTP the token, and approval: `cancel_alert` is refused
+// Checked: listing, a valid call, an image (the chart, a PNG), numbers
+// sent as strings, each bad-argument case, an unknown tool, progress,
+// cancellation, no validator warnings, over HTTP the token, and approval: `cancel_alert` is refused
 // to a client without elicitation, and runs for one whose person ticks the
 // box the server asks about; a string with a lone surrogate is refused
 // with the request's id.
@@ -92,6 +92,26 @@ async function exercise(client, transport) {
   const wrong = await client.callTool({ name: "get_weather", arguments: { city: "Paris", days: "three" } });
   check(wrong.isError === true, `${transport}: days='three' accepted`);
   check(textOf(wrong).includes("at `days`: invalid type"), `${transport}: type message ${textOf(wrong)}`);
+
+  // Numbers sent as strings, as clients that build arguments from text do
+  // (the MCP Inspector's CLI up to 0.16.5): read as pydantic's lax mode reads
+  // them, never the other way (the string field keeps "2").
+  const lax = await client.callTool({ name: "get_weather", arguments: { city: "2", days: " 2 " } });
+  check(!lax.isError, `${transport}: days=" 2 " refused: ${textOf(lax)}`);
+  check(
+    lax.structuredContent.city === "2" && lax.structuredContent.days === 2,
+    `${transport}: lax ${JSON.stringify(lax.structuredContent)}`,
+  );
+  const laxCount = await client.callTool({ name: "count_slowly", arguments: { to: "3", step_ms: "0" } });
+  check(!laxCount.isError, `${transport}: to="3" refused: ${textOf(laxCount)}`);
+  const half = await client.callTool({ name: "get_weather", arguments: { city: "Paris", days: "2.5" } });
+  check(half.isError === true, `${transport}: days="2.5" accepted`);
+  check(
+    textOf(half).includes('at `days`: expected an integer, not the string "2.5", which is not a whole number'),
+    `${transport}: fraction message ${textOf(half)}`,
+  );
+  const above = await client.callTool({ name: "get_weather", arguments: { city: "Paris", days: "17" } });
+  check(textOf(above).includes("`days` must be at most 16"), `${transport}: days="17" ${textOf(above)}`);
 
   const missing = await client.callTool({ name: "get_weather", arguments: {} });
   check(missing.isError === true && textOf(missing).includes("city"), `${transport}: missing city`);

@@ -40,7 +40,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 #[non_exhaustive]
 pub enum ToolError {
     /// The arguments do not match the schema. The reason names the field
-    /// path and what was expected, e.g. ``at `days`: invalid type: string "3", expected u8``.
+    /// path and what was expected, e.g. ``at `days`: invalid type: string "three", expected u8``.
     InvalidArguments(String),
     /// The tool asks the model to try again, with this message (pydantic-ai's
     /// `ModelRetry`).

@@ -1,6 +1,8 @@
 //! How a tool reads the arguments a model sent, one pipeline for every
 //! tool: the size limit, [`clean_json`], the depth limit (skipped when the
-//! request type bounds the nesting), serde, then the schema's constraints.
+//! request type bounds the nesting), serde (what it refuses is read again
+//! with the nulls that mean "not given" dropped and the numbers sent as
+//! strings read), then the schema's constraints.
 //!
 //! - `clean`: the lenient cleaner (fences, prose, double encoding);
 //! - `limits`: [`ArgumentLimits`] and the checks on the raw text;
@@ -9,6 +11,8 @@
 //! - `node`: a subschema found by a value's path, following `$ref`s;
 //! - `nulls`: `null` for an optional field that takes none, read as
 //!   "not given" when serde refuses it;
+//! - `lax`: a number or boolean sent as a string (`"days": "2"`), read as
+//!   pydantic's lax mode reads it where the schema takes no string;
 //! - `parse`: the pipeline itself, typed ([`Parameters::parse`]) and
 //!   untyped ([`Parameters::parse_object`]);
 //! - `reasons`: a failure to read the arguments, in the model's terms;
@@ -17,6 +21,7 @@
 
 mod clean;
 mod constraints;
+mod lax;
 mod limits;
 mod node;
 mod nulls;

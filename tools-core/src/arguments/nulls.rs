@@ -5,21 +5,10 @@
 
 use serde_json::Value;
 
-use super::Parameters;
 use super::node::Node;
 
-impl Parameters {
-    /// `json` without the nulls that mean "not given", or `None` if it has
-    /// none (or is not JSON). Read only after serde refused `json`.
-    pub(super) fn without_null_defaults(&self, json: &str) -> Option<String> {
-        let mut value: Value = serde_json::from_str(json).ok()?;
-        let root = Node::root(&self.schema);
-        drop_null_defaults(root, &mut value).then(|| value.to_string())
-    }
-}
-
 /// Remove each null under `node` that means "not given"; whether any was.
-fn drop_null_defaults(node: Node<'_>, value: &mut Value) -> bool {
+pub(super) fn drop_null_defaults(node: Node<'_>, value: &mut Value) -> bool {
     match value {
         Value::Object(fields) => {
             let mut dropped = false;

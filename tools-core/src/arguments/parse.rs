@@ -8,6 +8,9 @@ use std::borrow::Cow;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::lax::{read_lax, read_lax_fields};
+use super::node::Node;
+use super::nulls::drop_null_defaults;
 use super::reasons::{not_json, serde_error, serde_invalid};
 use super::{ArgumentLimits, JsonObject, Parameters, clean_json};
 use crate::ToolError;
@@ -16,6 +19,29 @@ impl Parameters {
     /// Turn a raw argument string into `R`: check its size, clean it, check
     /// its depth, deserialize, check the constraints. Every failure is
     /// [`ToolError::InvalidArguments`] with a reason that names the field.
+    ///
+    /// A number or boolean sent as a string is read where the schema wants
+    /// one and takes no string, as pydantic's lax mode reads it; never the
+    /// other way.
+    ///
+    /// ```
+    /// use tools_core::{ArgumentLimits, Parameters};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Forecast {
+    ///     city: String,
+    ///     days: Option<u8>,
+    /// }
+    ///
+    /// let params = Parameters::of::<Forecast>();
+    /// let read: Forecast = params.parse(r#"{"city":"2","days":" 2 "}"#, &ArgumentLimits::DEFAULT).unwrap();
+    /// assert_eq!((read.city.as_str(), read.days), ("2", Some(2)));
+    /// let err = params.parse::<Forecast>(r#"{"city":"Paris","days":"2.5"}"#, &ArgumentLimits::DEFAULT).err().unwrap();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     r#"invalid arguments: at `days`: expected an integer, not the string "2.5", which is not a whole number"#
+    /// );
+    /// ```
     pub fn parse<R: DeserializeOwned>(
         &self,
         arguments: &str,
@@ -45,8 +71,9 @@ impl Parameters {
         if let Some(unreadable) = self.not_an_object_at_all(&json, &error) {
             return Err(unreadable);
         }
-        // Only a failed read pays for looking for nulls that mean "not given".
-        let json = match self.without_null_defaults(&json) {
+        // Only a failed read pays for looking for nulls that mean "not
+        // given" and numbers sent as strings.
+        let json = match self.repaired(&json)? {
             Some(cleaned) => match serde_json::from_str(&cleaned) {
                 Ok(request) => return self.checked(request, &cleaned, limits),
                 Err(_) => Cow::Owned(cleaned),
@@ -92,15 +119,32 @@ impl Parameters {
     /// ```
     pub fn parse_object(&self, arguments: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
         let json = self.prepare(arguments, limits)?;
-        let object = match serde_json::from_str::<Value>(&json) {
+        let mut object = match serde_json::from_str::<Value>(&json) {
             Ok(Value::Object(object)) => object,
             Ok(other) => return Err(self.not_an_object(&other)),
             Err(e) => return Err(not_json(&e)),
         };
+        // No Rust type reads these arguments to refuse a number sent as a
+        // string, and the remote server may: read it here, on every call.
+        read_lax_fields(Node::root(&self.schema), &mut object)?;
         if self.validator.is_some() {
             self.check_constraints(&Value::Object(object.clone()))?;
         }
         Ok(object)
+    }
+
+    /// `json` without the nulls that mean "not given" and with the numbers
+    /// and booleans sent as strings read, or `None` if it had neither (or
+    /// is not JSON); an error for a string that stands for no number the
+    /// schema wants. Read only after serde refused `json`.
+    fn repaired(&self, json: &str) -> Result<Option<String>, ToolError> {
+        let Ok(mut value) = serde_json::from_str::<Value>(json) else {
+            return Ok(None);
+        };
+        let root = Node::root(&self.schema);
+        let dropped = drop_null_defaults(root, &mut value);
+        let read = read_lax(root, &mut value)?;
+        Ok((dropped || read).then(|| value.to_string()))
     }
     /// The steps before any parser sees the text: its size, the cleaner,
     /// and its depth when the schema does not bound it within the limit.

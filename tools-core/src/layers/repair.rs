@@ -29,9 +29,9 @@ pub struct Repair<'a> {
 ///
 /// ```
 /// use tools_core::{Toolset, layers::RepairArguments};
-/// // A model that writes `"days": "3"` for an integer.
+/// // A model that writes `"days": "three"` for an integer.
 /// let tools = Toolset::new().with_layer(RepairArguments::new(|repair| {
-///     let fixed = repair.arguments.replace("\"3\"", "3");
+///     let fixed = repair.arguments.replace("\"three\"", "3");
 ///     Box::pin(async move { Some(fixed) })
 /// }));
 /// ```

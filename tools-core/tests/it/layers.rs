@@ -275,7 +275,7 @@ async fn repair_gets_the_schema_the_text_and_the_reason_and_its_arguments_are_ch
             ));
             assert!(repair.schema["properties"]["days"].is_object());
             let fixed = match repair.arguments {
-                r#"{"days":"3"}"# => Some(r#"{"days":3}"#.to_owned()),
+                r#"{"days":"three"}"# => Some(r#"{"days":3}"#.to_owned()),
                 r#"{"days":"many"}"# => Some(r#"{"days":"still many"}"#.to_owned()),
                 _ => None,
             };
@@ -286,7 +286,7 @@ async fn repair_gets_the_schema_the_text_and_the_reason_and_its_arguments_are_ch
         Toolset::builder().add(Forecast::new("forecast", false, &runs)).build().unwrap().with_layer(repair);
     let results = run(
         &tools,
-        &[("forecast", r#"{"days":"3"}"#), ("forecast", r#"{"days":"many"}"#), ("forecast", "{}")],
+        &[("forecast", r#"{"days":"three"}"#), ("forecast", r#"{"days":"many"}"#), ("forecast", "{}")],
     )
     .await;
     assert_eq!((results[0].outcome, results[0].content.as_str()), (Outcome::Success, "3 days, run 1"));
@@ -297,7 +297,7 @@ async fn repair_gets_the_schema_the_text_and_the_reason_and_its_arguments_are_ch
     assert!(results[2].content.contains("missing field `days`"), "{}", results[2].content);
     let seen = seen.lock().unwrap();
     assert_eq!(seen.len(), 3);
-    assert_eq!((seen[0].0.as_str(), seen[0].1.as_str()), ("forecast", r#"{"days":"3"}"#));
+    assert_eq!((seen[0].0.as_str(), seen[0].1.as_str()), ("forecast", r#"{"days":"three"}"#));
     assert!(seen[0].2.contains("at `days`"), "{:?}", seen[0]);
 }
 

@@ -48,8 +48,9 @@ async fn fenced_arguments_are_cleaned() {
 #[tokio::test]
 async fn invalid_arguments_ask_the_model_to_fix_them() {
     let tools = Toolset::builder().add(Weather).build().unwrap();
-    let result =
-        tools.call(&ToolContext::new(), &call("1", "get_weather", r#"{"city":"Paris","days":"3"}"#)).await;
+    let result = tools
+        .call(&ToolContext::new(), &call("1", "get_weather", r#"{"city":"Paris","days":"three"}"#))
+        .await;
     assert_eq!(result.outcome, Outcome::InvalidArguments);
     assert!(!result.outcome.is_failure());
     assert!(result.content.contains("days"), "{}", result.content);

@@ -61,8 +61,8 @@ fn unit_requests_take_the_empty_object_the_schema_asks_for() {
 #[test]
 fn serde_errors_name_the_field_path() {
     let params = Parameters::of::<Plain>();
-    let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo","days":"3","tags":[]}"#, &limits()));
-    assert_eq!(reason, r#"at `days`: invalid type: string "3", expected u8"#);
+    let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo","days":"three","tags":[]}"#, &limits()));
+    assert_eq!(reason, r#"at `days`: invalid type: string "three", expected u8"#);
     let reason = invalid(params.parse::<Plain>(r#"{"city":"Oslo","tags":[1]}"#, &limits()));
     assert_eq!(reason, "at `tags[0]`: invalid type: integer `1`, expected a string");
     let reason = invalid(params.parse::<Plain>(r#"{"tags":[]}"#, &limits()));

@@ -68,5 +68,5 @@ fn main() {
     assert_eq!(call(&Io, r#"{"n":5}"#).unwrap_err().model_content(), r#"{"error":"disk 5"}"#);
     assert_eq!(call(&Plain, r#"{"n":5}"#).unwrap(), r#"{"n":5}"#);
     assert_eq!(call(&Nothing, r#"{"n":5}"#).unwrap(), "done: the call succeeded and has no result to return");
-    assert!(matches!(call(&Plain, r#"{"n":"5"}"#), Err(ToolError::InvalidArguments(_))));
+    assert!(matches!(call(&Plain, r#"{"n":"five"}"#), Err(ToolError::InvalidArguments(_))));
 }
