@@ -42,7 +42,13 @@ fn cases() -> Vec<(&'static str, &'static str, i64, &'static str, bool)> {
     vec![
         (r#"{"jsonrpc": "2.0", "id": 7, "method"#, "null", -32700, "not JSON", false),
         (r#"{"id":8}"#, "8", -32600, "`jsonrpc`", false),
-        (r#"[{"jsonrpc":"2.0","id":9,"method":"ping"}]"#, "null", -32600, "batch", false),
+        (
+            r#"[{"jsonrpc":"2.0","id":9,"method":"ping"}]"#,
+            "null",
+            -32600,
+            "batches were part of MCP 2025-03-26 only",
+            false,
+        ),
         (r#"{"jsonrpc":"2.0","id":10,"method":"tools/list","params":[]}"#, "10", -32600, "`params`", false),
         (
             r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":5}}"#,

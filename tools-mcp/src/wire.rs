@@ -73,10 +73,16 @@ pub(crate) fn too_long(limit: usize) -> String {
     answer(INVALID_REQUEST, None, format!("invalid request: the message is longer than {limit} bytes"))
 }
 
+/// Why a batch (a JSON array of messages) is refused. MCP 2025-03-26 let
+/// a client send one (<https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>);
+/// 2025-06-18 removed them (<https://modelcontextprotocol.io/specification/2025-06-18/changelog>).
+const BATCH_REFUSED: &str = "a batch (a JSON array) is not supported: JSON-RPC batches were part of \
+     MCP 2025-03-26 only, and 2025-06-18 removed them; send one message at a time";
+
 fn what_is_wrong(message: &Value, id: Option<&RawValue>) -> String {
     let Some(object) = message.as_object() else {
         return match message {
-            Value::Array(_) => "a batch (a JSON array) is not supported: send one message at a time".into(),
+            Value::Array(_) => BATCH_REFUSED.into(),
             _ => "a JSON-RPC message is a JSON object".into(),
         };
     };
@@ -167,7 +173,11 @@ mod tests {
     #[test]
     fn json_that_is_not_a_request_is_an_invalid_request_with_its_id() {
         let cases = [
-            (r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Value::Null, "batch"),
+            (
+                r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+                Value::Null,
+                "batches were part of MCP 2025-03-26 only",
+            ),
             ("3", Value::Null, "JSON object"),
             (r#"{"id":7}"#, json!(7), "`jsonrpc`"),
             (r#"{"jsonrpc":"2.0","id":"a","method":5}"#, json!("a"), "`method` must be a string"),
