@@ -13,6 +13,8 @@ mod mcp;
 #[cfg(feature = "mcp")]
 mod mcp_approval;
 #[cfg(feature = "mcp")]
+mod mcp_batch;
+#[cfg(feature = "mcp")]
 mod mcp_errors;
 #[cfg(feature = "mcp")]
 mod mcp_http_limits;

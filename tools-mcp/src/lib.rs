@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 mod approval;
+mod batch;
 mod blocks;
 mod client;
 mod error;

@@ -1,20 +1,24 @@
 //! Newline-delimited JSON-RPC on stdio, as the server's rmcp transport.
 //! Unlike rmcp's own, every line that cannot be read gets an answer (see
 //! `wire`) and the server reads on, a request with the id of one in flight
-//! is refused (see `in_flight`), a line is parsed once, and the end of the
+//! is refused (see `in_flight`), a batch is read in a 2025-03-26 session
+//! (see `batch`), a line is parsed once, and the end of the
 //! input (how a client stops its server) lets the calls in flight finish
 //! and answer.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, JsonRpcNotification, RequestId,
-    ServerJsonRpcMessage,
+    ServerJsonRpcMessage, ServerResult,
 };
+use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
+use crate::batch::Batches;
 use crate::in_flight::InFlight;
 use crate::wire;
 
@@ -47,20 +51,31 @@ pub(crate) fn transport(
     let (lines, to_write) = mpsc::unbounded::<Line>();
     let (messages, received) = mpsc::channel(READ_AHEAD);
     let in_flight = InFlight::default();
-    tokio::spawn(read(input, messages, lines.clone(), in_flight.clone()));
+    let batches = Batches::default();
+    tokio::spawn(read(input, messages, lines.clone(), in_flight.clone(), batches.clone()));
     let writer = tokio::spawn(write(output, to_write));
-    let replies = lines.with(move |message: ServerJsonRpcMessage| {
-        // Counted out before its answer is written: a client may reuse
-        // the id once it has read the answer.
+    let replies = lines.with_flat_map(move |message: ServerJsonRpcMessage| {
         let answered = match &message {
-            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Response(response) => {
+                if let ServerResult::InitializeResult(result) = &response.result {
+                    batches.negotiated(result.protocol_version.clone());
+                }
+                Some(&response.id)
+            }
             JsonRpcMessage::Error(error) => error.id.as_ref(),
             _ => None,
         };
-        if let Some(id) = answered {
-            in_flight.leave(id);
-        }
-        futures::future::ready(Ok::<_, mpsc::SendError>(serialize(&message)))
+        let line = serialize(&message);
+        let line = match answered {
+            Some(id) => {
+                // Counted out before its answer is written: a client may
+                // reuse the id once it has read the answer.
+                in_flight.leave(id);
+                batches.answered(id, line).unwrap_or_else(Some)
+            }
+            None => Some(line),
+        };
+        futures::stream::iter(line.map(Ok::<_, mpsc::SendError>))
     });
     ((replies, received), writer)
 }
@@ -106,10 +121,11 @@ async fn read(
     mut messages: mpsc::Sender<ClientJsonRpcMessage>,
     errors: mpsc::UnboundedSender<Line>,
     in_flight: InFlight<RequestId>,
+    batches: Batches,
 ) {
     // `messages` stays open while the answers are awaited: its closing is
     // the end of the input for rmcp.
-    if read_until_the_end(input, &mut messages, errors, &in_flight).await {
+    if read_until_the_end(input, &mut messages, errors, &in_flight, &batches).await {
         let _ = tokio::time::timeout(GRACE, in_flight.emptied()).await;
     }
 }
@@ -122,6 +138,7 @@ async fn read_until_the_end(
     messages: &mut mpsc::Sender<ClientJsonRpcMessage>,
     errors: mpsc::UnboundedSender<Line>,
     in_flight: &InFlight<RequestId>,
+    batches: &Batches,
 ) -> bool {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
@@ -143,33 +160,106 @@ async fn read_until_the_end(
         if text.is_empty() {
             continue;
         }
-        match serde_json::from_slice::<ClientJsonRpcMessage>(text) {
+        if text.starts_with(b"[") && batches.taken() {
+            if !read_batch(text, messages, &errors, in_flight, batches).await {
+                return false;
+            }
+            continue;
+        }
+        match screen(text, &errors, in_flight, batches) {
             Ok(message) => {
-                match &message {
-                    JsonRpcMessage::Request(request) if !in_flight.enter(request.id.clone()) => {
-                        let _ = errors.unbounded_send(wire::duplicate(&request.id).into_bytes());
+                if messages.send(message).await.is_err() {
+                    return false;
+                }
+            }
+            Err(answer) => {
+                let _ = errors.unbounded_send(answer);
+            }
+        }
+    }
+}
+
+/// A message for rmcp, or the server's own answer to it: a request with
+/// the id of one in flight is answered with an error here, and rmcp never
+/// sees it (see `in_flight`).
+fn screen(
+    text: &[u8],
+    errors: &mpsc::UnboundedSender<Line>,
+    in_flight: &InFlight<RequestId>,
+    batches: &Batches,
+) -> Result<ClientJsonRpcMessage, Line> {
+    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(text) else {
+        return Err(wire::unreadable(text).into_bytes());
+    };
+    match &message {
+        JsonRpcMessage::Request(request) if !in_flight.enter(request.id.clone()) => {
+            return Err(wire::duplicate(&request.id).into_bytes());
+        }
+        // rmcp sends no answer to a cancelled request.
+        JsonRpcMessage::Notification(JsonRpcNotification {
+            notification: ClientNotification::CancelledNotification(cancelled),
+            ..
+        }) => {
+            if let Some(id) = &cancelled.params.request_id {
+                in_flight.leave(id);
+                if let Some(line) = batches.cancelled(id) {
+                    let _ = errors.unbounded_send(line);
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(message)
+}
+
+/// A batch, in a session that takes them (see `batch`): each message
+/// handed to rmcp, the answers written as one array. False once the
+/// server has gone.
+async fn read_batch(
+    text: &[u8],
+    messages: &mut mpsc::Sender<ClientJsonRpcMessage>,
+    errors: &mpsc::UnboundedSender<Line>,
+    in_flight: &InFlight<RequestId>,
+    batches: &Batches,
+) -> bool {
+    let items = match serde_json::from_slice::<Vec<&RawValue>>(text) {
+        Ok(items) if items.is_empty() => {
+            let _ = errors.unbounded_send(wire::empty_batch().into_bytes());
+            return true;
+        }
+        Ok(items) => items,
+        Err(_) => {
+            let _ = errors.unbounded_send(wire::unreadable(text).into_bytes());
+            return true;
+        }
+    };
+    let reading = batches.start();
+    // Its answers are told apart by their ids: an id twice in one batch is
+    // refused even when the first is already answered.
+    let mut ids = HashSet::new();
+    for item in items {
+        match screen(item.get().as_bytes(), errors, in_flight, batches) {
+            Ok(message) => {
+                if let JsonRpcMessage::Request(request) = &message {
+                    if !ids.insert(request.id.clone()) {
+                        // Counted in by `screen`: the first was answered.
+                        in_flight.leave(&request.id);
+                        reading.answer(wire::duplicate(&request.id).into_bytes());
                         continue;
                     }
-                    // rmcp sends no answer to a cancelled request.
-                    JsonRpcMessage::Notification(JsonRpcNotification {
-                        notification: ClientNotification::CancelledNotification(cancelled),
-                        ..
-                    }) => {
-                        if let Some(id) = &cancelled.params.request_id {
-                            in_flight.leave(id);
-                        }
-                    }
-                    _ => {}
+                    reading.request(request.id.clone());
                 }
                 if messages.send(message).await.is_err() {
                     return false;
                 }
             }
-            Err(_) => {
-                let _ = errors.unbounded_send(wire::unreadable(text).into_bytes());
-            }
+            Err(answer) => reading.answer(answer),
         }
     }
+    if let Some(line) = reading.done() {
+        let _ = errors.unbounded_send(line);
+    }
+    true
 }
 
 /// Read past the rest of an over-long line, keeping none of it.

@@ -68,6 +68,11 @@ pub(crate) fn duplicate(id: &rmcp::model::RequestId) -> String {
     )
 }
 
+/// The error answer for a batch without a message (JSON-RPC 2.0, §6).
+pub(crate) fn empty_batch() -> String {
+    answer(INVALID_REQUEST, None, "invalid request: an empty batch: a batch holds one message or more".into())
+}
+
 /// The error answer for a message longer than the server reads.
 pub(crate) fn too_long(limit: usize) -> String {
     answer(INVALID_REQUEST, None, format!("invalid request: the message is longer than {limit} bytes"))
@@ -76,8 +81,10 @@ pub(crate) fn too_long(limit: usize) -> String {
 /// Why a batch (a JSON array of messages) is refused. MCP 2025-03-26 let
 /// a client send one (<https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>);
 /// 2025-06-18 removed them (<https://modelcontextprotocol.io/specification/2025-06-18/changelog>).
-const BATCH_REFUSED: &str = "a batch (a JSON array) is not supported: JSON-RPC batches were part of \
-     MCP 2025-03-26 only, and 2025-06-18 removed them; send one message at a time";
+/// This server reads them on stdio in a 2025-03-26 session (see `batch`).
+const BATCH_REFUSED: &str = "a batch (a JSON array) is not taken here: JSON-RPC batches were part of \
+     MCP 2025-03-26 only (2025-06-18 removed them), and this server reads them on stdio in a session \
+     at 2025-03-26; send one message at a time";
 
 fn what_is_wrong(message: &Value, id: Option<&RawValue>) -> String {
     let Some(object) = message.as_object() else {
