@@ -81,9 +81,10 @@ pub(crate) fn too_long(limit: usize) -> String {
 /// Why a batch (a JSON array of messages) is refused. MCP 2025-03-26 let
 /// a client send one (<https://modelcontextprotocol.io/specification/2025-03-26/basic#batching>);
 /// 2025-06-18 removed them (<https://modelcontextprotocol.io/specification/2025-06-18/changelog>).
-/// This server reads them on stdio in a 2025-03-26 session (see `batch`).
+/// This server reads them in a 2025-03-26 session (see `batch`, and
+/// `http::batches`).
 const BATCH_REFUSED: &str = "a batch (a JSON array) is not taken here: JSON-RPC batches were part of \
-     MCP 2025-03-26 only (2025-06-18 removed them), and this server reads them on stdio in a session \
+     MCP 2025-03-26 only (2025-06-18 removed them), and this server reads them only in a session \
      at 2025-03-26; send one message at a time";
 
 fn what_is_wrong(message: &Value, id: Option<&RawValue>) -> String {

@@ -9,10 +9,12 @@
 //! - `sessions`: the session cap, and DELETE answered as clients read it;
 //! - `streams`: the event streams (GET), capped and of a bounded life;
 //! - `unreadable`: a body rmcp cannot read, answered as clients read it;
+//! - `batches`: a batch at 2025-03-26, its messages POSTed one by one;
 //! - `duplicates`: a request with the id of one in flight, refused;
 //! - `server`: [`HttpServer`], bound and served until its shutdown;
 //! - `requests`: the requests in flight, which a shutdown waits for.
 
+mod batches;
 mod bearer;
 mod duplicates;
 mod host;

@@ -1,6 +1,6 @@
 //! The axum router: rmcp's streamable HTTP service behind the bearer
 //! check, the session cap, the read timeout, the answer to an unreadable
-//! body and the refusal of a request id in flight.
+//! body, a batch at 2025-03-26 and the refusal of a request id in flight.
 
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::timeout::RequestBodyTimeoutLayer;
 
 use super::HttpOptions;
+use super::batches::Batches;
 use super::bearer::{Secret, require_bearer};
 use super::duplicates::{Key, refuse_duplicates};
 use super::host::one_host;
@@ -51,10 +52,12 @@ impl HttpOptions {
         } else {
             Router::new().route_service(&self.path, service)
         };
+        let batches = Batches::new(Arc::clone(&manager));
         let sessions = Sessions { manager, max: self.max_sessions };
         let streams = Streams::new(self.max_event_streams(), self.stream_lifetime);
         let router = router
             .layer(middleware::from_fn_with_state(InFlight::<Key>::default(), refuse_duplicates))
+            .layer(middleware::from_fn_with_state(batches, Batches::take))
             .layer(middleware::from_fn(answer_unreadable))
             .layer(middleware::from_fn_with_state(sessions, Sessions::admit))
             .layer(middleware::from_fn_with_state(streams, Streams::admit));
