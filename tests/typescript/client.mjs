@@ -10,7 +10,7 @@
 // cancellation, no validator warnings, over HTTP the token, and approval: `cancel_alert` is refused
 // to a client without elicitation, and runs for one whose person ticks the
 // box the server asks about; a string with a lone surrogate is refused
-// with the request's id.
+// with the request's id; over HTTP, a batch in a session at 2025-03-26.
 //
 // Without a path it builds the example with cargo first. Exits non-zero on
 // the first check that fails. Over HTTP it also times sequential calls on
@@ -232,6 +232,44 @@ async function approvalOverStdio(binary) {
   }
 }
 
+// A JSON-RPC batch, sent by the SDK's own transport (its send takes an
+// array) in a session at 2025-03-26, the version whose clients may send
+// one: each call answered, through the stream the server answers with.
+// (Without Client, which asks for its latest version.)
+async function batchOverHttp(url) {
+  const headers = { Authorization: `bearer ${TOKEN}` };
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const received = [];
+  let wake = () => {};
+  transport.onmessage = (message) => {
+    received.push(message);
+    wake();
+  };
+  const answered = async (id) => {
+    while (!received.some((message) => message.id === id)) await new Promise((resolve) => (wake = resolve));
+    return received.find((message) => message.id === id);
+  };
+  await transport.start();
+  try {
+    const clientInfo = { name: "ts-batch", version: "1.0.0" };
+    await transport.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo } });
+    const initialized = await answered(0);
+    check(initialized.result?.protocolVersion === "2025-03-26", `batch: initialized at ${JSON.stringify(initialized)}`);
+    // A 2025-03-26 client sends no MCP-Protocol-Version header: the
+    // transport's is left unset.
+    await transport.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const call = (id, city) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "get_weather", arguments: { city } } });
+    await transport.send([call(1, "Oslo"), call(2, "Lima"), { jsonrpc: "2.0", method: "notifications/roots/list_changed" }]);
+    const [oslo, lima] = [await answered(1), await answered(2)];
+    check(oslo.result?.structuredContent?.city === "Oslo", `batch: ${JSON.stringify(oslo)}`);
+    check(lima.result?.structuredContent?.city === "Lima", `batch: ${JSON.stringify(lima)}`);
+    console.log("typescript transport over streamable HTTP: a batch at 2025-03-26 answered");
+  } finally {
+    await transport.terminateSession().catch(() => {});
+    await transport.close();
+  }
+}
+
 async function overHttp(binary) {
   const env = { ...process.env };
   delete env.TAVILY_API_KEY;
@@ -266,6 +304,7 @@ async function overHttp(binary) {
     } finally {
       await client.close();
     }
+    await batchOverHttp(url);
   } finally {
     server.kill();
   }
