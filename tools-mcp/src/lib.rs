@@ -27,6 +27,14 @@
 //! a client's `notifications/cancelled` cancels the call's context. A call
 //! that needs approval is put to the client's person through MCP
 //! elicitation, and runs only on their yes.
+//!
+//! A JSON-RPC batch (an array of messages) is taken in a session at MCP
+//! 2025-03-26, the one version that had them, on stdio (the answers as one
+//! array line) and over HTTP (one event stream, or a JSON array when
+//! stateless); in any other session it is refused with `-32600`, naming
+//! that version
+//! ([2025-03-26](https://modelcontextprotocol.io/specification/2025-03-26/basic#batching),
+//! [2025-06-18's changelog](https://modelcontextprotocol.io/specification/2025-06-18/changelog)).
 
 #![deny(missing_docs)]
 
