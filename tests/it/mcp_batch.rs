@@ -219,6 +219,12 @@ async fn over_http_a_2025_03_26_session_takes_a_batch_and_answers_it_in_one_even
     let (status, _, body, _) = post(&url, Some(&session), None, "[]".into()).await;
     assert_eq!(status, 400, "{body}");
     assert!(body.contains("an empty batch"), "{body}");
+    // `initialize` is kept out of batches: each would open a session.
+    let initialize = json!({"jsonrpc":"2.0","id":3,"method":"initialize","params":{
+        "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let (status, _, body, opened) = post(&url, None, None, format!("[{initialize}, {initialize}]")).await;
+    assert_eq!((status, opened), (400, None), "{body}");
+    assert!(body.contains("`initialize` must not be part of a batch"), "{body}");
     shutdown.cancel();
 }
 

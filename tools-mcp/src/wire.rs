@@ -73,6 +73,18 @@ pub(crate) fn empty_batch() -> String {
     answer(INVALID_REQUEST, None, "invalid request: an empty batch: a batch holds one message or more".into())
 }
 
+/// The error answer for a batch holding an `initialize`, which MCP
+/// 2025-03-26 keeps out of batches
+/// (<https://modelcontextprotocol.io/specification/2025-03-26/basic/lifecycle#initialization>).
+pub(crate) fn initialize_in_batch() -> String {
+    answer(
+        INVALID_REQUEST,
+        None,
+        "invalid request: `initialize` must not be part of a batch (MCP 2025-03-26): send it on its own"
+            .into(),
+    )
+}
+
 /// The error answer for a message longer than the server reads.
 pub(crate) fn too_long(limit: usize) -> String {
     answer(INVALID_REQUEST, None, format!("invalid request: the message is longer than {limit} bytes"))

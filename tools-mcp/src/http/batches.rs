@@ -74,6 +74,10 @@ impl Batches {
         if items.is_empty() {
             return json(StatusCode::BAD_REQUEST, wire::empty_batch());
         }
+        // Each would open a session, past the cap checked once for the POST.
+        if items.iter().any(|item| is_initialize(item.get().as_bytes())) {
+            return json(StatusCode::BAD_REQUEST, wire::initialize_in_batch());
+        }
         let responses = items.iter().map(|item| {
             let mut request = Request::from_parts(parts.clone(), Body::from(item.get().to_owned()));
             request.headers_mut().remove(header::CONTENT_LENGTH);
@@ -111,19 +115,26 @@ impl Batches {
 /// Whether `body` is an `initialize` asking for 2025-03-26 (which rmcp
 /// takes, and answers with).
 fn initializes_at_2025_03_26(body: &[u8]) -> bool {
-    #[derive(Deserialize)]
-    struct Initialize<'a> {
-        method: &'a str,
-        params: Params<'a>,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Params<'a> {
-        protocol_version: &'a str,
-    }
     serde_json::from_slice::<Initialize<'_>>(body).is_ok_and(|initialize| {
-        initialize.method == "initialize" && initialize.params.protocol_version == VERSION.as_str()
+        initialize.method == "initialize"
+            && initialize.params.is_some_and(|params| params.protocol_version == Some(VERSION.as_str()))
     })
+}
+
+fn is_initialize(body: &[u8]) -> bool {
+    serde_json::from_slice::<Initialize<'_>>(body).is_ok_and(|initialize| initialize.method == "initialize")
+}
+
+#[derive(Deserialize)]
+struct Initialize<'a> {
+    method: &'a str,
+    params: Option<Params<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Params<'a> {
+    protocol_version: Option<&'a str>,
 }
 
 /// The responses to a batch's messages, as one.
