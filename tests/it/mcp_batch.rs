@@ -101,6 +101,32 @@ async fn over_stdio_a_2025_03_26_session_takes_a_batch_and_answers_it_in_one_arr
 }
 
 #[tokio::test]
+async fn over_stdio_a_batch_sent_before_the_initialize_answer_is_read_is_taken() {
+    let mut child = tokio::process::Command::new(support::build_example("mcp_server"))
+        .env_remove("TAVILY_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example started");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
+    // All at once, and the input ends: the server answers what it read.
+    stdin.write_all(format!("{initialize}\n{initialized}\n{batch}\n").as_bytes()).await.expect("written");
+    drop(stdin);
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await;
+    let output = output.expect("the server ended with its input").expect("its output");
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
+        .collect();
+    assert!(lines.contains(&json!([{"jsonrpc":"2.0","id":1,"result":{}}])), "{lines:?}");
+}
+
+#[tokio::test]
 async fn over_stdio_a_2025_06_18_session_refuses_a_batch_naming_the_version_that_had_them() {
     let mut session = Session::start("2025-06-18").await;
     session.send(&format!("[{CALL}]")).await;

@@ -49,6 +49,14 @@ pub(crate) struct Reading<'a> {
 }
 
 impl Batches {
+    /// The client asked for `version` in its `initialize`: the session's
+    /// version until the server answers (rmcp takes each version it asks
+    /// with, 2025-03-26 among them), for a client that sends a batch
+    /// before it has read the answer.
+    pub(crate) fn asked(&self, version: ProtocolVersion) {
+        self.lock().version.get_or_insert(version);
+    }
+
     /// The server answered `initialize` with `version`.
     pub(crate) fn negotiated(&self, version: ProtocolVersion) {
         self.lock().version = Some(version);

@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, JsonRpcMessage, JsonRpcNotification, RequestId,
-    ServerJsonRpcMessage, ServerResult,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, JsonRpcNotification,
+    JsonRpcRequest, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
@@ -194,6 +194,12 @@ fn screen(
     match &message {
         JsonRpcMessage::Request(request) if !in_flight.enter(request.id.clone()) => {
             return Err(wire::duplicate(&request.id).into_bytes());
+        }
+        JsonRpcMessage::Request(JsonRpcRequest {
+            request: ClientRequest::InitializeRequest(initialize),
+            ..
+        }) => {
+            batches.asked(initialize.params.protocol_version.clone());
         }
         // rmcp sends no answer to a cancelled request.
         JsonRpcMessage::Notification(JsonRpcNotification {
