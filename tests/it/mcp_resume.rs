@@ -6,7 +6,6 @@
 //! the call runs and after it has answered; one that cannot be served is
 //! refused with a JSON-RPC error, not an empty stream.
 
-use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -41,20 +40,25 @@ impl TypedTool for Gated {
 
 struct Running {
     url: String,
-    _addr: SocketAddr,
+    server: McpServer,
     shutdown: CancellationToken,
     gate: Arc<Notify>,
 }
 
 async fn start() -> Running {
+    start_with(HttpOptions::new()).await
+}
+
+async fn start_with(options: HttpOptions) -> Running {
     let gate = Gated::default();
     let shutdown = CancellationToken::new();
-    let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
     let server = McpServer::new(Toolset::builder().add(gate.clone()).build().expect("a toolset"));
-    let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
-    let (url, addr) = (bound.url(), bound.local_addr());
+    let bound =
+        options.bind(server.clone(), "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
+    let url = bound.url();
     tokio::spawn(bound.serve());
-    Running { url, _addr: addr, shutdown, gate: gate.0 }
+    Running { url, server, shutdown, gate: gate.0 }
 }
 
 fn post(url: &str, session: Option<&str>, body: &str) -> reqwest::RequestBuilder {
@@ -224,6 +228,8 @@ async fn a_resumption_that_cannot_be_served_is_refused_with_a_json_rpc_error() {
     assert!(refused(unsent).await.contains("cannot resume after event `99/"));
     let unknown = resume(&running.url, &id, "0/987654", "2025-06-18").send().await.unwrap();
     assert!(refused(unknown).await.contains("no longer kept"));
+    let unreadable = resume(&running.url, &id, "abc", "2025-06-18").send().await.unwrap();
+    assert!(refused(unreadable).await.contains("no event of this server has such an id"));
     // Another session's: not this session's to resume.
     let other = session(&running.url).await;
     let foreign = resume(&running.url, &other, &priming_id, "2025-06-18").send().await.unwrap();
@@ -241,5 +247,46 @@ async fn a_resumption_that_cannot_be_served_is_refused_with_a_json_rpc_error() {
     let events = events.rest().await;
     assert_eq!(events.iter().map(progress).collect::<Vec<_>>(), [Some(1.0), Some(2.0), None], "{events:?}");
     drop(first);
+    running.shutdown.cancel();
+}
+
+/// The session's own event stream (a GET without `Last-Event-ID`).
+fn listen(url: &str, session: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-06-18")
+}
+
+#[tokio::test]
+async fn the_sessions_own_stream_resumes_strictly_after_the_last_event() {
+    // The server ends the stream after 2 s, as it ends every one in time.
+    let running = start_with(HttpOptions::new().with_event_stream_lifetime(Duration::from_secs(2))).await;
+    let id = session(&running.url).await;
+    let mut stream = Events::new(listen(&running.url, &id).send().await.unwrap());
+    let priming = stream.next().await.expect("the priming event");
+    assert!(priming.data.is_none(), "{priming:?}");
+    // A change of tools: `notifications/tools/list_changed`, on this stream.
+    running.server.update(|_| ()).await;
+    let first = stream.next().await.expect("the first notice");
+    assert_eq!(first.data.as_ref().unwrap()["method"], "notifications/tools/list_changed", "{first:?}");
+    // Its id is not the priming event's (rmcp numbers both 0).
+    assert_ne!(first.id, priming.id, "{first:?}");
+    assert!(stream.next().await.is_none(), "the stream ends at its lifetime");
+    // A second change while the client is away.
+    running.server.update(|_| ()).await;
+    let after_first = first.id.clone().unwrap();
+    let mut resumed =
+        Events::new(resume(&running.url, &id, &after_first, "2025-06-18").send().await.unwrap());
+    let second = resumed.next().await.expect("the second notice");
+    assert_eq!(second.data.as_ref().unwrap()["method"], "notifications/tools/list_changed", "{second:?}");
+    assert_ne!(second.id.as_deref(), Some(after_first.as_str()), "the first notice again: {second:?}");
+    // Then what comes next, with nothing in between.
+    running.server.update(|_| ()).await;
+    let third = resumed.next().await.expect("the third notice");
+    assert_eq!(third.data.as_ref().unwrap()["method"], "notifications/tools/list_changed", "{third:?}");
+    let number = |event: &Event| event.id.as_deref().unwrap().parse::<u64>().unwrap();
+    assert_eq!((number(&first), number(&second), number(&third)), (1, 2, 3));
     running.shutdown.cancel();
 }

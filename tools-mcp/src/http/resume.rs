@@ -17,8 +17,14 @@
 //!
 //! (rmcp's own event store would do the keeping, but it also stops
 //! cancelling a 2026-07-28 call whose client closed its stream, which that
-//! version requires.) The session's own stream (a GET without
-//! `Last-Event-ID`, event ids without a `/`) is still resumed by rmcp.
+//! version requires.)
+//!
+//! The session's own stream (a GET without `Last-Event-ID`, event ids
+//! without a `/`) is still resumed by rmcp, from its last 16 events; its
+//! first event there is `0`, the same id as the priming event before it,
+//! so its ids are shifted by one here: `0` is "before any event", `n` the
+//! event rmcp numbers `n - 1`, and resuming after `n` asks rmcp for its
+//! events from `n` on, strictly after.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -129,6 +135,15 @@ fn parse(event_id: &str) -> Option<(usize, u64)> {
     Some((index.parse().ok()?, post.parse().ok()?))
 }
 
+/// An event of the session's own stream, its id one past rmcp's (see the
+/// module's doc).
+fn shifted(mut event: ServerSseMessage) -> ServerSseMessage {
+    if let Some(index) = event.event_id.as_deref().and_then(|id| id.parse::<usize>().ok()) {
+        event.event_id = Some((index + 1).to_string());
+    }
+    event
+}
+
 /// The events of `log` from index `from` on, as they come, until the
 /// stream ends, its reader leaves, or it falls so far behind that events
 /// it has not had are no longer kept (it ends then, and resuming after
@@ -233,7 +248,7 @@ impl SessionManager for Resumable {
         &self,
         id: &SessionId,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.inner.create_standalone_stream(id).await
+        Ok(self.inner.create_standalone_stream(id).await?.map(shifted))
     }
 
     async fn resume(
@@ -242,7 +257,7 @@ impl SessionManager for Resumable {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let Some((index, post)) = parse(&last_event_id) else {
-            return Ok(self.inner.resume(id, last_event_id).await?.right_stream());
+            return Ok(self.inner.resume(id, last_event_id).await?.map(shifted).right_stream());
         };
         match self.kept().log(id, index, post) {
             Some(log) => Ok(follow(log, index + 1).left_stream()),
@@ -276,30 +291,37 @@ impl Kept {
     }
 }
 
-/// A GET resuming a call's stream that cannot be resumed: 400 and a
-/// JSON-RPC error saying why, rather than rmcp's empty 200, which a client
-/// reads as "reconnect".
+/// A GET resuming a call's stream that cannot be resumed, or after an id
+/// no event has: 400 and a JSON-RPC error saying why, rather than rmcp's
+/// empty 200, which a client reads as "reconnect".
 pub(super) async fn refuse_lost(State(kept): State<Kept>, request: Request, next: Next) -> Response {
     let asked = {
         let header = |name: &str| request.headers().get(name).and_then(|value| value.to_str().ok());
         let modern = header("mcp-protocol-version").is_some_and(|version| version >= "2026-07-28");
         match (header("mcp-session-id"), header("last-event-id")) {
             (Some(session), Some(last)) if request.method() == Method::GET && !modern => {
-                parse(last).map(|(index, post)| (SessionId::from(session), last.to_owned(), index, post))
+                Some((SessionId::from(session), last.to_owned()))
             }
             _ => None,
         }
     };
     // A session that is not there is rmcp's to answer (404).
-    if let Some((session, last, index, post)) = asked
+    if let Some((session, last)) = asked
         && kept.manager.sessions.read().await.contains_key(&session)
-        && kept.log(&session, index, post).is_none()
     {
-        let message = format!(
-            "cannot resume after event `{last}`: this session sent no such event, or its call ended \
-             more than {} s ago and its events are no longer kept",
-            KEPT_FOR.as_secs()
-        );
+        let why = match parse(&last) {
+            Some((index, post)) if kept.log(&session, index, post).is_none() => format!(
+                "this session sent no such event, or its call ended more than {} s ago and its \
+                 events are no longer kept",
+                KEPT_FOR.as_secs()
+            ),
+            // The session's own stream: rmcp's to resume.
+            None if last.parse::<usize>().is_err() => {
+                "no event of this server has such an id (`<n>` or `<n>/<m>`)".to_owned()
+            }
+            _ => return next.run(request).await,
+        };
+        let message = format!("cannot resume after event `{last}`: {why}");
         return json_rpc_error(StatusCode::BAD_REQUEST, -32000, &message);
     }
     next.run(request).await
