@@ -326,3 +326,56 @@ pub(super) async fn refuse_lost(State(kept): State<Kept>, request: Request, next
     }
     next.run(request).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(index: usize) -> ServerSseMessage {
+        ServerSseMessage::priming(format!("{index}/0"), Duration::from_secs(3))
+    }
+
+    #[test]
+    fn a_log_keeps_its_newest_events_and_says_when_older_ones_are_gone() {
+        let mut log = Log::default();
+        for index in 0..KEPT_EVENTS + 10 {
+            log.push(index, event(index));
+        }
+        assert_eq!(log.events.len(), KEPT_EVENTS);
+        // Resuming after event 9 needs 10 on: kept. After 8 needs 9: gone.
+        assert!(log.holds_from(10));
+        assert!(!log.holds_from(9));
+        // After the last event: nothing yet, and that is fine; past it: never sent.
+        assert!(log.holds_from(KEPT_EVENTS + 10));
+        assert!(!log.holds_from(KEPT_EVENTS + 11));
+    }
+
+    #[test]
+    fn ended_streams_are_kept_up_to_their_number_the_oldest_going_first() {
+        let mut calls = Calls::default();
+        let start = Instant::now();
+        for post in 0..(KEPT_ENDED + 5) as u64 {
+            let log = watch::Sender::new(Log::default());
+            // Ended in the order of their numbers, a moment apart.
+            let ended = start + Duration::from_millis(post);
+            log.send_modify(|log| log.ended = Some(ended));
+            calls.streams.insert((SessionId::from("s"), post), log);
+        }
+        let running = watch::Sender::new(Log::default());
+        calls.streams.insert((SessionId::from("s"), 1_000), running);
+        calls.evict();
+        assert_eq!(calls.streams.len(), KEPT_ENDED + 1);
+        for post in 0..5 {
+            assert!(!calls.streams.contains_key(&(SessionId::from("s"), post)), "{post} kept");
+        }
+        assert!(calls.streams.contains_key(&(SessionId::from("s"), 1_000)), "a running stream is kept");
+    }
+
+    #[test]
+    fn only_a_calls_event_ids_are_read_as_one() {
+        assert_eq!(parse("3/7"), Some((3, 7)));
+        assert_eq!(parse("3"), None);
+        assert_eq!(parse("a/7"), None);
+        assert_eq!(parse("3/-1"), None);
+    }
+}
