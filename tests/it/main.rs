@@ -22,3 +22,5 @@ mod mcp_http_limits;
 mod mcp_parts;
 #[cfg(feature = "mcp")]
 mod mcp_remote_errors;
+#[cfg(feature = "mcp")]
+mod mcp_resume;

@@ -145,6 +145,67 @@ async def approval(call, person: Person, transport: str) -> None:
     print(f"python client over {transport}: approval {person.action} (approve={person.approve}) ok")
 
 
+class Cutter:
+    """A TCP relay to the server that cuts the first connection on which a
+    progress report comes back, right after relaying it: a call's event
+    stream lost mid-call, as a flaky network loses it."""
+
+    def __init__(self, upstream: str):
+        self.host, port = upstream.removeprefix("http://").split("/", 1)[0].rsplit(":", 1)
+        self.port, self.armed, self.cuts = int(port), True, 0
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self.relay, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def relay(self, client_reader, client_writer):
+        server_reader, server_writer = await asyncio.open_connection(self.host, self.port)
+
+        async def pipe(reader, writer, watch):
+            try:
+                while data := await reader.read(65536):
+                    writer.write(data)
+                    await writer.drain()
+                    if watch and self.armed and b'"notifications/progress"' in data:
+                        self.armed, self.cuts = False, self.cuts + 1
+                        break
+            except ConnectionError:
+                pass
+            for w in (client_writer, server_writer):
+                w.close()
+
+        await asyncio.gather(pipe(client_reader, server_writer, False), pipe(server_reader, client_writer, True))
+
+
+async def resumption(url: str, http) -> None:
+    """A call whose event stream is cut after its first progress report: the
+    SDK reconnects with `Last-Event-ID` after the server's retry delay (3 s)
+    and gets the rest, each report once. Counting to 6 by 1 s steps, the
+    call still runs then; to 3 by 0.3 s steps, it has answered, and its
+    events are replayed."""
+    for to, step_ms, when in [(6, 1000, "while the call runs"), (3, 300, "after the call answered")]:
+        cutter = Cutter(url)
+        port = await cutter.start()
+        path = "/" + url.removeprefix("http://").split("/", 1)[1]
+        async with streamable_http_client(f"http://127.0.0.1:{port}{path}", http_client=http) as streams:
+            async with ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                progress = []
+
+                async def on_progress(done, total, message):
+                    progress.append((done, total))
+
+                counted = await asyncio.wait_for(
+                    session.call_tool("count_slowly", {"to": to, "step_ms": step_ms}, progress_callback=on_progress),
+                    20,
+                )
+                check(cutter.cuts == 1, f"resumption {when}: the stream was not cut")
+                check(text_of(counted) == f"counted to {to}", f"resumption {when}: result {text_of(counted)!r}")
+                check(progress == [(n, to) for n in range(1, to + 1)], f"resumption {when}: progress {progress}")
+        cutter.server.close()
+        print(f"python client over streamable HTTP: a cut stream resumed {when}, each event once")
+
+
 async def over_stdio(binary: str) -> None:
     params = StdioServerParameters(command=binary, args=[])
     async with stdio_client(params) as (read, write):
@@ -185,6 +246,7 @@ async def over_http(binary: str) -> None:
                 read, write = streams[0], streams[1]
                 async with ClientSession(read, write) as session:
                     await exercise(session, "streamable HTTP")
+            await resumption(url, http)
             for person in [Person("accept"), Person("decline")]:
                 async with streamable_http_client(url, http_client=http) as streams:
                     async with ClientSession(streams[0], streams[1], elicitation_callback=person) as session:

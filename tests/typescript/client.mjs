@@ -7,7 +7,8 @@
 //
 // Checked: listing, a valid call, an image (the chart, a PNG), numbers
 // sent as strings, each bad-argument case, an unknown tool, progress,
-// cancellation, no validator warnings, over HTTP the token, and approval: `cancel_alert` is refused
+// cancellation, no validator warnings, over HTTP the token and a call's
+// stream cut and resumed (Last-Event-ID), and approval: `cancel_alert` is refused
 // to a client without elicitation, and runs for one whose person ticks the
 // box the server asks about; a string with a lone surrogate is refused
 // with the request's id; over HTTP, a batch in a session at 2025-03-26.
@@ -18,6 +19,7 @@
 // is shared).
 
 import { execFileSync, spawn } from "node:child_process";
+import { createServer, connect } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
@@ -270,6 +272,69 @@ async function batchOverHttp(url) {
   }
 }
 
+// A TCP relay to the server that cuts the first connection on which a
+// progress report comes back, right after relaying it: a call's event
+// stream lost mid-call, as a flaky network loses it.
+async function cutter(upstream) {
+  const target = new URL(upstream);
+  const relay = { cuts: 0, armed: true };
+  relay.server = createServer((client) => {
+    const server = connect(Number(target.port), target.hostname);
+    const close = () => {
+      client.destroy();
+      server.destroy();
+    };
+    client.on("data", (data) => server.write(data));
+    server.on("data", (data) => {
+      client.write(data);
+      if (relay.armed && data.includes('"notifications/progress"')) {
+        relay.armed = false;
+        relay.cuts += 1;
+        close();
+      }
+    });
+    for (const end of [client, server]) {
+      end.on("error", close);
+      end.on("close", close);
+    }
+  });
+  await new Promise((resolve) => relay.server.listen(0, "127.0.0.1", resolve));
+  relay.url = new URL(target.pathname, `http://127.0.0.1:${relay.server.address().port}`);
+  return relay;
+}
+
+// A call whose event stream is cut after its first progress report: the SDK
+// reconnects with Last-Event-ID after the server's retry delay (3 s) and
+// gets the rest, each report once. Counting to 6 by 1 s steps the call
+// still runs then; to 3 by 0.3 s steps it has answered, and its events are
+// replayed.
+async function resumption(url, headers) {
+  for (const [to, step_ms, when] of [
+    [6, 1000, "while the call runs"],
+    [3, 300, "after the call answered"],
+  ]) {
+    const relay = await cutter(url);
+    const client = new Client({ name: "ts-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(relay.url, { requestInit: { headers } });
+    await client.connect(transport);
+    try {
+      const progress = [];
+      const counted = await client.callTool({ name: "count_slowly", arguments: { to, step_ms } }, undefined, {
+        onprogress: (p) => progress.push([p.progress, p.total]),
+        timeout: 20_000,
+      });
+      check(relay.cuts === 1, `resumption ${when}: the stream was not cut`);
+      check(counted.content[0].text === `counted to ${to}`, `resumption ${when}: ${JSON.stringify(counted)}`);
+      const expected = Array.from({ length: to }, (_, i) => [i + 1, to]);
+      check(JSON.stringify(progress) === JSON.stringify(expected), `resumption ${when}: progress ${JSON.stringify(progress)}`);
+    } finally {
+      await client.close();
+      relay.server.close();
+    }
+    console.log(`typescript client over streamable HTTP: a cut stream resumed ${when}, each event once`);
+  }
+}
+
 async function overHttp(binary) {
   const env = { ...process.env };
   delete env.TAVILY_API_KEY;
@@ -294,6 +359,7 @@ async function overHttp(binary) {
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
     try {
       await exercise(client, "streamable HTTP");
+      await resumption(url, headers);
       const calls = 200;
       const started = performance.now();
       for (let i = 0; i < calls; i++) {

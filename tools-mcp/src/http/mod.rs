@@ -8,6 +8,7 @@
 //! - `bearer`: the token, never shown, and its check;
 //! - `sessions`: the session cap, and DELETE answered as clients read it;
 //! - `streams`: the event streams (GET), capped and of a bounded life;
+//! - `resume`: a call's stream kept, and resumed strictly after an event;
 //! - `unreadable`: a body rmcp cannot read, answered as clients read it;
 //! - `batches`: a batch at 2025-03-26, its messages POSTed one by one;
 //! - `duplicates`: a request with the id of one in flight, refused;
@@ -20,6 +21,7 @@ mod duplicates;
 mod host;
 mod options;
 mod requests;
+mod resume;
 mod router;
 mod server;
 mod sessions;

@@ -16,6 +16,7 @@ use super::batches::Batches;
 use super::bearer::{Secret, require_bearer};
 use super::duplicates::{Key, refuse_duplicates};
 use super::host::one_host;
+use super::resume::{Resumable, refuse_lost};
 use super::sessions::Sessions;
 use super::streams::Streams;
 use super::unreadable::answer_unreadable;
@@ -46,7 +47,9 @@ impl HttpOptions {
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(self.session_idle);
         let manager = Arc::new(manager);
-        let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+        let resumable = Resumable::new(Arc::clone(&manager));
+        let kept = resumable.kept();
+        let service = StreamableHttpService::new(move || Ok(server.clone()), Arc::new(resumable), config);
         let router = if self.path == "/" || self.path.is_empty() {
             Router::new().fallback_service(service)
         } else {
@@ -56,6 +59,7 @@ impl HttpOptions {
         let sessions = Sessions { manager, max: self.max_sessions };
         let streams = Streams::new(self.max_event_streams(), self.stream_lifetime);
         let router = router
+            .layer(middleware::from_fn_with_state(kept, refuse_lost))
             .layer(middleware::from_fn_with_state(InFlight::<Key>::default(), refuse_duplicates))
             .layer(middleware::from_fn_with_state(batches, Batches::take))
             .layer(middleware::from_fn(answer_unreadable))
