@@ -4,7 +4,15 @@
 //! is refused (see `in_flight`), a line is parsed once, and the end of the
 //! input (how a client stops its server) lets the calls in flight finish
 //! and answer.
+//!
+//! What the server writes waits in a queue of at most [`QUEUED`] bytes
+//! while the client is not reading it, and the server reads no request
+//! while the queue is full: a client that sends and never reads fills its
+//! own pipe, not the server's memory. rmcp answers each request in a task
+//! of its own, so the requests must stop, not only the answers: capped
+//! answers alone would wait in those tasks, as many as there are requests.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::channel::mpsc;
@@ -14,6 +22,7 @@ use rmcp::model::{
     ServerJsonRpcMessage,
 };
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::in_flight::InFlight;
 use crate::wire;
@@ -22,6 +31,10 @@ use crate::wire;
 const MAX_LINE: usize = 16 * 1024 * 1024;
 /// Messages read ahead of the server: past it, reading waits.
 const READ_AHEAD: usize = 64;
+/// The bytes of lines (answers, notifications, errors) waiting for the
+/// client to read them; a longer line waits for the queue to empty and is
+/// then queued alone.
+const QUEUED: usize = 1024 * 1024;
 
 /// How long, once the input has ended, the calls in flight have to answer
 /// (as [`HttpOptions::with_shutdown_grace`](crate::HttpOptions::with_shutdown_grace)'s
@@ -31,6 +44,40 @@ const GRACE: Duration = Duration::from_secs(10);
 /// What the server's writer is sent: a line without its newline.
 type Line = Vec<u8>;
 
+/// The lines on their way to the writer, each holding its bytes' room in
+/// the queue until it is written.
+#[derive(Clone)]
+struct Queue {
+    lines: mpsc::UnboundedSender<(Line, OwnedSemaphorePermit)>,
+    room: Arc<Semaphore>,
+}
+
+impl Queue {
+    fn new() -> (Self, mpsc::UnboundedReceiver<(Line, OwnedSemaphorePermit)>) {
+        let (lines, to_write) = mpsc::unbounded();
+        (Self { lines, room: Arc::new(Semaphore::new(QUEUED)) }, to_write)
+    }
+
+    /// Queue `line` once there is room for it. Room is given in turn (the
+    /// semaphore is fair), so lines are written in the order they came.
+    async fn push(&self, line: Line) -> std::io::Result<()> {
+        // At most QUEUED (a u32): a longer line takes the whole queue.
+        let bytes = (line.len() + 1).min(QUEUED) as u32;
+        let room = Arc::clone(&self.room).acquire_many_owned(bytes).await.map_err(|_| closed())?;
+        self.lines.unbounded_send((line, room)).map_err(|_| closed())
+    }
+
+    /// Resolves once the queue is not full and no line waits for room.
+    async fn room(&self) {
+        let _ = self.room.acquire().await;
+    }
+}
+
+/// The writer has stopped: the client closed its end of the output.
+fn closed() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the server's output is closed")
+}
+
 /// The transport rmcp serves on, reading `input` and writing `output`, and
 /// the task writing `output`: it ends once rmcp has dropped its side and
 /// every line is out.
@@ -39,17 +86,17 @@ pub(crate) fn transport(
     output: impl AsyncWrite + Unpin + Send + 'static,
 ) -> (
     (
-        impl futures::Sink<ServerJsonRpcMessage, Error = mpsc::SendError> + Send + Unpin + 'static,
+        impl futures::Sink<ServerJsonRpcMessage, Error = std::io::Error> + Send + Unpin + 'static,
         mpsc::Receiver<ClientJsonRpcMessage>,
     ),
     tokio::task::JoinHandle<()>,
 ) {
-    let (lines, to_write) = mpsc::unbounded::<Line>();
+    let (queue, to_write) = Queue::new();
     let (messages, received) = mpsc::channel(READ_AHEAD);
     let in_flight = InFlight::default();
-    tokio::spawn(read(input, messages, lines.clone(), in_flight.clone()));
+    tokio::spawn(read(input, messages, queue.clone(), in_flight.clone()));
     let writer = tokio::spawn(write(output, to_write));
-    let replies = lines.with(move |message: ServerJsonRpcMessage| {
+    let replies = futures::sink::unfold(queue, move |queue, message: ServerJsonRpcMessage| {
         // Counted out before its answer is written: a client may reuse
         // the id once it has read the answer.
         let answered = match &message {
@@ -60,9 +107,13 @@ pub(crate) fn transport(
         if let Some(id) = answered {
             in_flight.leave(id);
         }
-        futures::future::ready(Ok::<_, mpsc::SendError>(serialize(&message)))
+        let line = serialize(&message);
+        async move {
+            queue.push(line).await?;
+            Ok(queue)
+        }
     });
-    ((replies, received), writer)
+    ((Box::pin(replies), received), writer)
 }
 
 /// The process's stdin and stdout. Each that is a pipe (as an MCP client's
@@ -104,12 +155,12 @@ pub(crate) fn std_streams() -> (Box<dyn AsyncRead + Unpin + Send>, Box<dyn Async
 async fn read(
     input: impl AsyncRead + Unpin,
     mut messages: mpsc::Sender<ClientJsonRpcMessage>,
-    errors: mpsc::UnboundedSender<Line>,
+    queue: Queue,
     in_flight: InFlight<RequestId>,
 ) {
     // `messages` stays open while the answers are awaited: its closing is
     // the end of the input for rmcp.
-    if read_until_the_end(input, &mut messages, errors, &in_flight).await {
+    if read_until_the_end(input, &mut messages, &queue, &in_flight).await {
         let _ = tokio::time::timeout(GRACE, in_flight.emptied()).await;
     }
 }
@@ -117,16 +168,20 @@ async fn read(
 /// Read lines into messages: true at the end of the input, false once the
 /// server has gone. A request with the id of one still in flight is
 /// answered with an error here, and rmcp never sees it (see `in_flight`).
+/// Nothing is read while the queue is full: the client's pipe fills instead.
+/// An error line waits for room as an answer does; neither waits for the
+/// other, only for the client to read.
 async fn read_until_the_end(
     input: impl AsyncRead + Unpin,
     messages: &mut mpsc::Sender<ClientJsonRpcMessage>,
-    errors: mpsc::UnboundedSender<Line>,
+    queue: &Queue,
     in_flight: &InFlight<RequestId>,
 ) -> bool {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
     loop {
         line.clear();
+        queue.room().await;
         // One byte past the limit tells a line at the limit from a longer one.
         match (&mut input).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line).await {
             Ok(0) | Err(_) => return true,
@@ -136,7 +191,7 @@ async fn read_until_the_end(
             if skip_line(&mut input).await.is_err() {
                 return true;
             }
-            let _ = errors.unbounded_send(wire::too_long(MAX_LINE).into_bytes());
+            let _ = queue.push(wire::too_long(MAX_LINE).into_bytes()).await;
             continue;
         }
         let text = line.trim_ascii();
@@ -147,7 +202,7 @@ async fn read_until_the_end(
             Ok(message) => {
                 match &message {
                     JsonRpcMessage::Request(request) if !in_flight.enter(request.id.clone()) => {
-                        let _ = errors.unbounded_send(wire::duplicate(&request.id).into_bytes());
+                        let _ = queue.push(wire::duplicate(&request.id).into_bytes()).await;
                         continue;
                     }
                     // rmcp sends no answer to a cancelled request.
@@ -166,7 +221,7 @@ async fn read_until_the_end(
                 }
             }
             Err(_) => {
-                let _ = errors.unbounded_send(wire::unreadable(text).into_bytes());
+                let _ = queue.push(wire::unreadable(text).into_bytes()).await;
             }
         }
     }
@@ -193,12 +248,16 @@ async fn skip_line(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resul
 }
 
 /// One writer, whole lines: answers and error lines never interleave, and
-/// a burst of answers is flushed once.
-async fn write(output: impl AsyncWrite + Unpin, mut lines: mpsc::UnboundedReceiver<Line>) {
+/// a burst of answers is flushed once. A line's room in the queue is freed
+/// once it is written (into the buffer, at most its size more).
+async fn write(
+    output: impl AsyncWrite + Unpin,
+    mut lines: mpsc::UnboundedReceiver<(Line, OwnedSemaphorePermit)>,
+) {
     let mut output = BufWriter::new(output);
     while let Some(line) = lines.next().await {
         let mut next = Some(line);
-        while let Some(line) = next.take() {
+        while let Some((line, _room)) = next.take() {
             if output.write_all(&line).await.is_err() || output.write_all(b"\n").await.is_err() {
                 return;
             }

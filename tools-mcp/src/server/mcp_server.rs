@@ -153,6 +153,12 @@ impl McpServer {
     /// they are put in non-blocking mode and served by the runtime's
     /// reactor: nothing else in the process may print to stdout, which is
     /// the protocol's channel anyway (log to stderr).
+    ///
+    /// What the server writes waits for the client to read it in a queue
+    /// of 1 MiB at most (a longer answer is queued alone); while the queue
+    /// is full the server reads no further request, so a client that sends
+    /// and never reads blocks on its own full pipe and the server's memory
+    /// stays flat. Once the client reads, every answer follows in turn.
     pub async fn serve_stdio(self) -> Result<(), crate::McpError> {
         let (input, output) = crate::stdio::std_streams();
         let (stdio, writer) = crate::stdio::transport(input, output);
