@@ -891,3 +891,53 @@ async fn flood_a_stdio_server_that_is_not_read(refused: Option<u64>) {
     let status = within("the server's exit", child.wait()).await.unwrap();
     assert!(status.success(), "{status}");
 }
+
+/// A client that sends its calls, closes its input (how it stops the
+/// server) and reads the answers slowly, 10 ms a line: it gets every one
+/// before the server exits, however long that takes; only a client that
+/// takes nothing for a second is given up on. (The server used to give the
+/// last answers 1 s in all and cut the rest.)
+#[tokio::test]
+async fn a_stdio_client_that_reads_its_last_answers_slowly_gets_them_all() {
+    const CALLS: u64 = 600;
+    let binary = support::build_example("mcp_server");
+    let mut child = tokio::process::Command::new(binary)
+        .env_remove("TAVILY_API_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut bytes = String::from(concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"adversary","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n"
+    ));
+    for id in 1..=CALLS {
+        bytes += &format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"get_weather\",\"arguments\":{{\"city\":\"Paris\"}}}}}}\n"
+        );
+    }
+    // Written, then closed, while the answers are read.
+    let writing = tokio::spawn(async move {
+        stdin.write_all(bytes.as_bytes()).await.unwrap();
+    });
+    let mut answered = std::collections::BTreeSet::new();
+    loop {
+        let mut line = String::new();
+        if within("an answer", stdout.read_line(&mut line)).await.unwrap() == 0 {
+            break;
+        }
+        let answer: Value = serde_json::from_str(&line).expect("a JSON line");
+        assert!(answered.insert(answer["id"].as_u64().expect("an id")), "answered twice: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    within("the calls written", writing).await.unwrap();
+    assert_eq!(answered, (0..=CALLS).collect(), "every request answered once, then the end");
+    let status = within("the server's exit", child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+}

@@ -22,7 +22,7 @@ use rmcp::model::{
     ServerJsonRpcMessage,
 };
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 
 use crate::in_flight::InFlight;
 use crate::wire;
@@ -40,6 +40,10 @@ const QUEUED: usize = 1024 * 1024;
 /// (as [`HttpOptions::with_shutdown_grace`](crate::HttpOptions::with_shutdown_grace)'s
 /// default); rmcp then waits 5 s more for their answers and cancels them.
 const GRACE: Duration = Duration::from_secs(10);
+
+/// How long, once the server is done, the client may take no line before
+/// the lines left are given up.
+const STALL: Duration = Duration::from_secs(1);
 
 /// What the server's writer is sent: a line without its newline.
 type Line = Vec<u8>;
@@ -89,31 +93,60 @@ pub(crate) fn transport(
         impl futures::Sink<ServerJsonRpcMessage, Error = std::io::Error> + Send + Unpin + 'static,
         mpsc::Receiver<ClientJsonRpcMessage>,
     ),
-    tokio::task::JoinHandle<()>,
+    Writer,
 ) {
     let (queue, to_write) = Queue::new();
     let (messages, received) = mpsc::channel(READ_AHEAD);
     let in_flight = InFlight::default();
     tokio::spawn(read(input, messages, queue.clone(), in_flight.clone()));
-    let writer = tokio::spawn(write(output, to_write));
+    let (progress, written) = watch::channel(0);
+    let writer = Writer { task: tokio::spawn(write(output, to_write, progress)), written };
     let replies = futures::sink::unfold(queue, move |queue, message: ServerJsonRpcMessage| {
-        // Counted out before its answer is written: a client may reuse
-        // the id once it has read the answer.
         let answered = match &message {
-            JsonRpcMessage::Response(response) => Some(&response.id),
-            JsonRpcMessage::Error(error) => error.id.as_ref(),
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
             _ => None,
         };
-        if let Some(id) = answered {
-            in_flight.leave(id);
-        }
         let line = serialize(&message);
+        let in_flight = in_flight.clone();
         async move {
-            queue.push(line).await?;
+            let queued = queue.push(line).await;
+            // Counted out once queued, before it is written: a client may
+            // reuse the id once it has read the answer. Not before: the end
+            // of the input waits for it, and rmcp gives up on answers that
+            // wait past its end.
+            if let Some(id) = answered {
+                in_flight.leave(&id);
+            }
+            queued?;
             Ok(queue)
         }
     });
     ((Box::pin(replies), received), writer)
+}
+
+/// The task writing the server's output, and how many lines it has written.
+pub(crate) struct Writer {
+    task: tokio::task::JoinHandle<()>,
+    written: watch::Receiver<u64>,
+}
+
+impl Writer {
+    /// Resolves once every line is out, or once the client has taken none
+    /// for [`STALL`]: a client reading its last answers slowly gets them
+    /// all, and one that stopped reading does not keep the server alive.
+    pub(crate) async fn finish(mut self) {
+        loop {
+            tokio::select! {
+                _ = &mut self.task => return,
+                progress = tokio::time::timeout(STALL, self.written.changed()) => {
+                    if !matches!(progress, Ok(Ok(()))) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The process's stdin and stdout. Each that is a pipe (as an MCP client's
@@ -249,10 +282,12 @@ async fn skip_line(input: &mut (impl AsyncBufReadExt + Unpin)) -> std::io::Resul
 
 /// One writer, whole lines: answers and error lines never interleave, and
 /// a burst of answers is flushed once. A line's room in the queue is freed
-/// once it is written (into the buffer, at most its size more).
+/// once it is written (into the buffer, at most its size more), and each
+/// line written counts in `progress`.
 async fn write(
     output: impl AsyncWrite + Unpin,
     mut lines: mpsc::UnboundedReceiver<(Line, OwnedSemaphorePermit)>,
+    progress: watch::Sender<u64>,
 ) {
     let mut output = BufWriter::new(output);
     while let Some(line) = lines.next().await {
@@ -261,6 +296,7 @@ async fn write(
             if output.write_all(&line).await.is_err() || output.write_all(b"\n").await.is_err() {
                 return;
             }
+            progress.send_modify(|written| *written += 1);
             next = lines.try_recv().ok();
         }
         if output.flush().await.is_err() {

@@ -165,7 +165,7 @@ impl McpServer {
         let running = self.serve(stdio).await?;
         running.waiting().await.map_err(crate::McpError::Task)?;
         // The last answers are still on their way to stdout.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), writer).await;
+        writer.finish().await;
         Ok(())
     }
 
