@@ -159,6 +159,10 @@ impl McpServer {
     /// is full the server reads no further request, so a client that sends
     /// and never reads blocks on its own full pipe and the server's memory
     /// stays flat. Once the client reads, every answer follows in turn.
+    /// When the client closes the server's input, the calls in flight
+    /// finish (10 s at most) and the last answers are written for as long
+    /// as the client keeps reading them; one that reads nothing for 1 s is
+    /// given up on, so the server exits.
     pub async fn serve_stdio(self) -> Result<(), crate::McpError> {
         let (input, output) = crate::stdio::std_streams();
         let (stdio, writer) = crate::stdio::transport(input, output);
