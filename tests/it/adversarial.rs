@@ -826,6 +826,7 @@ async fn flood_a_stdio_server_that_is_not_read(refused: Option<u64>) {
     };
     let (mut id, mut next, mut at) = (1, request(1), 0);
     let mut last_seen_asleep = None;
+    let mut full_since = None;
     loop {
         match to_server.try_write(&next.as_bytes()[at..]) {
             Ok(written) => {
@@ -834,9 +835,11 @@ async fn flood_a_stdio_server_that_is_not_read(refused: Option<u64>) {
                     assert!(id < SENT, "the server read all {SENT} requests, none of its answers read");
                     (id, next, at) = (id + 1, request(id + 1), 0);
                 }
-                last_seen_asleep = None;
+                (last_seen_asleep, full_since) = (None, None);
             }
             Err(error) if error.kind() == ErrorKind::WouldBlock => {
+                let full_for = full_since.get_or_insert_with(std::time::Instant::now).elapsed();
+                assert!(full_for < HANG, "its input full for {full_for:?}, the server is not yet asleep");
                 // The pipe is full. At rest is asleep twice over, with no
                 // CPU time spent between: the server waits for the client.
                 let now = asleep(pid);
