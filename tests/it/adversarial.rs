@@ -723,3 +723,224 @@ async fn an_http_client_that_disconnects_mid_call_leaves_the_server_serving() {
     shutdown.cancel();
     within("the server's shutdown", server).await.unwrap().unwrap();
 }
+
+// ---- 10. a stdio client that never reads ----
+
+/// The CPU time (clock ticks) of a process whose threads are all asleep;
+/// `None` while one of them runs or can run.
+#[cfg(target_os = "linux")]
+fn asleep(pid: u32) -> Option<u64> {
+    let mut ticks = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("stat")).ok()?;
+        // After the name in parentheses: state, then utime and stime 11 and 12 on.
+        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+        if fields.first() != Some(&"S") {
+            return None;
+        }
+        ticks += fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    }
+    Some(ticks)
+}
+
+/// A process's resident set in KiB (`VmRSS`).
+#[cfg(target_os = "linux")]
+fn vm_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server's status");
+    let line = status.lines().find(|line| line.starts_with("VmRSS:")).expect("a VmRSS line");
+    line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).expect("VmRSS in kB")
+}
+
+/// A client that sends and never reads: the server's answers wait in a
+/// queue of 1 MiB, and once it is full the server stops reading, so the
+/// client's pipe fills, not the server's memory (it grew by about 0.4 KiB
+/// per unread answer: +76 MB for 200,000). Then the client reads and gets
+/// every answer.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_stdio_client_that_never_reads_stops_the_server_reading_and_then_gets_every_answer() {
+    flood_a_stdio_server_that_is_not_read(None).await;
+}
+
+/// The same, with every seventh request refused by the reader itself (its
+/// `params` do not fit its method): its error lines wait for room in the
+/// same queue as rmcp's answers, and neither blocks the other.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_readers_own_error_lines_wait_in_the_same_queue_as_the_answers() {
+    flood_a_stdio_server_that_is_not_read(Some(7)).await;
+}
+
+/// Send calls to the stdio example without reading until it is at rest,
+/// check it took a bounded part of them in bounded memory, then read every
+/// answer. With `refused`, every request whose id it divides is one the
+/// reader refuses.
+#[cfg(target_os = "linux")]
+async fn flood_a_stdio_server_that_is_not_read(refused: Option<u64>) {
+    use std::io::ErrorKind;
+    /// Enough to see the server read them all (and its memory grow
+    /// linearly) if it never stopped.
+    const SENT: u64 = 200_000;
+    let binary = support::build_example("mcp_server");
+    let (input, to_server) = std::io::pipe().unwrap();
+    let mut child = tokio::process::Command::new(binary)
+        .env_remove("TAVILY_API_KEY")
+        .stdin(input)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = child.id().expect("a pid");
+    // Non-blocking, so the test sees the pipe full instead of waiting on it.
+    let to_server = tokio::net::unix::pipe::Sender::from_owned_fd(to_server.into()).unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let send = async |to_server: &tokio::net::unix::pipe::Sender, line: &str| {
+        let mut bytes = line.as_bytes();
+        while !bytes.is_empty() {
+            to_server.writable().await.unwrap();
+            match to_server.try_write(bytes) {
+                Ok(written) => bytes = &bytes[written..],
+                Err(error) if error.kind() == ErrorKind::WouldBlock => {}
+                Err(error) => panic!("writing to the server: {error}"),
+            }
+        }
+    };
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"adversary","version":"1"}}}"#;
+    send(&to_server, &format!("{initialize}\n")).await;
+    let mut line = String::new();
+    within("the answer to initialize", stdout.read_line(&mut line)).await.unwrap();
+    assert!(line.contains(r#""id":0"#), "{line}");
+    send(&to_server, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await;
+    let idle = vm_rss_kib(pid);
+
+    let is_refused = |id: u64| refused.is_some_and(|every| id.is_multiple_of(every));
+    let request = |id: u64| {
+        if is_refused(id) {
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":[]}}\n")
+        } else {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"get_weather\",\"arguments\":{{\"city\":\"Paris\",\"days\":3}}}}}}\n"
+            )
+        }
+    };
+    let (mut id, mut next, mut at) = (1, request(1), 0);
+    let mut last_seen_asleep = None;
+    let mut full_since = None;
+    loop {
+        match to_server.try_write(&next.as_bytes()[at..]) {
+            Ok(written) => {
+                at += written;
+                if at == next.len() {
+                    assert!(id < SENT, "the server read all {SENT} requests, none of its answers read");
+                    (id, next, at) = (id + 1, request(id + 1), 0);
+                }
+                (last_seen_asleep, full_since) = (None, None);
+            }
+            Err(error) if error.kind() == ErrorKind::WouldBlock => {
+                let full_for = full_since.get_or_insert_with(std::time::Instant::now).elapsed();
+                assert!(full_for < HANG, "its input full for {full_for:?}, the server is not yet asleep");
+                // The pipe is full. At rest is asleep twice over, with no
+                // CPU time spent between: the server waits for the client.
+                let now = asleep(pid);
+                if now.is_some() && now == last_seen_asleep {
+                    break;
+                }
+                last_seen_asleep = now;
+                // Room in the pipe wakes this early; a server at rest never does.
+                let _ = tokio::time::timeout(Duration::from_millis(200), to_server.writable()).await;
+            }
+            Err(error) => panic!("writing to the server: {error}"),
+        }
+    }
+    // At most: the pipe holds some of them, and the last is not all written.
+    let taken = id;
+    assert!(taken < SENT / 10, "the server took {taken} of {SENT} requests before it stopped reading");
+    let grown = vm_rss_kib(pid).saturating_sub(idle);
+    assert!(grown < 16 * 1024, "{grown} KiB more than idle, with {taken} requests taken");
+    eprintln!("stopped reading after {taken} requests, {grown} KiB more than idle");
+
+    // The client reads now; the rest of the last request goes out as the
+    // server reads again, then the end of the input.
+    let rest = next[at..].to_owned();
+    let finish = tokio::spawn(async move {
+        send(&to_server, &rest).await;
+    });
+    let mut answered = std::collections::BTreeSet::new();
+    let mut errors = Vec::new();
+    loop {
+        let mut line = String::new();
+        if within("an answer", stdout.read_line(&mut line)).await.unwrap() == 0 {
+            break;
+        }
+        let answer: Value = serde_json::from_str(&line).expect("a JSON line");
+        let id = answer["id"].as_u64().unwrap_or_else(|| panic!("an id: {answer}"));
+        assert!(answered.insert(id), "answered twice: {answer}");
+        if is_refused(id) {
+            assert_eq!(answer["error"]["code"], -32600, "{answer}");
+            errors.push(id);
+        } else {
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+        }
+        if answered.len() as u64 == taken {
+            break;
+        }
+    }
+    let missing: Vec<u64> = (1..=taken).filter(|id| !answered.contains(id)).collect();
+    assert!(missing.is_empty() && answered.len() as u64 == taken, "unanswered: {missing:?} of {taken}");
+    // The reader's error lines leave in the order it wrote them.
+    assert!(errors.is_sorted(), "{errors:?}");
+    within("the last request written", finish).await.unwrap();
+    let status = within("the server's exit", child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// A client that sends its calls, closes its input (how it stops the
+/// server) and reads the answers slowly, 10 ms a line: it gets every one
+/// before the server exits, however long that takes; only a client that
+/// takes nothing for a second is given up on. (The server used to give the
+/// last answers 1 s in all and cut the rest.)
+#[tokio::test]
+async fn a_stdio_client_that_reads_its_last_answers_slowly_gets_them_all() {
+    const CALLS: u64 = 600;
+    let binary = support::build_example("mcp_server");
+    let mut child = tokio::process::Command::new(binary)
+        .env_remove("TAVILY_API_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut bytes = String::from(concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"adversary","version":"1"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n"
+    ));
+    for id in 1..=CALLS {
+        bytes += &format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"get_weather\",\"arguments\":{{\"city\":\"Paris\"}}}}}}\n"
+        );
+    }
+    // Written, then closed, while the answers are read.
+    let writing = tokio::spawn(async move {
+        stdin.write_all(bytes.as_bytes()).await.unwrap();
+    });
+    let mut answered = std::collections::BTreeSet::new();
+    loop {
+        let mut line = String::new();
+        if within("an answer", stdout.read_line(&mut line)).await.unwrap() == 0 {
+            break;
+        }
+        let answer: Value = serde_json::from_str(&line).expect("a JSON line");
+        assert!(answered.insert(answer["id"].as_u64().expect("an id")), "answered twice: {answer}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    within("the calls written", writing).await.unwrap();
+    assert_eq!(answered, (0..=CALLS).collect(), "every request answered once, then the end");
+    let status = within("the server's exit", child.wait()).await.unwrap();
+    assert!(status.success(), "{status}");
+}

@@ -153,13 +153,23 @@ impl McpServer {
     /// they are put in non-blocking mode and served by the runtime's
     /// reactor: nothing else in the process may print to stdout, which is
     /// the protocol's channel anyway (log to stderr).
+    ///
+    /// What the server writes waits for the client to read it in a queue
+    /// of 1 MiB at most (a longer answer is queued alone); while the queue
+    /// is full the server reads no further request, so a client that sends
+    /// and never reads blocks on its own full pipe and the server's memory
+    /// stays flat. Once the client reads, every answer follows in turn.
+    /// When the client closes the server's input, the calls in flight
+    /// finish (10 s at most) and the last answers are written for as long
+    /// as the client keeps reading them; one that reads nothing for 1 s is
+    /// given up on, so the server exits.
     pub async fn serve_stdio(self) -> Result<(), crate::McpError> {
         let (input, output) = crate::stdio::std_streams();
         let (stdio, writer) = crate::stdio::transport(input, output);
         let running = self.serve(stdio).await?;
         running.waiting().await.map_err(crate::McpError::Task)?;
         // The last answers are still on their way to stdout.
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(1), writer).await;
+        writer.finish().await;
         Ok(())
     }
 
