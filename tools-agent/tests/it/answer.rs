@@ -162,31 +162,12 @@ pub(crate) async fn bad_answers_spend_the_retry_budget<P: AnswerMock>(streamed: 
     assert_eq!(received::<P>(&server, streamed).await.len(), 2);
 }
 
-macro_rules! answers {
-    ($($provider:ident: $mock:ty),* $(,)?) => {$(
-        mod $provider {
-            answers!(@both $mock: a_typed_answer_natively, a_typed_answer_as_a_tool, bad_answers_spend_the_retry_budget);
-        }
-    )*};
-    (@both $mock:ty: $($scenario:ident),*) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn plain() {
-                super::super::$scenario::<$mock>(false).await;
-            }
-            #[tokio::test]
-            async fn streamed() {
-                super::super::$scenario::<$mock>(true).await;
-            }
-        }
-    )*};
-}
-
-answers!(
-    openai_chat: crate::openai_chat::Mock,
-    openai_responses: crate::openai_responses::Mock,
-    anthropic: crate::anthropic::Mock,
-    gemini: crate::gemini::Mock,
+crate::support::per_client!(
+    [a_typed_answer_natively, a_typed_answer_as_a_tool, bad_answers_spend_the_retry_budget]
+    openai_chat: crate::openai_chat::Mock;
+    openai_responses: crate::openai_responses::Mock;
+    anthropic: crate::anthropic::Mock;
+    gemini: crate::gemini::Mock;
 );
 
 /// `Auto` is native where the model constrains text next to tools: the

@@ -607,31 +607,8 @@ async fn a_tool_search_appends_to_the_tools_offered_before<P: Cached + 'static>(
     assert!(2 == jira && jira < github, "{}: found in the order found: {offered:?}", P::NAME);
 }
 
-/// One test per provider, scenario and mode: `caching!(chat: Mock, more;)`
-/// gives `chat::ten_turns...::plain`, `...::streamed`, and the same for
-/// the scenarios every provider runs and the `more` it runs too.
-macro_rules! caching {
-    ($($provider:ident: $mock:ty $(, $more:ident)*);* $(;)?) => {$(
-        mod $provider {
-            caching!(@both $mock: ten_turns_read_more_from_the_cache_each_turn,
-                the_cache_settings_go_where_the_provider_takes_them $(, $more)*);
-        }
-    )*};
-    (@both $mock:ty: $($scenario:ident),*) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn plain() {
-                super::super::$scenario::<$mock>(false).await;
-            }
-            #[tokio::test]
-            async fn streamed() {
-                super::super::$scenario::<$mock>(true).await;
-            }
-        }
-    )*};
-}
-
-caching!(
+crate::support::per_client!(
+    [ten_turns_read_more_from_the_cache_each_turn, the_cache_settings_go_where_the_provider_takes_them]
     openai_chat: crate::openai_chat::Mock, a_tool_search_appends_to_the_tools_offered_before;
     openai_responses: crate::openai_responses::Mock, a_tool_search_appends_to_the_tools_offered_before;
     anthropic: crate::anthropic::Mock;

@@ -165,29 +165,10 @@ pub(crate) async fn a_part_the_provider_cannot_take_is_refused_before_sending<P:
     assert_eq!(error.transcript.messages.len(), 1, "the transcript keeps the prompt");
 }
 
-macro_rules! prompts {
-    ($($provider:ident: $mock:ty),* $(,)?) => {$(
-        mod $provider {
-            prompts!(@both $mock: a_prompt_with_an_image_and_a_pdf, a_part_the_provider_cannot_take_is_refused_before_sending);
-        }
-    )*};
-    (@both $mock:ty: $($scenario:ident),*) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn plain() {
-                super::super::$scenario::<$mock>(false).await;
-            }
-            #[tokio::test]
-            async fn streamed() {
-                super::super::$scenario::<$mock>(true).await;
-            }
-        }
-    )*};
-}
-
-prompts!(
-    openai_chat: crate::openai_chat::Mock,
-    openai_responses: crate::openai_responses::Mock,
-    anthropic: crate::anthropic::Mock,
-    gemini: crate::gemini::Mock,
+crate::support::per_client!(
+    [a_prompt_with_an_image_and_a_pdf, a_part_the_provider_cannot_take_is_refused_before_sending]
+    openai_chat: crate::openai_chat::Mock;
+    openai_responses: crate::openai_responses::Mock;
+    anthropic: crate::anthropic::Mock;
+    gemini: crate::gemini::Mock;
 );
