@@ -207,17 +207,8 @@ async fn ten_thousand_levels_of_nesting_end_in_a_clear_outcome_without_recursion
 
 #[tokio::test]
 async fn stdio_server_answers_bad_bytes_with_parse_errors_and_the_next_call() {
-    let binary = support::build_example("mcp_server");
-    let mut child = tokio::process::Command::new(binary)
-        .env_remove("TAVILY_API_KEY")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, stdout) = support::stdio_example();
+    let mut stdout = stdout;
 
     let call = |id: u32, city: &str| {
         format!(
@@ -903,17 +894,8 @@ async fn flood_a_stdio_server_that_is_not_read(refused: Option<u64>) {
 #[tokio::test]
 async fn a_stdio_client_that_reads_its_last_answers_slowly_gets_them_all() {
     const CALLS: u64 = 600;
-    let binary = support::build_example("mcp_server");
-    let mut child = tokio::process::Command::new(binary)
-        .env_remove("TAVILY_API_KEY")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, stdout) = support::stdio_example();
+    let mut stdout = stdout;
     let mut bytes = String::from(concat!(
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"adversary","version":"1"}}}"#,
         "\n",

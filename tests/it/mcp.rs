@@ -113,8 +113,8 @@ async fn stdio_calls_follow_the_error_contract() {
     client.cancel().await.unwrap();
 }
 
-#[tokio::test]
-async fn ctrl_c_stops_the_http_example_cleanly() {
+/// The example MCP server on HTTP, on a free port of loopback, and its URL.
+async fn http_example() -> (tokio::process::Child, String) {
     use tokio::io::{AsyncBufReadExt, BufReader};
     let mut server = example_command()
         .args(["--http", "127.0.0.1:0"])
@@ -129,6 +129,14 @@ async fn ctrl_c_stops_the_http_example_cleanly() {
             break url.to_owned();
         }
     };
+    // Its log read on to the end: a closed stderr would fail its writes.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (server, url)
+}
+
+#[tokio::test]
+async fn ctrl_c_stops_the_http_example_cleanly() {
+    let (mut server, url) = http_example().await;
     let client = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
     let answer = client.call_tool(call("get_weather", json!({"city": "Oslo"}))).await.unwrap();
     assert_eq!(answer.is_error, Some(false));
@@ -156,20 +164,7 @@ impl ClientHandler for Started {
 /// call in flight finishes and answers, and the process exits with success.
 #[tokio::test]
 async fn sigterm_mid_call_lets_the_call_finish_and_stops_the_http_example_cleanly() {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-    let mut server = example_command()
-        .args(["--http", "127.0.0.1:0"])
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
-    let url = loop {
-        let line = lines.next_line().await.unwrap().expect("the server says where it listens");
-        if let Some(url) = line.strip_prefix("listening on ") {
-            break url.to_owned();
-        }
-    };
+    let (mut server, url) = http_example().await;
     let started = Started::default();
     let client = started.clone().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await.unwrap();
     let request =

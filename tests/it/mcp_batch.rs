@@ -26,16 +26,8 @@ struct Session {
 impl Session {
     /// The example server, initialized at `version`.
     async fn start(version: &str) -> Self {
-        let mut child = tokio::process::Command::new(support::build_example("mcp_server"))
-            .env_remove("TAVILY_API_KEY")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the example started");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (child, stdin, stdout) = support::stdio_example();
+        let stdout = stdout.lines();
         let mut session = Self { _child: child, stdin, stdout };
         let initialize = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
             "protocolVersion":version,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}});

@@ -3,11 +3,10 @@
 //! the JSON-RPC codes of the spec, with the message's id where it has one,
 //! and the server goes on.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
 use tools::mcp::{HttpOptions, McpServer};
 use tools::{CancellationToken, ToolError, Toolset, tool};
@@ -111,17 +110,8 @@ fn assert_error(answer: &str, id: &str, code: i64, says: &str) {
 
 #[tokio::test]
 async fn over_stdio_every_unusable_line_gets_its_error_and_the_server_reads_on() {
-    let binary = support::build_example("mcp_server");
-    let mut child = tokio::process::Command::new(binary)
-        .env_remove("TAVILY_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example started");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let (mut child, mut stdin, stdout) = support::stdio_example();
+    let mut stdout = stdout.lines();
     let mut next = async || -> String {
         tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
             .await
@@ -290,17 +280,8 @@ async fn over_http_a_second_request_with_the_id_of_one_in_flight_gets_its_own_er
 
 #[tokio::test]
 async fn over_stdio_a_second_request_with_the_id_of_one_in_flight_gets_its_own_error() {
-    let binary = support::build_example("mcp_server");
-    let mut child = tokio::process::Command::new(binary)
-        .env_remove("TAVILY_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example started");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let (_child, mut stdin, stdout) = support::stdio_example();
+    let mut stdout = stdout.lines();
     let mut next = async || -> String {
         tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
             .await

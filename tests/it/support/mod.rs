@@ -1,11 +1,13 @@
 //! Helpers shared by the integration tests.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
+use tokio::io::BufReader;
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 /// Build an example and return its executable: the same profile as the
 /// test, and the test command's selection and features, so cargo reuses
@@ -40,6 +42,24 @@ pub(crate) fn build_example(name: &str) -> PathBuf {
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .find_map(|m| m["executable"].as_str().map(PathBuf::from))
         .expect("cargo reports the example's executable")
+}
+
+/// The example MCP server on stdio, without Tavily's key: the process
+/// (killed when dropped), its input, and its output buffered.
+// Each test crate uses only some of these helpers.
+#[allow(dead_code)]
+pub(crate) fn stdio_example() -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let mut child = tokio::process::Command::new(build_example("mcp_server"))
+        .env_remove("TAVILY_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the example started");
+    let stdin = child.stdin.take().expect("its input");
+    let stdout = BufReader::new(child.stdout.take().expect("its output"));
+    (child, stdin, stdout)
 }
 
 /// Counts its drops: held by a tool's run, it counts the runs that ended,
