@@ -18,18 +18,17 @@
 // one kept-alive connection, and prints the rate (not checked: the machine
 // is shared).
 
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createServer, connect } from "node:net";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import path from "node:path";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+import { buildServer, check } from "./support.mjs";
+
 const TOKEN = "typescript-test-token";
 
 // The SDK's validator warns on formats it does not know (`uint8`...): the
@@ -40,27 +39,6 @@ console.warn = (...args) => {
   warnings.push(args.join(" "));
   warn(...args);
 };
-
-function check(condition, what) {
-  if (!condition) throw new Error(what);
-}
-
-function buildServer() {
-  // The test command's selection and features, so cargo reuses its build.
-  const out = execFileSync(
-    "cargo",
-    ["build", "--workspace", "--all-features", "--example", "mcp_server", "--message-format=json", "--quiet"],
-    { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 },
-  );
-  for (const line of out.split("\n")) {
-    if (!line) continue;
-    const msg = JSON.parse(line);
-    if (msg.reason === "compiler-artifact" && msg.target.name === "mcp_server" && msg.executable) {
-      return msg.executable;
-    }
-  }
-  throw new Error("cargo did not report the example's executable");
-}
 
 const textOf = (result) => result.content.filter((b) => b.type === "text").map((b) => b.text).join("\n");
 

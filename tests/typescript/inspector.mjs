@@ -26,14 +26,15 @@
 // Without a path it builds the example with cargo first. Exits non-zero on
 // the first check that fails.
 
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { buildServer, check } from "./support.mjs";
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, "../..");
 
 /// Run `server` with this process's stdio, appending what the client
 /// writes to it to `log`.
@@ -45,27 +46,6 @@ function tap(log, server) {
   });
   process.stdin.on("end", () => child.stdin.end());
   child.on("exit", (code) => process.exit(code ?? 1));
-}
-
-function check(condition, what) {
-  if (!condition) throw new Error(what);
-}
-
-function buildServer() {
-  // The test command's selection and features, so cargo reuses its build.
-  const out = execFileSync(
-    "cargo",
-    ["build", "--workspace", "--all-features", "--example", "mcp_server", "--message-format=json", "--quiet"],
-    { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 },
-  );
-  for (const line of out.split("\n")) {
-    if (!line) continue;
-    const msg = JSON.parse(line);
-    if (msg.reason === "compiler-artifact" && msg.target.name === "mcp_server" && msg.executable) {
-      return msg.executable;
-    }
-  }
-  throw new Error("cargo did not report the example's executable");
 }
 
 /// The Inspector today, and the CLI of Inspector 0.16.5.
