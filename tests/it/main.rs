@@ -10,6 +10,8 @@ mod examples;
 mod exported_schemas;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(all(feature = "mcp", feature = "agent"))]
+mod mcp_agent_approval;
 #[cfg(feature = "mcp")]
 mod mcp_approval;
 #[cfg(feature = "mcp")]

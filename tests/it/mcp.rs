@@ -260,10 +260,12 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     // The server refused the arguments: not a failure, here as there.
     assert_eq!(remote_error.outcome, Outcome::InvalidArguments);
     assert!(remote_error.content.contains("at most 16"), "{}", remote_error.content);
-    // A remote tool that needs approval asks this client, which cannot ask anyone: it does not run.
+    // A remote tool the server lists as needing approval is held here too,
+    // as a local one: without an approval it is not even sent.
+    assert!(tools.get("cancel_alert").unwrap().spec().needs_approval());
     let unapproved = tools.call(&ctx, &ToolCall::new("4", "cancel_alert", r#"{"city":"Rome"}"#)).await;
     assert_eq!(unapproved.outcome, Outcome::Denied);
-    assert!(unapproved.content.contains("does not support MCP elicitation"), "{}", unapproved.content);
+    assert!(unapproved.content.contains("needs a person's approval before it runs"), "{}", unapproved.content);
     let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
     assert_eq!(not_json.outcome, Outcome::InvalidArguments);
     let local = tools.call(&ctx, &ToolCall::new("4", "echo", r#"{"n":4}"#)).await;

@@ -39,6 +39,8 @@ pub struct ToolContext {
     /// do, and a child token costs an allocation and a lock on its parent.
     own: Option<OnceLock<CancellationToken>>,
     deadline: Option<Instant>,
+    /// A person approved this call ([`ToolContext::is_approved`]).
+    approved: bool,
 }
 
 impl Clone for ToolContext {
@@ -51,6 +53,7 @@ impl Clone for ToolContext {
             shared: Arc::clone(&self.shared),
             own: self.own.as_ref().map(|_| OnceLock::from(self.cancellation().clone())),
             deadline: self.deadline,
+            approved: self.approved,
         }
     }
 }
@@ -104,7 +107,31 @@ impl ToolContext {
             shared,
             own: Some(OnceLock::new()),
             deadline: self.deadline,
+            // An approval is of one call, never of the calls it makes.
+            approved: false,
         }
+    }
+
+    /// Whether a person approved this very call: it runs through
+    /// [`Toolset::call_approved`](crate::Toolset::call_approved) or
+    /// [`Toolset::run_turn_approved`](crate::Toolset::run_turn_approved)
+    /// (the agent loop resumed with `Decision::Approve`). A tool that
+    /// forwards the call elsewhere passes the approval on (an MCP client
+    /// answers the remote server's approval request with it); any other
+    /// call, and every call it makes, is not approved.
+    ///
+    /// ```
+    /// use tools_core::ToolContext;
+    /// assert!(!ToolContext::new().for_call("call_1", "delete_file").is_approved());
+    /// ```
+    pub fn is_approved(&self) -> bool {
+        self.approved
+    }
+
+    /// Mark this call's context as approved by a person.
+    pub(crate) fn approved(mut self) -> Self {
+        self.approved = true;
+        self
     }
 
     /// The id the model gave this call (empty outside a turn).

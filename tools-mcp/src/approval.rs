@@ -11,17 +11,25 @@ use std::time::Duration;
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion,
+    ElicitationSchema, InputRequest, InputRequests, InputRequiredResult, ProtocolVersion, RequestMetaObject,
 };
 use rmcp::service::RequestContext;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tools_core::{ToolCall, ToolError};
+
+/// The `_meta` key of a listed tool whose every call needs a person's
+/// approval: an MCP client of this SDK holds its calls for approval too.
+pub(crate) const NEEDS_APPROVAL: &str = "tools-sdk/needs_approval";
+
+/// The `_meta` key of an approval request that names the call it is about
+/// (`{"name", "arguments"}`): a client answers for that call alone.
+pub(crate) const CALL: &str = "tools-sdk/call";
 
 /// The key of the approval among a call's input requests and responses.
 const KEY: &str = "approval";
 
 /// The one field of the form: a person ticks it to let the call run.
-const FIELD: &str = "approve";
+pub(crate) const FIELD: &str = "approve";
 
 /// What becomes of a call that needs approval.
 pub(crate) enum Verdict {
@@ -107,18 +115,24 @@ fn verdict(call: &ToolCall, answer: &ElicitResult) -> Verdict {
     }
 }
 
-/// The question: which tool, with which arguments, and one box to tick.
+/// The question: which tool, with which arguments, and one box to tick;
+/// the call also in `_meta`, for a client that answers for a call a person
+/// approved before it was made.
 fn form(call: &ToolCall) -> ElicitRequestParams {
-    let arguments = serde_json::from_str::<Value>(&call.arguments)
-        .and_then(|value| serde_json::to_string_pretty(&value))
-        .unwrap_or_else(|_| call.arguments.clone());
+    let parsed = serde_json::from_str::<Value>(&call.arguments).ok();
+    let arguments = parsed
+        .as_ref()
+        .and_then(|value| serde_json::to_string_pretty(value).ok())
+        .unwrap_or_else(|| call.arguments.clone());
+    let mut meta = RequestMetaObject::new();
+    meta.0.insert(CALL.to_owned(), json!({ "name": call.name, "arguments": parsed }));
     let schema = ElicitationSchema::builder()
         .required_bool_property(FIELD, |field| {
             field.title("Run this call").description(format!("Let `{}` run with these arguments", call.name))
         })
         .build_unchecked();
     ElicitRequestParams::FormElicitationParams {
-        meta: None,
+        meta: Some(meta),
         message: format!("Allow the tool `{}` to run with these arguments?\n{arguments}", call.name),
         requested_schema: schema,
     }

@@ -12,11 +12,13 @@ use rmcp::{RoleClient, ServiceExt};
 
 use super::McpError;
 use super::blocks::{output_of, remote_error};
+use crate::approval::NEEDS_APPROVAL;
+use crate::approved::Approvals;
 use tools_core::{
     Annotations, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, Toolset,
 };
 
-type Connection = Arc<RunningService<RoleClient, ()>>;
+type Connection = Arc<RunningService<RoleClient, Approvals>>;
 
 /// Whether one of a server's tools joins the toolset.
 type Filter = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
@@ -68,7 +70,7 @@ impl McpClient {
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let service = ().serve(transport).await?;
+        let service = Approvals::default().serve(transport).await?;
         Ok(Self { connection: Arc::new(service) })
     }
 
@@ -239,6 +241,12 @@ pub struct RemoteTool {
 
 impl RemoteTool {
     fn new(connection: Connection, tool: rmcp::model::Tool) -> Self {
+        let needs_approval = tool
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.0.get(NEEDS_APPROVAL))
+            .and_then(serde_json::Value::as_bool)
+            == Some(true);
         let hints = tool.annotations.unwrap_or_default();
         let title = tool.title.or(hints.title);
         let annotations = Annotations {
@@ -257,13 +265,22 @@ impl RemoteTool {
         if let Some(schema) = tool.output_schema {
             spec = spec.with_output_schema((*schema).clone());
         }
+        if needs_approval {
+            spec = spec.with_approval_required();
+        }
         Self { connection, spec: Arc::new(spec) }
     }
 
-    async fn call_remote(&self, arguments: &str) -> Result<Output, ToolError> {
+    async fn call_remote(&self, ctx: &ToolContext, arguments: &str) -> Result<Output, ToolError> {
         let arguments = self.spec.parse_object(arguments)?;
+        // While the call is in flight, the server's approval request for
+        // it gets a yes: the person approved it here.
+        let _approved =
+            ctx.is_approved().then(|| self.connection.service().hold(self.spec.name(), &arguments));
         let request = CallToolRequestParams::new(self.spec.name().to_owned()).with_arguments(arguments);
-        match self.connection.peer().call_tool(request).await {
+        // The service's call answers `input_required` through the handler
+        // and calls again, where the peer's would fail.
+        match self.connection.call_tool(request).await {
             Ok(result) => remote_output(result),
             Err(ServiceError::McpError(error)) if error.code == ErrorCode::INVALID_PARAMS => {
                 Err(ToolError::invalid_arguments(error.message.into_owned()))
@@ -294,7 +311,7 @@ impl Tool for RemoteTool {
             // Dropping the request future sends notifications/cancelled.
             tokio::select! {
                 () = ctx.cancellation().cancelled() => Err(ToolError::failed("the call was cancelled")),
-                result = self.call_remote(arguments) => result,
+                result = self.call_remote(ctx, arguments) => result,
             }
         })
     }

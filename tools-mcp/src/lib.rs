@@ -39,6 +39,7 @@
 #![deny(missing_docs)]
 
 mod approval;
+mod approved;
 mod batch;
 mod blocks;
 mod client;

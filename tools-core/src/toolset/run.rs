@@ -190,6 +190,9 @@ impl Toolset {
             entry.options.timeout.or_else(|| tool.spec().timeout()).or(self.options.default_timeout);
         // The tool's own name: a prefix or rename stays out of its logic.
         let mut child = turn.for_call(call.id.clone(), entry.own_name.clone());
+        if approved {
+            child = child.approved();
+        }
         // Whether the call's own timeout, rather than the turn's deadline, is
         // the one that binds: it decides what a timed-out call reports.
         let mut own_timeout = None;

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use rmcp::{Peer, RoleServer};
 use tokio::sync::watch;
 
+use crate::approval::NEEDS_APPROVAL;
 use tools_core::{Tool, Toolset};
 
 pub(super) struct Shared {
@@ -58,9 +59,14 @@ impl State {
 }
 
 /// How a tool is listed: name, title, description, input and output schema,
-/// annotations.
+/// annotations; in `_meta`, whether its every call needs approval.
 fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
     // One definition of a listed tool: the MCP dialect's, read into rmcp's type.
-    serde_json::from_value(tools_provider::mcp::tool(tool))
-        .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects")
+    let mut listed: rmcp::model::Tool = serde_json::from_value(tools_provider::mcp::tool(tool))
+        .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects");
+    if tool.spec().needs_approval() {
+        let meta = listed.meta.get_or_insert_with(Default::default);
+        meta.0.insert(NEEDS_APPROVAL.to_owned(), serde_json::Value::Bool(true));
+    }
+    listed
 }
