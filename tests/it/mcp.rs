@@ -265,7 +265,11 @@ async fn remote_stdio_tools_join_a_local_toolset() {
     assert!(tools.get("cancel_alert").unwrap().spec().needs_approval());
     let unapproved = tools.call(&ctx, &ToolCall::new("4", "cancel_alert", r#"{"city":"Rome"}"#)).await;
     assert_eq!(unapproved.outcome, Outcome::Denied);
-    assert!(unapproved.content.contains("needs a person's approval before it runs"), "{}", unapproved.content);
+    assert!(
+        unapproved.content.contains("needs a person's approval before it runs"),
+        "{}",
+        unapproved.content
+    );
     let not_json = tools.call(&ctx, &ToolCall::new("3", "get_weather", "[1]")).await;
     assert_eq!(not_json.outcome, Outcome::InvalidArguments);
     let local = tools.call(&ctx, &ToolCall::new("4", "echo", r#"{"n":4}"#)).await;

@@ -233,6 +233,15 @@ impl std::fmt::Debug for McpClient {
 /// `image/*` link); `structuredContent` is a
 /// [`Part::Json`](tools_core::Part::Json) unless a text block says the same.
 /// [`Tool::call_text`] gives the same as text alone.
+///
+/// A tool the server lists as needing a person's approval (this SDK's
+/// servers say so in its `_meta`, as `tools-sdk/needs_approval`) needs it
+/// here too ([`ToolSpec::needs_approval`]): a toolset holds its calls and
+/// the agent pauses before them, as before a local tool's. A call run with
+/// an approval ([`ToolContext::is_approved`]) answers the server's approval
+/// request for that exact call (name and arguments) with a yes; every other
+/// request the server makes of the client is declined, so a call made
+/// without an approval is refused by the server, with its reason.
 #[derive(Clone)]
 pub struct RemoteTool {
     connection: Connection,

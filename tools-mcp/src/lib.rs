@@ -26,7 +26,9 @@
 //! reaches the client as `notifications/progress` when it asked for it, and
 //! a client's `notifications/cancelled` cancels the call's context. A call
 //! that needs approval is put to the client's person through MCP
-//! elicitation, and runs only on their yes.
+//! elicitation, and runs only on their yes; an [`McpClient`] holds such a
+//! remote tool's calls for its own person (the agent pauses before them)
+//! and answers the server's question with their decision.
 //!
 //! A JSON-RPC batch (an array of messages) is taken in a session at MCP
 //! 2025-03-26, the one version that had them, on stdio (the answers as one
