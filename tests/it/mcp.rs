@@ -31,7 +31,7 @@ fn example_binary() -> &'static PathBuf {
 
 /// The example server as a child process, serving its own tools (Tavily
 /// joins them when its key is set).
-fn example_command() -> tokio::process::Command {
+pub(crate) fn example_command() -> tokio::process::Command {
     let mut command = tokio::process::Command::new(example_binary());
     command.env_remove("TAVILY_API_KEY");
     command

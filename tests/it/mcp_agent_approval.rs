@@ -8,25 +8,18 @@
 //! is never made. Without an approval, the client declines and the server
 //! refuses the call with its own message.
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tools::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
 use tools::mcp::McpClient;
 use tools::{Outcome, ToolCall, ToolContext, ToolResult, Toolset};
 
-use crate::support;
-
-/// The example server, built once.
-fn example_binary() -> &'static PathBuf {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| support::build_example("mcp_server"))
-}
+use crate::mcp::example_command;
 
 /// A fresh connection to a fresh example server, and its tools.
 async fn remote_tools() -> (McpClient, Toolset) {
-    let mut command = tokio::process::Command::new(example_binary());
-    command.env_remove("TAVILY_API_KEY");
+    let mut command = example_command();
+    command.kill_on_drop(true);
     let client = McpClient::stdio(command).await.unwrap();
     let mut tools = Toolset::new();
     client.register(&mut tools).await.unwrap();
