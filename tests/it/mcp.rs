@@ -205,11 +205,7 @@ async fn closing_stdin_mid_call_lets_the_call_finish_and_the_stdio_example_exit_
     let mut stdin = server.stdin.take().unwrap();
     let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
     let mut next = async || -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("a line")
-            .unwrap()
-            .expect("a line before the end");
+        let line = support::next_line(&mut lines).await;
         serde_json::from_str(&line).unwrap()
     };
     let messages = [

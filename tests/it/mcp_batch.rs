@@ -43,11 +43,7 @@ impl Session {
     }
 
     async fn next(&mut self) -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(30), self.stdout.next_line())
-            .await
-            .expect("an answer")
-            .expect("read")
-            .expect("a line");
+        let line = support::next_line(&mut self.stdout).await;
         serde_json::from_str(&line).expect("each line is JSON")
     }
 }

@@ -112,13 +112,7 @@ fn assert_error(answer: &str, id: &str, code: i64, says: &str) {
 async fn over_stdio_every_unusable_line_gets_its_error_and_the_server_reads_on() {
     let (mut child, mut stdin, stdout) = support::stdio_example();
     let mut stdout = stdout.lines();
-    let mut next = async || -> String {
-        tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
-            .await
-            .expect("an answer")
-            .expect("read")
-            .expect("a line")
-    };
+    let mut next = async || support::next_line(&mut stdout).await;
     let json = |line: String| -> Value { serde_json::from_str(&line).expect("each answer is JSON") };
     // Not UTF-8 before anything else: a parse error, and the session opens after it.
     stdin.write_all(b"\"\xff\xfe\"\n").await.unwrap();
@@ -282,13 +276,7 @@ async fn over_http_a_second_request_with_the_id_of_one_in_flight_gets_its_own_er
 async fn over_stdio_a_second_request_with_the_id_of_one_in_flight_gets_its_own_error() {
     let (_child, mut stdin, stdout) = support::stdio_example();
     let mut stdout = stdout.lines();
-    let mut next = async || -> String {
-        tokio::time::timeout(Duration::from_secs(30), stdout.next_line())
-            .await
-            .expect("an answer")
-            .expect("read")
-            .expect("a line")
-    };
+    let mut next = async || support::next_line(&mut stdout).await;
     stdin.write_all(format!("{INITIALIZE}\n").as_bytes()).await.unwrap();
     next().await;
     stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").await.unwrap();

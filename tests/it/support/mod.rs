@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
-use tokio::io::BufReader;
+use tokio::io::{BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 /// Build an example and return its executable: the same profile as the
@@ -60,6 +60,18 @@ pub(crate) fn stdio_example() -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let stdin = child.stdin.take().expect("its input");
     let stdout = BufReader::new(child.stdout.take().expect("its output"));
     (child, stdin, stdout)
+}
+
+/// The next line a server wrote, within 30 s (a guard against a hang, not
+/// a timing check).
+// Each test crate uses only some of these helpers.
+#[allow(dead_code)]
+pub(crate) async fn next_line(lines: &mut Lines<BufReader<ChildStdout>>) -> String {
+    tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+        .await
+        .expect("an answer")
+        .expect("read")
+        .expect("a line before the end")
 }
 
 /// Counts its drops: held by a tool's run, it counts the runs that ended,
