@@ -18,13 +18,18 @@ use crate::HEADERS;
 use crate::UiAdapter;
 use crate::request::ChatRequest;
 
-/// What the server keeps of one chat between requests.
+/// What the server keeps of one chat between requests, with where its
+/// last question sits in the transcript (what a regenerated answer
+/// replaces from).
 enum Chat {
     /// The run ended: the next user message continues its transcript.
-    Done(Transcript),
+    Done(Transcript, usize),
     /// The run waits for approval of these calls.
-    Paused(RunState),
+    Paused(RunState, usize),
 }
+
+/// Where a request's run starts, and where its question sits.
+type Start = (RunInput, usize);
 
 /// The reason a denied call's result gives the model when the person gave none.
 const DECLINED: &str = "the user declined";
@@ -33,7 +38,9 @@ const DECLINED: &str = "the user declined";
 /// (v1) to `useChat`.
 ///
 /// A request whose last message is the user's starts a run from its text
-/// (continuing the chat's earlier runs, which the server keeps). A request
+/// (continuing the chat's earlier runs, which the server keeps; with the
+/// trigger `regenerate-message`, from the chat as it was before its last
+/// question, so the new answer replaces the last one). A request
 /// whose last message is the assistant's, with tool parts in state
 /// `approval-responded` (what `addToolApprovalResponse` and
 /// `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses`
@@ -104,7 +111,7 @@ impl ChatServer {
     /// The ids of the calls the chat's paused run holds (empty: none).
     pub fn pending(&self, chat_id: &str) -> Vec<String> {
         match self.chats().get(chat_id) {
-            Some(Chat::Paused(state)) => {
+            Some(Chat::Paused(state, _)) => {
                 state.pending().iter().map(|pending| pending.call.id.to_string()).collect()
             }
             _ => Vec::new(),
@@ -126,15 +133,15 @@ impl ChatServer {
                 return refuse(StatusCode::BAD_REQUEST, reason).into_response();
             }
         };
-        let input = match self.input(&request) {
-            Ok(input) => input,
+        let (input, asked_at) = match self.input(&request) {
+            Ok(start) => start,
             Err(refused) => return refused.into_response(),
         };
-        self.stream(request.id, input)
+        self.stream(request.id, input, asked_at)
     }
 
     /// Where the request's run starts.
-    fn input(&self, request: &ChatRequest) -> Result<RunInput, Refusal> {
+    fn input(&self, request: &ChatRequest) -> Result<Start, Refusal> {
         let Some(last) = request.messages.last() else {
             return Err(refuse(StatusCode::BAD_REQUEST, "the request has no messages"));
         };
@@ -149,7 +156,7 @@ impl ChatServer {
                     "the last message is the assistant's and answers no approval",
                 ));
             }
-            let Some(Chat::Paused(held)) = chat else {
+            let Some(Chat::Paused(held, asked_at)) = chat else {
                 restore(&mut chats, &request.id, chat);
                 return Err(refuse(
                     StatusCode::CONFLICT,
@@ -165,11 +172,11 @@ impl ChatServer {
                 };
                 if let Err(unknown) = decided {
                     // Nothing was decided: the run waits as it was.
-                    chats.insert(request.id.clone(), Chat::Paused(held));
+                    chats.insert(request.id.clone(), Chat::Paused(held, asked_at));
                     return Err(refuse(StatusCode::BAD_REQUEST, unknown.to_string()));
                 }
             }
-            return Ok(RunInput::Paused(state));
+            return Ok((RunInput::Paused(state), asked_at));
         }
         if last.role != "user" {
             restore(&mut chats, &request.id, chat);
@@ -183,32 +190,45 @@ impl ChatServer {
             restore(&mut chats, &request.id, chat);
             return Err(refuse(StatusCode::BAD_REQUEST, "the last user message has no text"));
         }
-        match chat {
-            Some(Chat::Paused(state)) => {
+        // A regenerated answer replaces the last one: the run goes again
+        // from the chat as it was before the last question (calls that
+        // wait are dropped: they never ran).
+        let regenerate = request.trigger.as_deref() == Some("regenerate-message");
+        let earlier = match chat {
+            Some(Chat::Paused(state, asked_at)) if regenerate => Some((state.transcript().clone(), asked_at)),
+            Some(Chat::Paused(state, asked_at)) => {
                 let ids: Vec<String> =
                     state.pending().iter().map(|pending| pending.call.id.to_string()).collect();
-                chats.insert(request.id.clone(), Chat::Paused(state));
-                Err(refuse(
+                chats.insert(request.id.clone(), Chat::Paused(state, asked_at));
+                return Err(refuse(
                     StatusCode::CONFLICT,
                     format!(
                         "chat `{}` waits for approval of calls {}: answer them first",
                         request.id,
                         ids.join(", ")
                     ),
-                ))
+                ));
             }
-            Some(Chat::Done(mut transcript)) => {
+            Some(Chat::Done(transcript, asked_at)) => Some((transcript, asked_at)),
+            None => None,
+        };
+        match earlier {
+            Some((mut transcript, asked_at)) => {
+                if regenerate {
+                    transcript.messages.truncate(asked_at);
+                }
+                let asked_at = transcript.messages.len();
                 transcript.push(Message::user(text));
-                Ok(RunInput::Transcript(transcript))
+                Ok((RunInput::Transcript(transcript), asked_at))
             }
-            None => Ok(RunInput::from(text)),
+            None => Ok((RunInput::from(text), 0)),
         }
     }
 
     /// The run as a UI message stream. The run goes on in a task of its
     /// own, to its end even if the page leaves, and its end is kept before
     /// the `finish` chunk is sent, so an approval sent at once finds it.
-    fn stream(&self, chat_id: String, input: RunInput) -> Response {
+    fn stream(&self, chat_id: String, input: RunInput, asked_at: usize) -> Response {
         let adapter =
             if matches!(input, RunInput::Paused(_)) { UiAdapter::resuming() } else { UiAdapter::new() };
         let (frames, body) = futures::channel::mpsc::unbounded::<String>();
@@ -216,7 +236,7 @@ impl ChatServer {
         tokio::spawn(async move {
             let events = server.inner.agent.stream(input).inspect(|event| {
                 if let AgentEvent::Finished(ended) = event {
-                    server.keep(&chat_id, ended);
+                    server.keep(&chat_id, ended, asked_at);
                 }
             });
             let mut body = std::pin::pin!(adapter.stream(events));
@@ -234,13 +254,18 @@ impl ChatServer {
     }
 
     /// Keep what the chat needs for its next request.
-    fn keep(&self, chat_id: &str, ended: &Result<tools_agent::RunResult, tools_agent::AgentError>) {
+    fn keep(
+        &self,
+        chat_id: &str,
+        ended: &Result<tools_agent::RunResult, tools_agent::AgentError>,
+        asked_at: usize,
+    ) {
         let mut chats = self.chats();
         match ended {
             Ok(result) => {
                 let chat = match &result.stop {
-                    StopReason::Paused(state) => Chat::Paused((**state).clone()),
-                    _ => Chat::Done(result.transcript.clone()),
+                    StopReason::Paused(state) => Chat::Paused((**state).clone(), asked_at),
+                    _ => Chat::Done(result.transcript.clone(), asked_at),
                 };
                 chats.insert(chat_id.to_owned(), chat);
             }

@@ -207,3 +207,42 @@ async fn requests_that_fit_no_run_are_refused_with_a_reason() {
     assert!(body.starts_with("not a useChat request body"), "{body}");
     assert_eq!(page.model.requests().len(), 1);
 }
+
+fn regenerate(chat: &str, question: &str) -> Value {
+    let mut body = ask(chat, question);
+    body["trigger"] = json!("regenerate-message");
+    body
+}
+
+/// The roles of the messages the model was sent in request `index`.
+fn roles(page: &Page, index: usize) -> Vec<String> {
+    let requests = page.model.requests();
+    let messages = requests[index]["messages"].as_array().unwrap();
+    messages.iter().map(|message| message["role"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn a_regenerated_answer_replaces_the_last_one_finished_or_waiting() {
+    let page = Page::start().await;
+    page.ask("c1", "Weather in Paris?").await;
+    page.post(&answer("c1", "call_1", json!({"id": "call_1", "approved": true}))).await;
+    assert_eq!(roles(&page, 1), ["user", "assistant", "tool"]);
+
+    // Regenerated after it finished: the model sees the question once.
+    let (status, _, body) = page.post(&regenerate("c1", "Weather in Paris?")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(roles(&page, 2), ["user"]);
+    assert_eq!(page.chat.pending("c1"), ["call_3"]);
+
+    // Regenerated while its call waits: the held call is dropped, never run.
+    let (status, _, body) = page.post(&regenerate("c1", "Weather in Lyon?")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(roles(&page, 3), ["user"]);
+    assert_eq!(page.model.requests()[3]["messages"][0]["content"], "Weather in Lyon?");
+    assert_eq!(page.chat.pending("c1"), ["call_4"]);
+
+    // A follow-up after it keeps the whole chat.
+    page.post(&answer("c1", "call_4", json!({"id": "call_4", "approved": false}))).await;
+    page.ask("c1", "Thanks").await;
+    assert_eq!(roles(&page, 5), ["user", "assistant", "tool", "assistant", "user"]);
+}
