@@ -39,9 +39,9 @@
 //!   loopback, plain and streamed, by `ScriptedServer` (feature
 //!   `scripted-server`).
 //!
-//! One feature of its own, `scripted-server` (the facade's feature `agent`
-//! brings the crate in, `ui` the server too). It
-//! sits on `tools-core` (the tools and the toolset that runs their calls)
+//! One feature of its own, `scripted-server`: the stand-in's server (the
+//! facade's feature `agent` brings the crate in; its features
+//! `scripted-server` and `ui` turn the server on). It sits on `tools-core` (the tools and the toolset that runs their calls)
 //! and `tools-provider` (each provider's wire format, which the clients
 //! send).
 #![deny(missing_docs)]
