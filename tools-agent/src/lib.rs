@@ -41,9 +41,9 @@
 //!
 //! One feature of its own, `scripted-server`: the stand-in's server (the
 //! facade's feature `agent` brings the crate in; its features
-//! `scripted-server` and `ui` turn the server on). It sits on `tools-core` (the tools and the toolset that runs their calls)
-//! and `tools-provider` (each provider's wire format, which the clients
-//! send).
+//! `scripted-server` and `ui` turn the server on). It sits on
+//! `tools-core` (the tools and the toolset that runs their calls) and
+//! `tools-provider` (each provider's wire format, which the clients send).
 #![deny(missing_docs)]
 
 mod agent;
