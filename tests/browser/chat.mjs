@@ -62,15 +62,18 @@ async function flow(browser, url, name, run) {
     if (msg.type() === "error") failures.push(`the page logged an error: ${msg.text()}`);
   });
   const requests = [];
+  const responses = [];
+  const isChat = (request) => request.method() === "POST" && new URL(request.url()).pathname === "/api/chat";
   page.on("request", (request) => {
-    if (request.method() === "POST" && new URL(request.url()).pathname === "/api/chat") {
-      requests.push(request.postDataJSON());
-    }
+    if (isChat(request)) requests.push(request.postDataJSON());
+  });
+  page.on("response", (response) => {
+    if (isChat(response.request())) responses.push(response);
   });
   fs.mkdirSync(SHOTS, { recursive: true });
   try {
     await page.goto(url);
-    await run(page, requests);
+    await run(page, requests, responses);
     check(failures.length === 0, failures.join("\n"));
     const shot = path.join(SHOTS, `${name}.png`);
     await page.screenshot({ path: shot, fullPage: true });
@@ -86,7 +89,7 @@ async function flow(browser, url, name, run) {
 
 // Up to the held call: the question sent, the call shown with its name and
 // arguments and the two buttons.
-async function askAndSeeHeldCall(page, requests) {
+async function askAndSeeHeldCall(page, requests, responses) {
   await page.getByTestId("chat-input").fill(QUESTION);
   await page.getByTestId("send").click();
   await page.locator('[data-testid=message][data-role=user]', { hasText: QUESTION }).waitFor();
@@ -106,7 +109,29 @@ async function askAndSeeHeldCall(page, requests) {
     last.role === "user" && last.parts.some((part) => part.type === "text" && part.text === QUESTION),
     `the first request ends with the question: ${JSON.stringify(last)}`,
   );
+  await checkArgumentsStreamed(responses[0]);
   return tool;
+}
+
+// The page shows the arguments as they arrive; whether a browser paints a
+// frame between two chunks is up to its timing, so what is checked is that
+// they do arrive in pieces: the UI message stream the page read.
+async function checkArgumentsStreamed(response) {
+  check(response !== undefined, "the page got a response to its question");
+  const header = response.headers()["x-vercel-ai-ui-message-stream"];
+  check(header === "v1", `the response is a UI message stream, v1: ${JSON.stringify(header)}`);
+  const events = (await response.text())
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => line.slice("data: ".length));
+  check(events.at(-1) === "[DONE]", "the stream ends with [DONE]");
+  const deltas = events
+    .slice(0, -1)
+    .map((event) => JSON.parse(event))
+    .filter((chunk) => chunk.type === "tool-input-delta")
+    .map((chunk) => chunk.inputTextDelta);
+  check(deltas.length > 1, `the arguments came in pieces: ${JSON.stringify(deltas)}`);
+  check(JSON.parse(deltas.join("")).city === "Paris", `the pieces make the arguments: ${JSON.stringify(deltas)}`);
 }
 
 // After a button: the page sent one more request, ending with the assistant
@@ -123,8 +148,8 @@ async function checkResponseSent(page, requests, approved) {
   );
 }
 
-async function approve(page, requests) {
-  const tool = await askAndSeeHeldCall(page, requests);
+async function approve(page, requests, responses) {
+  const tool = await askAndSeeHeldCall(page, requests, responses);
   await tool.getByTestId("approve").click();
   await tool.and(page.locator('[data-state="output-available"]')).waitFor();
   check((await tool.getByTestId("approve").count()) === 0, "the buttons are gone once answered");
@@ -137,8 +162,8 @@ async function approve(page, requests) {
   await checkResponseSent(page, requests, true);
 }
 
-async function deny(page, requests) {
-  const tool = await askAndSeeHeldCall(page, requests);
+async function deny(page, requests, responses) {
+  const tool = await askAndSeeHeldCall(page, requests, responses);
   await tool.getByTestId("deny").click();
   await tool.and(page.locator('[data-state="output-denied"]')).waitFor();
   await tool.getByTestId("tool-denied").waitFor();
