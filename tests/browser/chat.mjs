@@ -34,7 +34,10 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 
 async function startExample() {
   const binary = buildExample("chat_ui");
-  server = spawn(binary, [], { cwd: ROOT, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+  // Offline whatever the environment: with a key the example would ask OpenAI.
+  const env = { ...process.env, PORT: "0" };
+  delete env.OPENAI_API_KEY;
+  server = spawn(binary, [], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
   const lines = readline.createInterface({ input: server.stdout });
   const exited = new Promise((_, reject) =>
     server.once("exit", (code, signal) => reject(new Error(`the example exited (${signal ?? code}) before listening`))),

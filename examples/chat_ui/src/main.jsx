@@ -6,9 +6,11 @@ import { useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ToolCall } from "./tool-call.jsx";
 
+const transport = new DefaultChatTransport({ api: "/api/chat" });
+
 function Chat() {
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
-    transport: new DefaultChatTransport({ api: "/api/chat" }),
+    transport,
     // Once every held call of the last turn has an answer, send them: the
     // server resumes the paused run from these responses.
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
