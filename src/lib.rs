@@ -16,3 +16,7 @@ pub use tools_macros::{ToolOutput, tool};
 pub use tools_mcp as mcp;
 /// The providers' wire formats: tool definitions, calls and results.
 pub use tools_provider as provider;
+/// The agent's run as a Vercel AI SDK UI message stream, and the axum
+/// handler for `useChat` (feature `ui`).
+#[cfg(feature = "ui")]
+pub use tools_ui as ui;

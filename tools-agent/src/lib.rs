@@ -33,9 +33,14 @@
 //! - [`ModelError`], [`AgentError`]: what can go wrong talking to a model;
 //!   [`DialectError`]: a toolset the model's dialect cannot express, refused
 //!   by [`Agent::new`];
-//! - [`ApiKey`] and [`ResendPolicy`]: what every HTTP client shares.
+//! - [`ApiKey`] and [`ResendPolicy`]: what every HTTP client shares;
+//! - [`scripted_server`]: a Chat Completions stand-in for offline use, its
+//!   replies written in advance ([`scripted_server::Reply`]), served on
+//!   loopback, plain and streamed, by `ScriptedServer` (feature
+//!   `scripted-server`).
 //!
-//! No features of its own (the facade's feature `agent` brings it in). It
+//! One feature of its own, `scripted-server` (the facade's feature `agent`
+//! brings the crate in, `ui` the server too). It
 //! sits on `tools-core` (the tools and the toolset that runs their calls)
 //! and `tools-provider` (each provider's wire format, which the clients
 //! send).
@@ -52,6 +57,7 @@ mod http;
 mod model;
 mod run;
 mod scripted;
+pub mod scripted_server;
 mod search;
 mod settings;
 mod stream;

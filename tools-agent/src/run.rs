@@ -262,12 +262,15 @@ impl<'a> Run<'a> {
             .enumerate()
             .partition(|(_, call)| self.tools.needs_approval(&self.context, call));
         let (positions, ready): (Vec<usize>, Vec<ToolCall>) = ready.into_iter().unzip();
+        let pending: Vec<Pending> =
+            held.into_iter().map(|(position, call)| Pending::new(position, call)).collect();
+        // A UI asks while the turn's other calls run.
+        self.announce(&pending);
         let results = self.execute(&ready, false).await;
-        if held.is_empty() {
+        if pending.is_empty() {
             return self.finish_turn(results);
         }
         let done = positions.into_iter().zip(results).map(|(position, result)| Placed { position, result });
-        let pending = held.into_iter().map(|(position, call)| Pending::new(position, call)).collect();
         Some(self.pause(done.collect(), pending))
     }
 
@@ -281,6 +284,8 @@ impl<'a> Run<'a> {
     ) -> Option<Ended> {
         let (decided, undecided): (Vec<_>, Vec<_>) =
             pending.into_iter().partition(|pending| pending.decision.is_some());
+        // Each stream that ends paused has asked about every call it leaves waiting.
+        self.announce(&undecided);
         let mut approved = Vec::new();
         for pending in decided {
             let position = pending.position();
@@ -402,6 +407,13 @@ impl<'a> Run<'a> {
         });
         if let Some(call) = calls.into_iter().nth(position) {
             arguments.clone_into(&mut call.arguments);
+        }
+    }
+
+    /// Tell the stream about calls held for approval.
+    fn announce(&self, held: &[Pending]) {
+        for pending in held {
+            self.emit(AgentEvent::ApprovalRequested(pending.clone()));
         }
     }
 

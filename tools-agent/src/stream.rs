@@ -33,6 +33,12 @@ pub enum AgentEvent {
     },
     /// A call, complete, about to run.
     ToolCall(tools_core::ToolCall),
+    /// A call held for a person's approval, sent the moment the loop holds
+    /// it (before the turn's other calls run), so a UI can ask at once; the
+    /// run then ends [`Paused`](crate::StopReason::Paused) with it among
+    /// the state's pending calls. A resumed run that pauses again sends it
+    /// again for each call still undecided.
+    ApprovalRequested(crate::Pending),
     /// A call's result, as soon as the turn's calls have run.
     ToolResult(ToolResult),
     /// The tokens of one model request.

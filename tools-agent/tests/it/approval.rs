@@ -442,3 +442,50 @@ async fn streamed_a_declared_tool_pauses_and_resumes_with_its_events() {
     assert_eq!(order, [("1", Outcome::Success), ("2", Outcome::Success), ("3", Outcome::Denied)]);
     assert_eq!(results[0].content, "removed tmp");
 }
+
+/// The kind of each event, with the call id of the call events.
+fn kinds(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::ApprovalRequested(pending) => Some(format!("held {}", pending.call.id)),
+            AgentEvent::ToolCall(call) => Some(format!("call {}", call.id)),
+            AgentEvent::ToolResult(result) => Some(format!("result {}", result.id)),
+            AgentEvent::Finished(_) => Some("finished".to_owned()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn streamed_a_held_call_is_announced_before_the_turn_runs_and_again_while_it_waits() {
+    let calls = [
+        ToolCall::new("1", "remove_dir", r#"{"path":"tmp"}"#),
+        ToolCall::new("2", "list_dir", r#"{"path":"home"}"#),
+        ToolCall::new("3", "remove_dir", r#"{"path":"cache"}"#),
+    ];
+    let model = ScriptedModel::new().then_calls(calls.clone()).then_text("Removed tmp.");
+    let tools = Toolset::builder().add(RemoveDir).add(ListDir).build().unwrap();
+    let agent = Agent::new(model, tools).unwrap();
+
+    let mut events: Vec<AgentEvent> = agent.stream("Clean up").collect().await;
+    assert_eq!(kinds(&events), ["held 1", "held 3", "call 2", "result 2", "finished"]);
+    let Some(AgentEvent::ApprovalRequested(held)) =
+        events.iter().find(|e| matches!(e, AgentEvent::ApprovalRequested(_)))
+    else {
+        panic!("no held call")
+    };
+    assert_eq!((held.call.name.as_str(), held.call.arguments.as_str()), ("remove_dir", r#"{"path":"tmp"}"#));
+    assert_eq!(held.decision, None);
+    let Some(AgentEvent::Finished(Ok(result))) = events.pop() else { panic!("no end") };
+    let StopReason::Paused(mut state) = result.stop else { panic!("{:?}", result.stop) };
+
+    // Only call 1 decided: call 3 is announced again, and the run pauses again.
+    state.approve("1").unwrap();
+    let mut events: Vec<AgentEvent> = agent.stream(*state).collect().await;
+    assert_eq!(kinds(&events), ["held 3", "call 1", "result 1", "finished"]);
+    let Some(AgentEvent::Finished(Ok(result))) = events.pop() else { panic!("no end") };
+    let StopReason::Paused(state) = result.stop else { panic!("{:?}", result.stop) };
+    let waiting: Vec<&str> = state.pending().iter().map(|pending| pending.call.id.as_str()).collect();
+    assert_eq!(waiting, ["3"]);
+}

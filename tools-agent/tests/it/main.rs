@@ -27,3 +27,7 @@ mod settings;
 mod spans;
 mod tool_choice;
 mod tool_search;
+
+// The public stand-in server (feature `scripted-server`) with the real client.
+#[cfg(feature = "scripted-server")]
+mod scripted_server;

@@ -11,8 +11,12 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
+use tools_agent::scripted_server::{
+    Reply, argument_pieces, chat_chunk as chunk, chat_chunks, chat_completion,
+    chat_usage_chunk as usage_chunk,
+};
 use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, StopReason, ToolChoice, Usage};
-use tools_core::Outcome;
+use tools_core::{Outcome, ToolCall};
 use wiremock::{Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult};
@@ -22,68 +26,23 @@ use crate::support::openai::{
 
 const ROUTE: &str = "chat/completions";
 
-/// A `chat.completion` object for one turn.
-fn completion(turn: &Turn) -> Value {
-    let tool_calls: Vec<Value> = turn
+/// The turn as the scripted server's reply.
+fn scripted(turn: &Turn) -> Reply {
+    let calls = turn
         .calls
         .iter()
-        .map(|(id, name, arguments)| {
-            json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
-        })
-        .collect();
-    let mut message = json!({
-        "role": "assistant",
-        "content": if turn.text.is_empty() { Value::Null } else { json!(turn.text) },
-        "refusal": null,
-        "annotations": []
-    });
-    if !tool_calls.is_empty() {
-        message["tool_calls"] = json!(tool_calls);
-    }
-    json!({
-        "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
-        "object": "chat.completion",
-        "created": 1741570283,
-        "model": "gpt-4o-2024-08-06",
-        "choices": [{
-            "index": 0,
-            "message": message,
-            "logprobs": null,
-            "finish_reason": if tool_calls.is_empty() { "stop" } else { "tool_calls" }
-        }],
-        "usage": {
-            "prompt_tokens": 19, "completion_tokens": 10, "total_tokens": 29,
-            "prompt_tokens_details": {"cached_tokens": 16, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 4, "audio_tokens": 0,
-                "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
-        },
-        "service_tier": "default",
-        "system_fingerprint": "fp_fc9f1d7035"
-    })
+        .map(|(id, name, arguments)| ToolCall::new(id.as_str(), name.as_str(), arguments.as_str()));
+    Reply { text: turn.text.clone(), calls: calls.collect() }
 }
 
-/// One `chat.completion.chunk` with this delta and finish reason.
-fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({
-        "id": "chatcmpl-123", "object": "chat.completion.chunk", "created": 1694268190,
-        "model": "gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "service_tier": "default",
-        "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-        "usage": null
-    })
-    .to_string()
+/// A `chat.completion` object for one turn.
+fn completion(turn: &Turn) -> Value {
+    chat_completion(&scripted(turn))
 }
 
-/// The usage chunk that `include_usage` adds before `[DONE]`.
-fn usage_chunk() -> String {
-    json!({
-        "id": "chatcmpl-123", "object": "chat.completion.chunk", "created": 1694268190,
-        "model": "gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices": [],
-        "usage": {"prompt_tokens": 19, "completion_tokens": 10, "total_tokens": 29,
-            "prompt_tokens_details": {"cached_tokens": 16, "audio_tokens": 0},
-            "completion_tokens_details": {"reasoning_tokens": 4, "audio_tokens": 0,
-                "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}}
-    })
-    .to_string()
+/// The data of each event of one streamed turn (see [`chat_chunks`]).
+fn chunks(turn: &Turn) -> Vec<String> {
+    chat_chunks(&scripted(turn))
 }
 
 /// A tool call piece: the first carries id, type and name.
@@ -93,29 +52,6 @@ fn call_piece(index: usize, head: Option<(&str, &str)>, arguments: &str) -> Valu
                                    "function": {"name": name, "arguments": arguments}}]}),
         None => json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]}),
     }
-}
-
-/// The data of each event of one streamed turn: the role, the text in two
-/// pieces, each call's head then its arguments in two pieces (cut inside a
-/// string), the finish, the usage, `[DONE]`.
-fn chunks(turn: &Turn) -> Vec<String> {
-    let mut out = vec![chunk(json!({"role": "assistant", "content": "", "refusal": null}), None)];
-    if !turn.text.is_empty() {
-        let cut = support::cut(&turn.text, 1, 2);
-        out.push(chunk(json!({"content": &turn.text[..cut]}), None));
-        out.push(chunk(json!({"content": &turn.text[cut..]}), None));
-    }
-    for (index, (id, name, arguments)) in turn.calls.iter().enumerate() {
-        let cut = support::cut(arguments, 2, 3);
-        out.push(chunk(call_piece(index, Some((id, name)), ""), None));
-        out.push(chunk(call_piece(index, None, &arguments[..cut]), None));
-        out.push(chunk(call_piece(index, None, &arguments[cut..]), None));
-    }
-    let finish = if turn.calls.is_empty() { "stop" } else { "tool_calls" };
-    out.push(chunk(json!({}), Some(finish)));
-    out.push(usage_chunk());
-    out.push("[DONE]".into());
-    out
 }
 
 fn reply(turn: &Turn, streamed: bool) -> ResponseTemplate {
@@ -365,8 +301,7 @@ impl ProviderMock for Mock {
     }
 
     fn pieces(arguments: &str) -> Vec<String> {
-        let cut = support::cut(arguments, 2, 3);
-        vec![String::new(), arguments[..cut].into(), arguments[cut..].into()]
+        argument_pieces(arguments)
     }
 
     fn key_sent(request: &Request) -> Option<String> {

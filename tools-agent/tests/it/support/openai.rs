@@ -253,15 +253,9 @@ pub(crate) fn names(values: &[&str]) -> Value {
 /// An error response as OpenAI writes them (both APIs):
 /// <https://platform.openai.com/docs/guides/error-codes>.
 pub(crate) fn error(status: u16, message: &str) -> ResponseTemplate {
-    let (kind, code) = match status {
-        400 => ("invalid_request_error", Value::Null),
-        401 => ("invalid_request_error", json!("invalid_api_key")),
-        429 => ("requests", json!("rate_limit_exceeded")),
-        _ => ("server_error", Value::Null),
-    };
     ResponseTemplate::new(status)
         .insert_header("retry-after", "0")
-        .set_body_json(json!({"error": {"message": message, "type": kind, "param": null, "code": code}}))
+        .set_body_json(tools_agent::scripted_server::chat_error(status, message))
 }
 
 /// The key of an `Authorization: Bearer` header.

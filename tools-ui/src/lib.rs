@@ -1,0 +1,28 @@
+//! The agent's run as a UI stream: the Vercel AI SDK's UI message stream
+//! protocol (v1, server-sent events with the header
+//! `x-vercel-ai-ui-message-stream: v1`, as `ai` 7.0.173 reads it), so a
+//! page built on `useChat` shows a run as it happens and asks a person
+//! about the calls held for approval.
+//!
+//! - [`UiChunk`]: one chunk of the protocol, framed as an SSE event
+//!   ([`UiChunk::to_sse`], [`DONE`], [`HEADERS`]);
+//! - [`UiAdapter`]: [`AgentEvent`](tools_agent::AgentEvent)s in, chunks
+//!   out, and a whole run's events as the SSE body
+//!   ([`UiAdapter::stream`]), for any HTTP server;
+//! - [`ChatServer`]: the axum handler (`POST /api/chat`) that reads
+//!   useChat's request ([`ChatRequest`], [`UiMessage`],
+//!   [`ApprovalResponse`]) and starts a run, or resumes the chat's paused
+//!   run with the page's approvals.
+//!
+//! The facade's feature `ui` brings it in (`tools::ui`).
+#![deny(missing_docs)]
+
+mod adapter;
+mod chunk;
+mod request;
+mod server;
+
+pub use adapter::UiAdapter;
+pub use chunk::{DONE, HEADERS, UiChunk};
+pub use request::{ApprovalResponse, ChatRequest, UiMessage};
+pub use server::ChatServer;
