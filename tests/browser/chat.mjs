@@ -105,6 +105,10 @@ async function askAndSeeHeldCall(page, requests, responses) {
   check(args.city === "Paris", `the call's arguments are shown: ${JSON.stringify(args)}`);
   await tool.getByTestId("approve").waitFor();
   await tool.getByTestId("deny").waitFor();
+  // The server takes no new question while a call waits, nor does the page.
+  await page.getByTestId("chat-input").fill("And in Rome?");
+  check(await page.getByTestId("send").isDisabled(), "Send is disabled while a call waits for approval");
+  await page.getByTestId("chat-input").fill("");
 
   check(requests.length === 1, `one request before the answer to the held call, not ${requests.length}`);
   const last = requests[0].messages.at(-1);
@@ -161,7 +165,7 @@ async function approve(page, requests, responses) {
   const answer = page.locator('[data-testid=message][data-role=assistant] [data-testid=text]', { hasText: "Paris" });
   await answer.waitFor();
   const text = await answer.innerText();
-  check(/\d/.test(text), `the answer gives the temperature: ${JSON.stringify(text)}`);
+  check(/\d\s*°[CF]/.test(text), `the answer gives the temperature: ${JSON.stringify(text)}`);
   await checkResponseSent(page, requests, true);
 }
 

@@ -17,11 +17,14 @@ function Chat() {
   });
   const [input, setInput] = useState("");
   const busy = status === "submitted" || status === "streaming";
+  // The server keeps the run paused on the held call until it is answered,
+  // and refuses a new question meanwhile: ask for the answer instead.
+  const waiting = messages.some((message) => message.parts.some((part) => part.state === "approval-requested"));
 
   function submit(event) {
     event.preventDefault();
     const text = input.trim();
-    if (!text || busy) return;
+    if (!text || busy || waiting) return;
     sendMessage({ text });
     setInput("");
   }
@@ -58,11 +61,11 @@ function Chat() {
         <input
           value={input}
           onChange={(event) => setInput(event.target.value)}
-          placeholder="Ask about the weather"
+          placeholder={waiting ? "Approve or deny the call first" : "Ask about the weather"}
           aria-label="message"
           data-testid="chat-input"
         />
-        <button type="submit" disabled={busy || !input.trim()} data-testid="send">
+        <button type="submit" disabled={busy || waiting || !input.trim()} data-testid="send">
           Send
         </button>
       </form>

@@ -45,7 +45,7 @@ export function ToolCall({ part, respond }) {
       )}
       {state === "output-denied" && (
         <p className="tool-denied" data-testid="tool-denied">
-          denied{part.approval?.reason ? `: ${part.approval.reason}` : ""}
+          Not run: you denied it{part.approval?.reason ? ` (${part.approval.reason})` : ""}.
         </p>
       )}
     </div>
