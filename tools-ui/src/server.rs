@@ -82,8 +82,10 @@ impl std::fmt::Debug for ChatServer {
 }
 
 /// A refusal before the stream: status and a plain-text reason.
-fn refuse(status: StatusCode, reason: impl Into<String>) -> Response {
-    (status, reason.into()).into_response()
+type Refusal = (StatusCode, String);
+
+fn refuse(status: StatusCode, reason: impl Into<String>) -> Refusal {
+    (status, reason.into())
 }
 
 impl ChatServer {
@@ -120,18 +122,19 @@ impl ChatServer {
         let request: ChatRequest = match serde_json::from_slice(body) {
             Ok(request) => request,
             Err(error) => {
-                return refuse(StatusCode::BAD_REQUEST, format!("not a useChat request body: {error}"));
+                let reason = format!("not a useChat request body: {error}");
+                return refuse(StatusCode::BAD_REQUEST, reason).into_response();
             }
         };
         let input = match self.input(&request) {
             Ok(input) => input,
-            Err(refused) => return refused,
+            Err(refused) => return refused.into_response(),
         };
         self.stream(request.id, input)
     }
 
     /// Where the request's run starts.
-    fn input(&self, request: &ChatRequest) -> Result<RunInput, Response> {
+    fn input(&self, request: &ChatRequest) -> Result<RunInput, Refusal> {
         let Some(last) = request.messages.last() else {
             return Err(refuse(StatusCode::BAD_REQUEST, "the request has no messages"));
         };

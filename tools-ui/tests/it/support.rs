@@ -1,0 +1,64 @@
+//! What the tests share: an SSE body read into its chunks, and the
+//! weather agent on the scripted Chat Completions server.
+
+use serde_json::Value;
+use tools_agent::scripted_server::{Reply, ScriptedServer};
+use tools_agent::{Agent, OpenAiChat};
+use tools_core::toolset::Toolset;
+use tools_core::{ToolCall, ToolContext, ToolError};
+use tools_macros::tool;
+
+/// The chunks of a UI message stream body, in order; panics unless every
+/// event is `data: ` JSON and the last is `[DONE]`.
+pub(crate) fn chunks(body: &str) -> Vec<Value> {
+    let events: Vec<&str> = body.split("\n\n").filter(|event| !event.is_empty()).collect();
+    assert_eq!(events.last(), Some(&"data: [DONE]"), "{body}");
+    events[..events.len() - 1]
+        .iter()
+        .map(|event| {
+            let data = event.strip_prefix("data: ").unwrap_or_else(|| panic!("not a data event: {event}"));
+            serde_json::from_str(data).unwrap_or_else(|error| panic!("{error}: {data}"))
+        })
+        .collect()
+}
+
+/// Each chunk's type.
+pub(crate) fn types(chunks: &[Value]) -> Vec<&str> {
+    chunks.iter().map(|chunk| chunk["type"].as_str().unwrap_or("?")).collect()
+}
+
+/// The text of the chunks' `text-delta`s.
+pub(crate) fn text(chunks: &[Value]) -> String {
+    chunks
+        .iter()
+        .filter(|chunk| chunk["type"] == "text-delta")
+        .filter_map(|chunk| chunk["delta"].as_str())
+        .collect()
+}
+
+/// The current weather in a city.
+#[tool(args, needs_approval, crate = "tools_core")]
+pub(crate) async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
+    Ok(format!("18°C and sunny in {city}"))
+}
+
+/// A model on the scripted server: a question calls `get_weather` for
+/// Paris (call ids `call_1`, `call_2`... by request); a tool result is
+/// answered with what it says.
+pub(crate) async fn weather_agent() -> (Agent, ScriptedServer) {
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    let server = ScriptedServer::answering(move |request: &Value| {
+        let n = count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let last = request["messages"].as_array()?.last()?;
+        if last["role"] != "tool" {
+            let id = format!("call_{n}");
+            return Some(Reply::calls([ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Paris"}"#)]));
+        }
+        Some(Reply::text(format!("The tool said: {}", last["content"].as_str()?)))
+    })
+    .await
+    .unwrap();
+    let model = OpenAiChat::from_values("gpt-4o", None, Some(server.base_url()));
+    let tools = Toolset::builder().add(GetWeather).build().unwrap();
+    (Agent::new(model, tools).unwrap(), server)
+}
