@@ -3,7 +3,10 @@
 // arguments, click Approve and see the answer; then, in a fresh chat, click
 // Deny and see the model's reply to the denial. It also checks what the page
 // sent to /api/chat: the question, then the approval response the server
-// resumes the run from.
+// resumes the run from. The page reaches the example through a gate in this
+// script that holds the answer to the question after its first piece of the
+// call's arguments, until the page has shown that piece: so the arguments
+// are seen as they stream, whatever the timing.
 //
 //   node tests/browser/chat.mjs [URL]
 //
@@ -15,6 +18,7 @@
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import readline from "node:readline";
 import { chromium } from "playwright-core";
@@ -54,9 +58,79 @@ async function startExample() {
   return Promise.race([listening, exited, guard]);
 }
 
+// Between the page and the example: passes every request and response
+// through, except that the first UI message stream is held, once, after the
+// tool-input-delta that first makes the arguments non-empty. `held` is the
+// arguments so far, `release` lets the stream go on.
+async function startGate(target) {
+  let hold;
+  const held = new Promise((resolve) => (hold = resolve));
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
+  let gated = false;
+  const server = http.createServer(async (req, res) => {
+    try {
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      const upstream = await fetch(new URL(req.url, target), {
+        method: req.method,
+        headers: req.headers["content-type"] ? { "content-type": req.headers["content-type"] } : {},
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
+      const headers = Object.fromEntries(
+        [...upstream.headers].filter(([name]) => !["content-length", "transfer-encoding", "connection"].includes(name)),
+      );
+      res.writeHead(upstream.status, headers);
+      const decoder = new TextDecoder();
+      let pending = "";
+      let args = "";
+      for await (const bytes of upstream.body) {
+        pending += decoder.decode(bytes, { stream: true });
+        let end;
+        while ((end = pending.indexOf("\n\n")) !== -1) {
+          const event = pending.slice(0, end + 2);
+          pending = pending.slice(end + 2);
+          res.write(event);
+          if (gated || !event.startsWith("data: {")) continue;
+          const chunk = JSON.parse(event.slice("data: ".length));
+          if (chunk.type !== "tool-input-delta") continue;
+          args += chunk.inputTextDelta;
+          if (args === "") continue;
+          gated = true;
+          hold(args);
+          await released;
+        }
+      }
+      res.end(pending);
+    } catch (error) {
+      res.destroy(error);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`,
+    held: within(held, "the first piece of the call's arguments"),
+    release,
+    close: () => {
+      release();
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+function within(promise, what) {
+  let timer;
+  const guard = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} in ${WAIT_MS} ms`)), WAIT_MS);
+  });
+  return Promise.race([promise, guard]).finally(() => clearTimeout(timer));
+}
+
 // One flow in a page of its own, so each is a new chat; the page's requests
 // to /api/chat are collected for the checks.
-async function flow(browser, url, name, run) {
+async function flow(browser, target, name, run) {
+  const gate = await startGate(target);
   const page = await browser.newPage();
   page.setDefaultTimeout(WAIT_MS);
   const failures = [];
@@ -75,8 +149,8 @@ async function flow(browser, url, name, run) {
   });
   fs.mkdirSync(SHOTS, { recursive: true });
   try {
-    await page.goto(url);
-    await run(page, requests, responses);
+    await page.goto(gate.url);
+    await run(page, { requests, responses, gate });
     check(failures.length === 0, failures.join("\n"));
     const shot = path.join(SHOTS, `${name}.png`);
     await page.screenshot({ path: shot, fullPage: true });
@@ -87,16 +161,28 @@ async function flow(browser, url, name, run) {
     throw new Error(`${name}: ${error.message}\n${failures.join("\n")}\nscreenshot: ${shot}`, { cause: error });
   } finally {
     await page.close();
+    gate.close();
   }
 }
 
 // Up to the held call: the question sent, the call shown with its name and
-// arguments and the two buttons.
-async function askAndSeeHeldCall(page, requests, responses) {
+// its arguments as they stream, then whole, with the two buttons.
+async function askAndSeeHeldCall(page, { requests, responses, gate }) {
   await page.getByTestId("chat-input").fill(QUESTION);
   await page.getByTestId("send").click();
   await page.locator('[data-testid=message][data-role=user]', { hasText: QUESTION }).waitFor();
   const tool = page.getByTestId("tool");
+  const partial = await gate.held;
+  await page
+    .waitForFunction((text) => {
+      const shown = document.querySelector('[data-testid=tool][data-state="input-streaming"] [data-testid=tool-input]');
+      return shown?.textContent === text;
+    }, partial)
+    .catch((error) => {
+      throw new Error(`the streaming call does not show its arguments so far, ${JSON.stringify(partial)}`, { cause: error });
+    });
+  check((await tool.getByTestId("approve").count()) === 0, "no buttons while the arguments stream");
+  gate.release();
   await tool.and(page.locator('[data-state="approval-requested"]')).waitFor();
   check((await tool.count()) === 1, `one tool call shown, not ${await tool.count()}`);
   const name = await tool.getByTestId("tool-name").innerText();
@@ -116,14 +202,13 @@ async function askAndSeeHeldCall(page, requests, responses) {
     last.role === "user" && last.parts.some((part) => part.type === "text" && part.text === QUESTION),
     `the first request ends with the question: ${JSON.stringify(last)}`,
   );
-  await checkArgumentsStreamed(responses[0]);
+  await checkArgumentsStreamed(responses[0], partial);
   return tool;
 }
 
-// The page shows the arguments as they arrive; whether a browser paints a
-// frame between two chunks is up to its timing, so what is checked is that
-// they do arrive in pieces: the UI message stream the page read.
-async function checkArgumentsStreamed(response) {
+// The UI message stream the page read: v1, the arguments in pieces, the
+// piece the page showed only a part of them.
+async function checkArgumentsStreamed(response, partial) {
   check(response !== undefined, "the page got a response to its question");
   const header = response.headers()["x-vercel-ai-ui-message-stream"];
   check(header === "v1", `the response is a UI message stream, v1: ${JSON.stringify(header)}`);
@@ -138,12 +223,17 @@ async function checkArgumentsStreamed(response) {
     .filter((chunk) => chunk.type === "tool-input-delta")
     .map((chunk) => chunk.inputTextDelta);
   check(deltas.length > 1, `the arguments came in pieces: ${JSON.stringify(deltas)}`);
-  check(JSON.parse(deltas.join("")).city === "Paris", `the pieces make the arguments: ${JSON.stringify(deltas)}`);
+  const whole = deltas.join("");
+  check(JSON.parse(whole).city === "Paris", `the pieces make the arguments: ${JSON.stringify(deltas)}`);
+  check(
+    partial.length < whole.length && whole.startsWith(partial),
+    `the page was shown a part of the arguments: ${JSON.stringify(partial)} of ${JSON.stringify(whole)}`,
+  );
 }
 
 // After a button: the page sent one more request, ending with the assistant
 // message whose call now carries the answer, in the same chat.
-async function checkResponseSent(page, requests, approved) {
+async function checkResponseSent(page, { requests }, approved) {
   await page.getByTestId("status").and(page.locator('[data-status="ready"]')).waitFor();
   check(requests.length === 2, `two requests in all, not ${requests.length}`);
   check(requests[1].id === requests[0].id, "both requests are the same chat");
@@ -155,8 +245,8 @@ async function checkResponseSent(page, requests, approved) {
   );
 }
 
-async function approve(page, requests, responses) {
-  const tool = await askAndSeeHeldCall(page, requests, responses);
+async function approve(page, chat) {
+  const tool = await askAndSeeHeldCall(page, chat);
   await tool.getByTestId("approve").click();
   await tool.and(page.locator('[data-state="output-available"]')).waitFor();
   check((await tool.getByTestId("approve").count()) === 0, "the buttons are gone once answered");
@@ -166,17 +256,17 @@ async function approve(page, requests, responses) {
   await answer.waitFor();
   const text = await answer.innerText();
   check(/\d\s*°[CF]/.test(text), `the answer gives the temperature: ${JSON.stringify(text)}`);
-  await checkResponseSent(page, requests, true);
+  await checkResponseSent(page, chat, true);
 }
 
-async function deny(page, requests, responses) {
-  const tool = await askAndSeeHeldCall(page, requests, responses);
+async function deny(page, chat) {
+  const tool = await askAndSeeHeldCall(page, chat);
   await tool.getByTestId("deny").click();
   await tool.and(page.locator('[data-state="output-denied"]')).waitFor();
   await tool.getByTestId("tool-denied").waitFor();
   check((await tool.getByTestId("tool-output").count()) === 0, "a denied call shows no output");
   await page.locator('[data-testid=message][data-role=assistant] [data-testid=text]', { hasText: /declined/i }).waitFor();
-  await checkResponseSent(page, requests, false);
+  await checkResponseSent(page, chat, false);
 }
 
 const url = process.argv[2] ?? (await startExample());
