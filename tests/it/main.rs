@@ -6,6 +6,8 @@ mod support;
 #[cfg(feature = "mcp")]
 mod adversarial;
 mod blocking;
+#[cfg(feature = "ui")]
+mod chat_ui_example;
 mod examples;
 mod exported_schemas;
 #[cfg(feature = "mcp")]
