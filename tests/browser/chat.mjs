@@ -1,4 +1,4 @@
-// examples/chat_ui.rs in Debian's chromium, headless, clicked as a person
+// examples/chat_ui/main.rs in Debian's chromium, headless, clicked as a person
 // would: ask for the weather, see the held get_weather call and its
 // arguments, click Approve and see the answer; then, in a fresh chat, click
 // Deny and see the model's reply to the denial. It also checks what the page

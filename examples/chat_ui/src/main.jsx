@@ -1,4 +1,4 @@
-// The chat page of examples/chat_ui.rs: useChat against the server's
+// The chat page of examples/chat_ui/main.rs: useChat against the server's
 // /api/chat, which streams the agent's run as the AI SDK UI message stream.
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
