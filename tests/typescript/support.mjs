@@ -1,5 +1,5 @@
-// What the TypeScript checks share: the repository's root, a check that
-// throws, and the example MCP server built by cargo.
+// What the JavaScript checks share (these and tests/browser's): the
+// repository's root, a check that throws, and an example built by cargo.
 
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -12,16 +12,20 @@ export function check(condition, what) {
 }
 
 export function buildServer() {
+  return buildExample("mcp_server");
+}
+
+export function buildExample(name) {
   // The test command's selection and features, so cargo reuses its build.
   const out = execFileSync(
     "cargo",
-    ["build", "--workspace", "--all-features", "--example", "mcp_server", "--message-format=json", "--quiet"],
+    ["build", "--workspace", "--all-features", "--example", name, "--message-format=json", "--quiet"],
     { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 28 },
   );
   for (const line of out.split("\n")) {
     if (!line) continue;
     const msg = JSON.parse(line);
-    if (msg.reason === "compiler-artifact" && msg.target.name === "mcp_server" && msg.executable) {
+    if (msg.reason === "compiler-artifact" && msg.target.name === name && msg.executable) {
       return msg.executable;
     }
   }
