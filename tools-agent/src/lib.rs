@@ -55,6 +55,7 @@ mod scripted;
 mod search;
 mod settings;
 mod stream;
+mod trace;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use answer::{AnswerMode, AnswerType, Typed};
