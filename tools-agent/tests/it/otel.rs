@@ -238,3 +238,41 @@ fn a_failed_request_is_an_error_on_its_span_and_the_runs() {
     }
     assert_eq!((attr(chat, "gen_ai.response.id"), int(chat, "gen_ai.usage.input_tokens")), (None, None));
 }
+
+/// The `gen_ai.response.id` and `gen_ai.provider.name` of the one request
+/// of a run against `P`'s stand-in, plain or streamed.
+fn traced_response<P: ProviderMock>(streamed: bool) -> (Option<String>, Option<String>) {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let server = runtime.block_on(mock(vec![P::reply(&Turn::text("Hi."), streamed)]));
+    let agent = Agent::new(crate::scenarios::client::<P>(&server, 1), tools()).unwrap();
+    let (ran, spans) = exported(|| runtime.block_on(crate::support::openai::run(&agent, "Hi", streamed)));
+    assert_eq!(ran.0.unwrap().answer, "Hi.");
+    let chat = spans.iter().find(|span| span.name.starts_with("chat ")).expect("a chat span");
+    (attr(chat, "gen_ai.response.id"), attr(chat, "gen_ai.provider.name"))
+}
+
+#[test]
+fn each_client_traces_the_providers_response_id() {
+    let some = |id: &str, provider: &str| (Some(id.to_owned()), Some(provider.to_owned()));
+    for streamed in [false, true] {
+        let chat = if streamed { "chatcmpl-123" } else { "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG" };
+        assert_eq!(traced_response::<Mock>(streamed), some(chat, "openai"), "streamed: {streamed}");
+        assert_eq!(
+            traced_response::<crate::openai_responses::Mock>(streamed),
+            some("resp_67ccd3a9da748190baa7f1570fe91ac604becb25c8e9a5f2", "openai"),
+            "streamed: {streamed}"
+        );
+        let message =
+            if streamed { "msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY" } else { "msg_01XFDUDYJgAACzvnptvVoYEL" };
+        assert_eq!(
+            traced_response::<crate::anthropic::Mock>(streamed),
+            some(message, "anthropic"),
+            "streamed: {streamed}"
+        );
+        assert_eq!(
+            traced_response::<crate::gemini::Mock>(streamed),
+            some("mAitaLmkHPPlz7IPvtfUqQ4", "gcp.gemini"),
+            "streamed: {streamed}"
+        );
+    }
+}
