@@ -587,7 +587,7 @@ impl Agent {
                 Ok(RunResult { answer, typed_answer, transcript, usage, models, stop })
             }
             Err(error) => {
-                crate::trace::record_error(&span, self.model.provider(), &error);
+                crate::trace::record_error(&span, &error);
                 Err(AgentError { error, transcript: Box::new(run.transcript) })
             }
         }

@@ -217,7 +217,8 @@ impl<'a> Run<'a> {
         };
         span.record("duration_ms", started.elapsed().as_millis() as u64);
         let response = response.inspect_err(|error| {
-            crate::trace::record_error(&span, agent.model.provider(), error);
+            crate::trace::record_provider(&span, agent.model.provider());
+            crate::trace::record_error(&span, error);
         })?;
         // Which model answered: the agent's, unless it stands for several
         // and names the one that did (the conventions' request and

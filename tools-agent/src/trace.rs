@@ -117,7 +117,7 @@ pub(crate) fn record_response(
     response: &ModelResponse,
     content: bool,
 ) {
-    span.record("gen_ai.provider.name", provider_name(provider));
+    record_provider(span, provider);
     span.record("gen_ai.response.model", model);
     span.record("gen_ai.response.id", response.id.as_deref());
     // A complete answer keeps no reason of its own: it is the conventions'
@@ -130,7 +130,7 @@ pub(crate) fn record_response(
     };
     span.record("gen_ai.response.finish_reasons", reason);
     record_usage(span, &response.usage);
-    if content {
+    if content && !span.is_disabled() {
         let parts: Vec<Value> = response.content.iter().filter_map(content_part).collect();
         let output = json!([{"role": "assistant", "parts": parts, "finish_reason": reason}]);
         span.record("gen_ai.output.messages", output.to_string());
@@ -150,9 +150,14 @@ pub(crate) fn record_input(span: &Span, instructions: Option<&str>, messages: &[
     span.record("gen_ai.input.messages", Value::Array(messages).to_string());
 }
 
-/// A failed request or run: its `error.type` and an error status.
-pub(crate) fn record_error(span: &Span, provider: &str, error: &ModelError) {
+/// The provider of a request span, once known; recorded once, since an
+/// exporter keeps each recording as an attribute of its own.
+pub(crate) fn record_provider(span: &Span, provider: &str) {
     span.record("gen_ai.provider.name", provider_name(provider));
+}
+
+/// A failed request or run: its `error.type` and an error status.
+pub(crate) fn record_error(span: &Span, error: &ModelError) {
     span.record("error.type", error_type(error));
     span.record("otel.status_code", "error");
 }

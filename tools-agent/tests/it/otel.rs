@@ -29,7 +29,22 @@ fn exported<T>(run: impl FnOnce() -> T) -> (T, Vec<SpanData>) {
         .with_level(false);
     let out = tracing::subscriber::with_default(tracing_subscriber::registry().with(layer), run);
     provider.force_flush().unwrap();
-    (out, exporter.get_finished_spans().unwrap())
+    let spans = exporter.get_finished_spans().unwrap();
+    // Each attribute is recorded once: an exporter keeps every recording.
+    for span in &spans {
+        let mut keys: Vec<&str> = span.attributes.iter().map(|kv| kv.key.as_str()).collect();
+        keys.sort_unstable();
+        let count = keys.len();
+        keys.dedup();
+        assert_eq!(
+            keys.len(),
+            count,
+            "an attribute of `{}` is recorded twice: {:?}",
+            span.name,
+            span.attributes
+        );
+    }
+    (out, spans)
 }
 
 /// The attribute `key` of `span`, as text (an integer as its digits).
