@@ -121,3 +121,101 @@ fn approval_pauses_and_resumes_with_each_decision() {
         "{output}"
     );
 }
+
+/// One OTLP/HTTP request as a collector receives it: its request line,
+/// headers (lower-case names) and body.
+struct Received {
+    line: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+/// A stand-in OTLP/HTTP collector on loopback: it keeps each request and
+/// answers `200` with an empty `ExportTraceServiceResponse` (an empty
+/// protobuf message), as the OTLP specification's success response is.
+fn collector() -> (String, std::sync::Arc<std::sync::Mutex<Vec<Received>>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = received.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut stream = stream;
+            // Requests on one connection until the client closes it.
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                let mut headers = Vec::new();
+                loop {
+                    let mut header = String::new();
+                    reader.read_line(&mut header).unwrap();
+                    let Some((name, value)) = header.trim_end().split_once(':') else { break };
+                    headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
+                }
+                let length = headers.iter().find(|(name, _)| name == "content-length");
+                let length: usize = length.map_or(0, |(_, value)| value.parse().unwrap());
+                let mut body = vec![0; length];
+                reader.read_exact(&mut body).unwrap();
+                kept.lock().unwrap().push(Received { line: line.trim_end().to_owned(), headers, body });
+                let reply =
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n";
+                stream.write_all(reply.as_bytes()).unwrap();
+            }
+        }
+    });
+    (address, received)
+}
+
+/// Whether `needle` is among `body`'s bytes: protobuf keeps strings as
+/// they are.
+fn holds(body: &[u8], needle: &str) -> bool {
+    body.windows(needle.len()).any(|window| window == needle.as_bytes())
+}
+
+#[test]
+fn the_otel_example_exports_the_genai_spans_over_otlp() {
+    let (endpoint, received) = collector();
+    let output = Command::new(support::build_example("otel"))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        .env_remove("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")
+        .output()
+        .expect("the example starts");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "otel failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("answer: Paris is at 17°C; Atlantis has no station."), "{stdout}");
+    assert!(stdout.contains(&format!("spans sent to {endpoint}")), "{stdout}");
+
+    let received = received.lock().unwrap();
+    assert!(!received.is_empty(), "no export reached the collector");
+    for request in received.iter() {
+        assert_eq!(request.line, "POST /v1/traces HTTP/1.1");
+        let content_type = request.headers.iter().find(|(name, _)| name == "content-type");
+        assert_eq!(content_type.map(|(_, value)| value.as_str()), Some("application/x-protobuf"));
+    }
+    let body: Vec<u8> = received.iter().flat_map(|request| request.body.clone()).collect();
+    for needle in [
+        "invoke_agent weather",
+        "chat scripted",
+        "execute_tool get_weather",
+        "gen_ai.operation.name",
+        "gen_ai.agent.name",
+        "gen_ai.provider.name",
+        "gen_ai.response.id",
+        "resp_2",
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.cache_read.input_tokens",
+        "gen_ai.usage.reasoning.output_tokens",
+        "gen_ai.tool.call.id",
+        "call_2",
+        "error.type",
+    ] {
+        assert!(holds(&body, needle), "`{needle}` is not in what the collector received");
+    }
+    // Content is off unless asked for.
+    assert!(!holds(&body, "gen_ai.input.messages") && !holds(&body, "Atlantis\"}"));
+}

@@ -228,6 +228,10 @@ pub struct Agent {
     pub(crate) context: ToolContext,
     /// The typed answer, its mode resolved (native or a tool).
     pub(crate) answer: Option<AnswerType>,
+    /// The name its run spans carry (`gen_ai.agent.name`).
+    pub(crate) name: Option<String>,
+    /// Whether request spans record what was sent and answered.
+    pub(crate) trace_content: bool,
 }
 
 impl Agent {
@@ -275,7 +279,37 @@ impl Agent {
             end_tools: Vec::new(),
             context: ToolContext::new(),
             answer: None,
+            name: None,
+            trace_content: false,
         })
+    }
+
+    /// The agent's name, for its traces: the run span's
+    /// `gen_ai.agent.name`, and its OpenTelemetry name
+    /// `invoke_agent {name}`.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Whether the spans record content, off by default: each request span
+    /// the instructions, the messages sent and the answer
+    /// (`gen_ai.system_instructions`, `gen_ai.input.messages`,
+    /// `gen_ai.output.messages`), each call span its arguments and result
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, through
+    /// the toolset's [`RunOptions::trace_content`](tools_core::toolset::RunOptions::trace_content)).
+    /// They hold what the user, the model and the tools said: turn it on
+    /// where a trace may keep that.
+    ///
+    /// The spans follow OpenTelemetry's GenAI semantic conventions
+    /// (v1.41.0) through `tracing`: add `tracing-opentelemetry` to see them
+    /// as `invoke_agent`, `chat {model}` and `execute_tool {tool}` spans
+    /// (`examples/otel.rs` exports them over OTLP).
+    pub fn with_trace_content(mut self, yes: bool) -> Self {
+        self.trace_content = yes;
+        let options = self.toolset.options().with_trace_content(yes);
+        self.toolset = self.toolset.with_options(options);
+        self
     }
 
     /// The system prompt of every request.
@@ -510,13 +544,7 @@ impl Agent {
         start: RunInput,
         events: Option<UnboundedSender<AgentEvent>>,
     ) -> Result<RunResult, AgentError> {
-        let span = tracing::info_span!(
-            "agent_run",
-            provider = self.model.provider(),
-            model = self.model.model(),
-            turns = tracing::field::Empty,
-            stop = tracing::field::Empty,
-        );
+        let span = crate::trace::agent_span(self);
         // A new or continued run starts with the agent's instructions where
         // its transcript has none; a paused one, as it was saved.
         let fresh = |mut transcript: Transcript| {
@@ -548,6 +576,8 @@ impl Agent {
         .instrument(span.clone())
         .await;
         span.record("turns", run.usage.len());
+        let spent = run.usage.iter().fold(Usage::default(), |total, usage| total + *usage);
+        crate::trace::record_usage(&span, &spent);
         match ended {
             Ok((answer, stop)) => {
                 span.record("stop", stop.label());
@@ -556,7 +586,10 @@ impl Agent {
                 let (transcript, usage, models) = (run.transcript, run.usage, run.models);
                 Ok(RunResult { answer, typed_answer, transcript, usage, models, stop })
             }
-            Err(error) => Err(AgentError { error, transcript: Box::new(run.transcript) }),
+            Err(error) => {
+                crate::trace::record_error(&span, &error);
+                Err(AgentError { error, transcript: Box::new(run.transcript) })
+            }
         }
     }
 }

@@ -61,6 +61,7 @@ pub mod scripted_server;
 mod search;
 mod settings;
 mod stream;
+mod trace;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use answer::{AnswerMode, AnswerType, Typed};

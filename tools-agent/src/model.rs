@@ -230,6 +230,10 @@ pub struct ModelResponse {
     /// that did. `None` means the model the request was sent to, which the
     /// agent records in its place ([`RunResult::models`](crate::RunResult::models)).
     pub model: Option<ModelName>,
+    /// The provider's id of the response (OpenAI's `chatcmpl-...` and
+    /// `resp_...`, Anthropic's `msg_...`, Gemini's `responseId`), when it
+    /// sent one: the request span's `gen_ai.response.id`.
+    pub id: Option<String>,
 }
 
 /// A model as its provider and name ([`Model::provider`], [`Model::model`]):

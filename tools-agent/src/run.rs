@@ -197,20 +197,10 @@ impl<'a> Run<'a> {
             settings: &agent.settings,
             answer: agent.answer.as_ref().filter(|answer| answer.mode() == AnswerMode::Native),
         };
-        let span = tracing::info_span!(
-            "model_request",
-            provider = agent.model.provider(),
-            model = agent.model.model(),
-            input_tokens = tracing::field::Empty,
-            output_tokens = tracing::field::Empty,
-            cache_read_tokens = tracing::field::Empty,
-            cache_write_tokens = tracing::field::Empty,
-            reasoning_tokens = tracing::field::Empty,
-            response_provider = tracing::field::Empty,
-            response_model = tracing::field::Empty,
-            finish = tracing::field::Empty,
-            duration_ms = tracing::field::Empty,
-        );
+        let span = crate::trace::chat_span(agent);
+        if agent.trace_content && !span.is_disabled() {
+            crate::trace::record_input(&span, request.instructions, request.messages);
+        }
         let started = Instant::now();
         let events = self.events.clone();
         let exchange = async {
@@ -223,25 +213,19 @@ impl<'a> Run<'a> {
         let response = tokio::select! {
             biased;
             () = cancelled => return Ok(None),
-            response = exchange.instrument(span.clone()) => response?,
+            response = exchange.instrument(span.clone()) => response,
         };
-        // A count the provider did not send stays empty: never a zero.
-        let usage = response.usage;
-        span.record("input_tokens", usage.input_tokens);
-        span.record("output_tokens", usage.output_tokens);
-        span.record("cache_read_tokens", usage.cache_read_tokens);
-        span.record("cache_write_tokens", usage.cache_write_tokens);
-        span.record("reasoning_tokens", usage.reasoning_tokens);
-        if let Some(reason) = response.finish.reason() {
-            span.record("finish", reason);
-        }
         span.record("duration_ms", started.elapsed().as_millis() as u64);
+        let response = response.inspect_err(|error| {
+            crate::trace::record_provider(&span, agent.model.provider());
+            crate::trace::record_error(&span, error);
+        })?;
         // Which model answered: the agent's, unless it stands for several
-        // and names the one that did (OpenTelemetry's request and response
-        // model: https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/).
+        // and names the one that did (the conventions' request and
+        // response model).
         let answered = response.model.clone().unwrap_or_else(|| ModelName::of(agent.model.as_ref()));
-        span.record("response_provider", answered.provider.as_str());
-        span.record("response_model", answered.model.as_str());
+        let who = (answered.provider.as_str(), answered.model.as_str());
+        crate::trace::record_response(&span, who, &response, agent.trace_content);
         self.models.push(answered);
         self.usage.push(response.usage);
         self.emit(AgentEvent::Usage(response.usage));

@@ -38,7 +38,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use tools_provider::{Content, Dialect, Finish, Reasoning, anthropic};
 
-use super::{Client, Provider, Strict, fields};
+use super::{Client, Provider, Strict, fields, response_id};
 use crate::ModelError;
 use crate::http::{Decode, excerpt};
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
@@ -131,7 +131,7 @@ impl Provider for AnthropicApi {
         let usage = value.get("usage").map(read_usage).unwrap_or_default();
         let finish =
             value.get("stop_reason").and_then(Value::as_str).map(anthropic::finish).unwrap_or_default();
-        Ok(ModelResponse { content, usage, finish, model: None })
+        Ok(ModelResponse { content, usage, finish, model: None, id: response_id(value, "id") })
     }
 
     fn events(&self) -> Decoder {
@@ -205,6 +205,8 @@ pub struct Decoder {
     server_inputs: Vec<(usize, String)>,
     usage: Usage,
     finish: Finish,
+    /// The message's id, from `message_start`.
+    id: Option<String>,
 }
 
 impl Decode for Decoder {
@@ -221,6 +223,9 @@ impl Decode for Decoder {
         let index = data.get("index").and_then(Value::as_u64).map(|index| index as usize);
         match kind {
             "message_start" => {
+                if let Some(message) = data.get("message") {
+                    self.id = response_id(message, "id");
+                }
                 if let Some(usage) = data.pointer("/message/usage") {
                     self.usage = read_usage(usage);
                 }
@@ -319,7 +324,8 @@ impl Decode for Decoder {
             "message_stop" => {
                 let content = std::mem::take(&mut self.content).finish();
                 let finish = std::mem::take(&mut self.finish);
-                return Ok(Some(ModelResponse { content, usage: self.usage, finish, model: None }));
+                let id = self.id.take();
+                return Ok(Some(ModelResponse { content, usage: self.usage, finish, model: None, id }));
             }
             "error" => return Err(stream_error(&data)),
             // `ping`, and event types added later.

@@ -35,7 +35,7 @@ use serde_json::{Map, Value, json};
 use tools_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
 use tools_provider::{Content, Dialect, Finish, Reasoning};
 
-use super::{Client, Provider, fields};
+use super::{Client, Provider, fields, response_id};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
@@ -114,7 +114,9 @@ impl Provider for GeminiApi {
             return Err(malformed(value, "no candidate content and no finishReason"));
         };
         let content = number_calls(chunk.content, 0);
-        let response = ModelResponse { content, usage: chunk.usage.unwrap_or_default(), finish, model: None };
+        let usage = chunk.usage.unwrap_or_default();
+        let response =
+            ModelResponse { content, usage, finish, model: None, id: response_id(value, "responseId") };
         not_empty(response, chunk.reason.as_deref().unwrap_or_default())
     }
 
@@ -245,6 +247,8 @@ pub struct Decoder {
     finish: Option<Finish>,
     /// The `finishReason` as it came.
     reason: String,
+    /// The response's id, which every chunk repeats (`responseId`).
+    id: Option<String>,
 }
 
 impl Decode for Decoder {
@@ -256,6 +260,9 @@ impl Decode for Decoder {
         let value: Value = serde_json::from_str(&event.data)
             .map_err(|error| crate::http::malformed(PROVIDER, &event.data, error))?;
         let chunk = read_chunk(&value)?;
+        if self.id.is_none() {
+            self.id = response_id(&value, "responseId");
+        }
         for piece in number_calls(chunk.content, self.calls) {
             self.piece(piece, out);
         }
@@ -279,7 +286,8 @@ impl Decode for Decoder {
             });
         };
         let content = std::mem::take(&mut self.content).finish();
-        not_empty(ModelResponse { content, usage: self.usage, finish, model: None }, &self.reason)
+        let id = self.id.take();
+        not_empty(ModelResponse { content, usage: self.usage, finish, model: None, id }, &self.reason)
     }
 }
 

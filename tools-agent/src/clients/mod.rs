@@ -301,3 +301,9 @@ fn tool_fields(dialect: Dialect, request: &ModelRequest<'_>) -> Result<Map<Strin
     }
     Ok(fields)
 }
+
+/// The response's id in `field` of `value`, if it is a string that says
+/// something (a compatible server may send `""`).
+fn response_id(value: &Value, field: &str) -> Option<String> {
+    value.get(field).and_then(Value::as_str).filter(|id| !id.is_empty()).map(str::to_owned)
+}

@@ -24,7 +24,7 @@ use tools_provider::{Content, Dialect, Finish, Reasoning, openai};
 
 use super::fields;
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
-use super::{Client, Provider, Strict};
+use super::{Client, Provider, Strict, response_id};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
@@ -122,6 +122,7 @@ impl Provider for OpenAiChatApi {
             usage: usage(body.get("usage"), common::CHAT_USAGE),
             finish,
             model: None,
+            id: response_id(body, "id"),
         })
     }
 
@@ -141,6 +142,8 @@ pub struct ChatDecoder {
     refused: bool,
     /// Whether any event came at all.
     heard: bool,
+    /// The completion's id, which every chunk repeats.
+    id: Option<String>,
 }
 
 impl Decode for ChatDecoder {
@@ -161,7 +164,8 @@ impl Decode for ChatDecoder {
             // A compatible server that leaves an id out still gets one
             // (`call_{index}`), so that its result can answer it.
             let content = std::mem::take(&mut self.content).finish();
-            return Ok(Some(ModelResponse { content, usage: self.usage, finish, model: None }));
+            let id = self.id.take();
+            return Ok(Some(ModelResponse { content, usage: self.usage, finish, model: None, id }));
         }
         if data.is_empty() {
             return Ok(None);
@@ -169,6 +173,9 @@ impl Decode for ChatDecoder {
         let chunk = event_json(event)?;
         if let Some(error) = chunk.get("error") {
             return Err(stream_ended(format!("the server sent an error: {}", error_text(Some(error)))));
+        }
+        if self.id.is_none() {
+            self.id = response_id(&chunk, "id");
         }
         if let Some(counts) = chunk.get("usage").filter(|counts| counts.is_object()) {
             self.usage = usage(Some(counts), common::CHAT_USAGE);

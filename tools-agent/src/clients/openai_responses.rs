@@ -27,7 +27,7 @@ use tools_provider::{Dialect, Finish, openai};
 
 use super::fields;
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
-use super::{Client, Provider, Strict};
+use super::{Client, Provider, Strict, response_id};
 use crate::ModelError;
 use crate::http::Decode;
 use crate::model::{ModelEvent, ModelRequest, ModelResponse};
@@ -147,6 +147,7 @@ fn read(body: &Value) -> Result<ModelResponse, ModelError> {
         usage: usage(body.get("usage"), common::RESPONSES_USAGE),
         finish,
         model: None,
+        id: response_id(body, "id"),
     })
 }
 

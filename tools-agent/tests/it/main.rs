@@ -20,6 +20,7 @@ mod continue_across;
 mod dialect_check;
 mod fallback;
 mod http_client;
+mod otel;
 mod parts;
 mod prompt_parts;
 mod reasoning;

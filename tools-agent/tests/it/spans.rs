@@ -1,6 +1,8 @@
 //! A run is traced in an `agent_run` span, each model request in a
 //! `model_request` span with its provider, model, tokens and duration, and
-//! the toolset's `tool_call` spans inside.
+//! the toolset's `tool_call` spans inside, their fields named as
+//! OpenTelemetry's GenAI conventions name them (`otel.rs` sees them
+//! through tracing-opentelemetry).
 
 #[path = "../../../tools-core/tests/it/spans/mod.rs"]
 mod capture;
@@ -44,33 +46,42 @@ fn runs_requests_and_calls_are_traced() {
     let names: Vec<&str> = spans.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(names, ["agent_run", "model_request", "tool_call", "model_request"]);
     let (_, run) = &spans[0];
-    assert_eq!((field(run, "provider"), field(run, "model")), (Some("scripted"), Some("scripted")));
-    assert_eq!(field(run, "turns"), Some("2"));
-    assert_eq!(field(run, "stop"), Some("Answered"));
-    let (_, request) = &spans[1];
-    assert_eq!(field(request, "provider"), Some("scripted"));
-    // A model that stands for no other answered itself.
     assert_eq!(
-        (field(request, "response_provider"), field(request, "response_model")),
+        (field(run, "gen_ai.provider.name"), field(run, "gen_ai.request.model")),
         (Some("scripted"), Some("scripted"))
     );
-    assert_eq!((field(request, "input_tokens"), field(request, "output_tokens")), (Some("30"), Some("4")));
+    assert_eq!(field(run, "turns"), Some("2"));
+    assert_eq!(field(run, "stop"), Some("Answered"));
+    // The run's tokens are its requests' together.
+    assert_eq!(field(run, "gen_ai.usage.input_tokens"), Some("30"));
+    let (_, request) = &spans[1];
+    // A model that stands for no other answered itself.
     assert_eq!(
-        (field(request, "cache_read_tokens"), field(request, "reasoning_tokens")),
+        (field(request, "gen_ai.provider.name"), field(request, "gen_ai.response.model")),
+        (Some("scripted"), Some("scripted"))
+    );
+    assert_eq!(
+        (field(request, "gen_ai.usage.input_tokens"), field(request, "gen_ai.usage.output_tokens")),
+        (Some("30"), Some("4"))
+    );
+    assert_eq!(
+        (
+            field(request, "gen_ai.usage.cache_read.input_tokens"),
+            field(request, "gen_ai.usage.reasoning.output_tokens")
+        ),
         (Some("20"), Some("2"))
     );
     // A count the model did not report is left out, not recorded as zero.
-    assert_eq!(field(request, "cache_write_tokens"), None);
-    assert_eq!(field(&spans[3].1, "input_tokens"), None);
+    assert_eq!(field(request, "gen_ai.usage.cache_creation.input_tokens"), None);
+    assert_eq!(field(&spans[3].1, "gen_ai.usage.input_tokens"), None);
     assert!(field(request, "duration_ms").is_some_and(|ms| ms.parse::<u64>().is_ok()), "{request:?}");
-    assert_eq!(field(&spans[2].1, "tool"), Some("echo"));
+    assert_eq!(field(&spans[2].1, "gen_ai.tool.name"), Some("echo"));
 }
 
-/// A fallback's request span is the fallback's (`provider`, `model`), and
-/// names the model that answered (`response_provider`, `response_model`,
-/// as OpenTelemetry's `gen_ai.response.model` does:
-/// <https://opentelemetry.io/docs/specs/semconv/gen-ai/gen-ai-spans/>),
-/// with that model's tokens.
+/// A fallback's request span asks the fallback's model
+/// (`gen_ai.request.model`), and names the provider and the model that
+/// answered (`gen_ai.provider.name`, `gen_ai.response.model`), with that
+/// model's response id and tokens.
 #[test]
 fn a_fallbacks_request_span_names_the_model_that_answered() {
     use crate::scenarios::{ProviderMock, Turn, mock};
@@ -95,14 +106,15 @@ fn a_fallbacks_request_span_names_the_model_that_answered() {
     let requests: Vec<_> = spans.iter().filter(|(name, _)| name == "model_request").collect();
     assert_eq!(requests.len(), 1);
     let (_, request) = requests[0];
+    assert_eq!(field(request, "gen_ai.request.model"), Some("openai:gpt-4.1,anthropic:claude-sonnet-4-5"));
     assert_eq!(
-        (field(request, "provider"), field(request, "model")),
-        (Some("fallback"), Some("openai:gpt-4.1,anthropic:claude-sonnet-4-5"))
-    );
-    assert_eq!(
-        (field(request, "response_provider"), field(request, "response_model")),
+        (field(request, "gen_ai.provider.name"), field(request, "gen_ai.response.model")),
         (Some("anthropic"), Some("claude-sonnet-4-5"))
     );
+    assert_eq!(field(request, "gen_ai.response.id"), Some("msg_01XFDUDYJgAACzvnptvVoYEL"));
     let tokens = crate::anthropic::Mock::USAGE;
-    assert_eq!(field(request, "input_tokens"), tokens.input_tokens.map(|n| n.to_string()).as_deref());
+    assert_eq!(
+        field(request, "gen_ai.usage.input_tokens"),
+        tokens.input_tokens.map(|n| n.to_string()).as_deref()
+    );
 }

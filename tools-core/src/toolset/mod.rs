@@ -229,6 +229,11 @@ pub struct RunOptions {
     pub max_concurrency: Option<usize>,
     /// How much of each call's output the model reads ([`OutputCap`]).
     pub output_cap: OutputCap,
+    /// Whether each call's span records its arguments and, when it
+    /// succeeds, its result (`gen_ai.tool.call.arguments`,
+    /// `gen_ai.tool.call.result`). Off by default: they may hold what the
+    /// user or a tool would not have in a trace.
+    pub trace_content: bool,
 }
 
 impl RunOptions {
@@ -246,6 +251,13 @@ impl RunOptions {
     /// Run at most `limit` calls of a turn at once (at least one).
     pub fn with_max_concurrency(mut self, limit: usize) -> Self {
         self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    /// Record each call's arguments and result on its span
+    /// ([`RunOptions::trace_content`]).
+    pub fn with_trace_content(mut self, yes: bool) -> Self {
+        self.trace_content = yes;
         self
     }
 }

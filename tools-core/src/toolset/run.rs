@@ -173,13 +173,29 @@ impl Toolset {
         };
         let held = !approved && self.entry_needs_approval(turn, entry, call);
         let tool = &*entry.tool;
+        let name = tool.spec().name();
+        // OpenTelemetry's execute_tool span (GenAI semantic conventions
+        // v1.41.0, docs/gen-ai/gen-ai-spans.md#execute-tool-span), in the
+        // field names tracing-opentelemetry maps: `otel.name` to the span's
+        // name, `otel.kind` to its kind, the dotted names to attributes.
         let span = tracing::info_span!(
             "tool_call",
-            tool = tool.spec().name(),
-            call_id = call.id.as_str(),
+            otel.name = format!("execute_tool {name}"),
+            otel.kind = "internal",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = name,
+            gen_ai.tool.call.id = call.id.as_str(),
+            gen_ai.tool.type = "function",
+            gen_ai.tool.call.arguments = tracing::field::Empty,
+            gen_ai.tool.call.result = tracing::field::Empty,
+            "error.type" = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
             outcome = tracing::field::Empty,
             duration_us = tracing::field::Empty,
         );
+        if self.options.trace_content {
+            span.record("gen_ai.tool.call.arguments", call.arguments.as_str());
+        }
         // Reading the clock costs as much as a trivial tool: only when
         // someone will see the duration.
         let observed = !self.observers.is_empty() || !entry.options.observers.is_empty();
@@ -332,6 +348,16 @@ impl<'a> Running<'a> {
         let elapsed = started.map(|started| started.elapsed()).unwrap_or_default();
         span.record("outcome", outcome.as_str());
         span.record("duration_us", elapsed.as_micros() as u64);
+        if outcome == Outcome::Success {
+            if toolset.options.trace_content {
+                span.record("gen_ai.tool.call.result", content.as_str());
+            }
+        } else {
+            // The outcome is the low-cardinality class the conventions ask
+            // of `error.type`; the message stays in the result.
+            span.record("error.type", outcome.as_str());
+            span.record("otel.status_code", "error");
+        }
         entry.counters.record(outcome);
         let result =
             ToolResult { id: call.id.clone(), name: call.name.clone(), content, outcome, parts, artifact };
