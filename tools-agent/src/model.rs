@@ -214,7 +214,10 @@ impl std::iter::Sum for Usage {
 /// assert_eq!(response.text(), "Checking.");
 /// assert_eq!(response.calls().count(), 1);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// It serializes losslessly (reasoning state included), so a durable
+/// engine can journal it and give it back instead of asking again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelResponse {
     /// What the model sent, in order: text, tool calls, and the reasoning
     /// state its provider wants back ([`Content`]); the transcript keeps
@@ -229,6 +232,7 @@ pub struct ModelResponse {
     /// [`FallbackModel`](crate::FallbackModel) names the one of its models
     /// that did. `None` means the model the request was sent to, which the
     /// agent records in its place ([`RunResult::models`](crate::RunResult::models)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelName>,
 }
 
