@@ -15,7 +15,7 @@ async fn waiting(restate: &Restate, id: &str) -> Value {
     tokio::time::timeout(PATIENCE, async {
         loop {
             let (status, body) = restate.call(id, "waiting", &Value::Null).await;
-            let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+            let body: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{status} {body}"));
             if status == 200 && !body.is_null() {
                 return body;
             }
@@ -52,11 +52,15 @@ async fn a_decision_sent_after_everything_restarted_resumes_the_run() {
     assert_eq!(held["pending"].as_array().map(Vec::len), Some(1), "{held}");
     waiting(&restate, "refund-8").await;
 
-    // Everything dies between the pause and the decision.
-    workers.stop();
+    // Everything dies between the pause and the decision: the worker
+    // (started again at the deployment's address) and the server (started
+    // again on its base dir, where the journal and the deployment are).
+    restate.kill().await;
+    let first = workers.pids();
+    workers.kill_all();
     restate.restart().await;
-    let workers = Workers::start(1, &shop.url).await;
-    restate.register(workers.port).await;
+    workers.ready().await;
+    assert!(workers.pids().iter().all(|pid| !first.contains(pid)), "the workers are new processes");
 
     assert_eq!(waiting(&restate, "refund-7").await, held);
     let (status, body) =

@@ -167,14 +167,11 @@ impl Restate {
         serde_json::from_str(&body).unwrap_or_else(|error| panic!("{error}: {body}"))
     }
 
-    /// A shared handler of run `id`, with this body.
+    /// A shared handler of run `id`, with this body (none for `null`).
     pub(crate) async fn call(&self, id: &str, handler: &str, body: &Value) -> (u16, String) {
-        let response = reqwest::Client::new()
-            .post(format!("{}/AgentRun/{id}/{handler}", self.ingress()))
-            .json(body)
-            .send()
-            .await
-            .unwrap();
+        let request = reqwest::Client::new().post(format!("{}/AgentRun/{id}/{handler}", self.ingress()));
+        let request = if body.is_null() { request } else { request.json(body) };
+        let response = request.send().await.unwrap();
         (response.status().as_u16(), response.text().await.unwrap())
     }
 }
@@ -302,6 +299,21 @@ impl Workers {
             if let Some(child) = slot.process.lock().unwrap().as_mut() {
                 let _ = child.start_kill();
             }
+        }
+    }
+
+    /// The workers' process ids.
+    pub(crate) fn pids(&self) -> Vec<u32> {
+        self.slots
+            .iter()
+            .filter_map(|slot| slot.process.lock().unwrap().as_ref().and_then(Child::id))
+            .collect()
+    }
+
+    /// Wait until every worker listens.
+    pub(crate) async fn ready(&self) {
+        for slot in self.slots.iter() {
+            listening(slot.port).await;
         }
     }
 
