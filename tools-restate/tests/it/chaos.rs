@@ -50,7 +50,7 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     assert!(wrong.is_empty(), "{wrong:?}");
     let killed: usize = struck.values().sum();
     assert!(killed >= 10, "too few kills to show anything: {struck:?}");
-    let mut unknown = 0;
+    let (mut unknown, mut unknown_ran) = (0, 0);
     for (n, (got, mut want)) in finished.into_iter().zip(expected).enumerate() {
         // A place_order call cut mid-flight answers that its result is unknown.
         for (message, wanted) in got.transcript.messages.iter().zip(&mut want.transcript.messages) {
@@ -65,8 +65,10 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
                         got.name, "place_order",
                         "only the non-idempotent tool is left unknown: {got:?}"
                     );
-                    assert!(calls.get(&(got.name.to_string(), got.id.to_string())).is_none_or(|n| *n <= 1));
+                    let ran = calls.get(&(got.name.to_string(), got.id.to_string())).copied().unwrap_or(0);
+                    assert!(ran <= 1, "{got:?} ran {ran} times");
                     unknown += 1;
+                    unknown_ran += ran;
                     *wanted = ToolResult::clone(got);
                 }
             }
@@ -104,7 +106,7 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
         workers.served.iter().map(|n| n.load(std::sync::atomic::Ordering::Relaxed)).collect();
     assert!(served.iter().all(|n| *n > 0), "both workers served runs: {served:?}");
     eprintln!(
-        "chaos: {RUNS} runs, {killed} kills {struck:?}, {unknown} calls unknown, {} model requests ({repeated} asked again), worker requests {served:?}",
+        "chaos: {RUNS} runs, {killed} kills {struck:?}, {unknown} calls unknown ({unknown_ran} of them had run), {} model requests ({repeated} asked again), worker requests {served:?}",
         requests.len()
     );
     let _ = Struck::ModelBefore;
