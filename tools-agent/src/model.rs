@@ -476,6 +476,36 @@ impl ContentAssembler {
 mod tests {
     use super::*;
 
+    /// A durable engine journals responses as JSON: every piece of
+    /// reasoning state a provider wants back, the finish and the model
+    /// that answered come back as they were.
+    #[test]
+    fn a_response_reads_back_from_its_json_as_it_was() {
+        let reasoning = [
+            Reasoning::Thinking { thinking: "Oslo first.".into(), signature: "sig-a".into() },
+            Reasoning::RedactedThinking { data: "opaque".into() },
+            Reasoning::ThoughtSignature { signature: "sig-g".into() },
+            Reasoning::Thought { text: "A summary.".into() },
+            Reasoning::Item {
+                id: "rs_1".into(),
+                summary: vec!["Looked it up.".into()],
+                encrypted_content: Some("gAAA".into()),
+            },
+            Reasoning::ReasoningContent { text: "Hmm.".into() },
+        ];
+        let mut response =
+            ModelResponse::new("Checking.", [ToolCall::new("c1", "weather", r#"{"city":"Oslo"}"#)]);
+        response.content.extend(reasoning.map(Content::Reasoning));
+        response.usage = Usage { input_tokens: Some(12), reasoning_tokens: Some(3), ..Usage::default() };
+        response.finish = Finish::Truncated { reason: "length".into() };
+        response.model = Some(ModelName::new("openai", "gpt-4.1"));
+        let json = serde_json::to_string(&response).unwrap();
+        assert_eq!(serde_json::from_str::<ModelResponse>(&json).unwrap(), response);
+        let plain = ModelResponse::new("Hi.", []);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert_eq!(serde_json::from_str::<ModelResponse>(&json).unwrap(), plain);
+    }
+
     #[test]
     fn interleaved_pieces_assemble_in_the_order_they_first_came() {
         let mut content = ContentAssembler::new();
