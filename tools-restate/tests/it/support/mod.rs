@@ -176,6 +176,16 @@ impl Restate {
     }
 }
 
+impl Drop for Restate {
+    /// The server stops, and its base dir (a few hundred MB) goes.
+    fn drop(&mut self) {
+        if let Some(process) = self.process.as_mut() {
+            let _ = process.start_kill();
+        }
+        let _ = std::fs::remove_dir_all(&self.base_dir);
+    }
+}
+
 /// The worker example, built once.
 pub(crate) fn worker_binary() -> &'static PathBuf {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
