@@ -3,6 +3,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
+# The Restate server the tools-restate tests start (npm, pinned by its
+# lockfile), installed once.
+if [ ! -x tests/restate/node_modules/@restatedev/restate-server-linux-x64/bin/restate-server ]; then
+    npm ci --prefix tests/restate --ignore-scripts --no-audit --no-fund --silent
+fi
 # One feature set for lints and tests, so every dependency is built once.
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 # The API docs: no rustdoc warning, every intra-doc link resolved.

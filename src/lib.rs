@@ -16,6 +16,10 @@ pub use tools_macros::{ToolOutput, tool};
 pub use tools_mcp as mcp;
 /// The providers' wire formats: tool definitions, calls and results.
 pub use tools_provider as provider;
+/// Durable agent runs on Restate: each model request and tool call a
+/// journaled step, approval on an awakeable (feature `restate`).
+#[cfg(feature = "restate")]
+pub use tools_restate as restate;
 /// The agent's run as a Vercel AI SDK UI message stream, and the axum
 /// handler for `useChat` (feature `ui`).
 #[cfg(feature = "ui")]

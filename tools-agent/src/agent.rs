@@ -18,8 +18,8 @@ use crate::model::{ModelName, ModelSettings, ToolChoice, Usage};
 use crate::run::{Ended, Run};
 use crate::stream::Interleave;
 use crate::{
-    AgentError, AgentEvent, AnswerMode, AnswerType, LimitExceeded, Message, Model, ModelError, RunBudget,
-    RunLimits, RunState, Transcript, Typed,
+    AgentError, AgentEvent, AnswerMode, AnswerType, Effects, InProcess, LimitExceeded, Message, Model,
+    ModelError, RunBudget, RunLimits, RunState, Transcript, Typed,
 };
 
 /// Where a run starts, for [`Agent::run`] and [`Agent::stream`]: a user
@@ -525,14 +525,25 @@ impl Agent {
     /// transcript, or a paused run with its decisions), in this process or
     /// another, until the model answers or a limit stops it.
     pub async fn run(&self, input: impl Into<RunInput>) -> Result<RunResult, AgentError> {
-        self.drive(input.into(), None).await
+        self.drive(input.into(), None, &InProcess).await
+    }
+
+    /// [`Agent::run`] with its side effects going through `effects`: each
+    /// model request, each turn's calls, and the wait for a person's
+    /// decision ([`Effects`]), as a durable engine journals them.
+    pub async fn run_with(
+        &self,
+        input: impl Into<RunInput>,
+        effects: &dyn Effects,
+    ) -> Result<RunResult, AgentError> {
+        self.drive(input.into(), None, effects).await
     }
 
     /// [`Agent::run`] as a stream of events ending in
     /// [`AgentEvent::Finished`].
     pub fn stream(&self, input: impl Into<RunInput>) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
         let (events, received) = futures::channel::mpsc::unbounded();
-        let run = self.drive(input.into(), Some(events));
+        let run = self.drive(input.into(), Some(events), &InProcess);
         // The run's own events first, then its end: the channel closes when
         // the run future is done and has dropped its sender.
         let ended = futures::stream::once(run).map(AgentEvent::Finished);
@@ -543,6 +554,7 @@ impl Agent {
         &self,
         start: RunInput,
         events: Option<UnboundedSender<AgentEvent>>,
+        effects: &dyn Effects,
     ) -> Result<RunResult, AgentError> {
         let span = crate::trace::agent_span(self);
         // A new or continued run starts with the agent's instructions where
@@ -564,10 +576,10 @@ impl Agent {
                 (transcript, usage, models, budget, turns, Some((done, pending)))
             }
         };
-        let mut run = Run::new(self, transcript, (usage, models), budget, events, turns);
+        let mut run = Run::new(self, transcript, (usage, models), budget, (events, effects), turns);
         let ended = async {
             if let Some((done, pending)) = paused
-                && let Some(ended) = run.resume_turn(done, pending).await
+                && let Some(ended) = run.resume_turn(done, pending).await?
             {
                 return Ok::<Ended, _>(ended);
             }

@@ -139,6 +139,14 @@ pub enum ModelError {
     /// its script has answers.
     #[error("the scripted model has no answer left")]
     ScriptEnded,
+    /// The engine a run's steps go through ([`Effects`](crate::Effects))
+    /// could not take or give a step: a durable engine's journal refused
+    /// it, or the run was cancelled there.
+    #[error("the run's engine failed a step: {message}")]
+    Engine {
+        /// What the engine said.
+        message: String,
+    },
     /// The settings' tool choice or parallel setting cannot be sent to this
     /// provider, or names a tool the request does not offer: found before
     /// the request is sent.

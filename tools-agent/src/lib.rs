@@ -23,6 +23,9 @@
 //!   runs as every tool does);
 //! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
 //!   what they decided (resumed by [`Agent::run`]);
+//! - [`Effects`]: the seam a run's side effects go through (model
+//!   requests, tool calls, the wait for a decision), in-process by default
+//!   ([`InProcess`]), journaled by a durable engine ([`Agent::run_with`]);
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
 //!   ([`Dialect::tool_choice`](tools_provider::Dialect::tool_choice));
@@ -51,6 +54,7 @@ mod answer;
 mod approval;
 mod budget;
 mod clients;
+mod effects;
 mod error;
 mod fallback;
 mod http;
@@ -68,6 +72,7 @@ pub use answer::{AnswerMode, AnswerType, Typed};
 pub use approval::{Decision, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
+pub use effects::{Effects, InProcess};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;
 pub use http::{ApiKey, ResendPolicy};

@@ -214,7 +214,10 @@ impl std::iter::Sum for Usage {
 /// assert_eq!(response.text(), "Checking.");
 /// assert_eq!(response.calls().count(), 1);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+///
+/// It serializes losslessly (reasoning state included), so a durable
+/// engine can journal it and give it back instead of asking again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelResponse {
     /// What the model sent, in order: text, tool calls, and the reasoning
     /// state its provider wants back ([`Content`]); the transcript keeps
@@ -229,6 +232,7 @@ pub struct ModelResponse {
     /// [`FallbackModel`](crate::FallbackModel) names the one of its models
     /// that did. `None` means the model the request was sent to, which the
     /// agent records in its place ([`RunResult::models`](crate::RunResult::models)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelName>,
     /// The provider's id of the response (OpenAI's `chatcmpl-...` and
     /// `resp_...`, Anthropic's `msg_...`, Gemini's `responseId`), when it
@@ -475,6 +479,36 @@ impl ContentAssembler {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A durable engine journals responses as JSON: every piece of
+    /// reasoning state a provider wants back, the finish and the model
+    /// that answered come back as they were.
+    #[test]
+    fn a_response_reads_back_from_its_json_as_it_was() {
+        let reasoning = [
+            Reasoning::Thinking { thinking: "Oslo first.".into(), signature: "sig-a".into() },
+            Reasoning::RedactedThinking { data: "opaque".into() },
+            Reasoning::ThoughtSignature { signature: "sig-g".into() },
+            Reasoning::Thought { text: "A summary.".into() },
+            Reasoning::Item {
+                id: "rs_1".into(),
+                summary: vec!["Looked it up.".into()],
+                encrypted_content: Some("gAAA".into()),
+            },
+            Reasoning::ReasoningContent { text: "Hmm.".into() },
+        ];
+        let mut response =
+            ModelResponse::new("Checking.", [ToolCall::new("c1", "weather", r#"{"city":"Oslo"}"#)]);
+        response.content.extend(reasoning.map(Content::Reasoning));
+        response.usage = Usage { input_tokens: Some(12), reasoning_tokens: Some(3), ..Usage::default() };
+        response.finish = Finish::Truncated { reason: "length".into() };
+        response.model = Some(ModelName::new("openai", "gpt-4.1"));
+        let json = serde_json::to_string(&response).unwrap();
+        assert_eq!(serde_json::from_str::<ModelResponse>(&json).unwrap(), response);
+        let plain = ModelResponse::new("Hi.", []);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert_eq!(serde_json::from_str::<ModelResponse>(&json).unwrap(), plain);
+    }
 
     #[test]
     fn interleaved_pieces_assemble_in_the_order_they_first_came() {

@@ -14,8 +14,8 @@ use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
 use crate::{
-    Agent, AgentEvent, AnswerMode, Content, Finish, Message, ModelError, RunBudget, RunState, StopReason,
-    Transcript,
+    Agent, AgentEvent, AnswerMode, Content, Effects, Finish, Message, ModelError, RunBudget, RunState,
+    StopReason, Transcript,
 };
 
 /// How a run ends: the answer and why.
@@ -30,6 +30,8 @@ pub(crate) struct Run<'a> {
     pub(crate) models: Vec<ModelName>,
     pub(crate) budget: RunBudget,
     events: Option<UnboundedSender<AgentEvent>>,
+    /// How the model requests, the calls and the wait for decisions happen.
+    effects: &'a dyn Effects,
     /// The turns with tools so far.
     turns: usize,
     /// The agent's context with this run's repair budget: what the calls see.
@@ -53,7 +55,7 @@ impl<'a> Run<'a> {
         transcript: Transcript,
         (usage, models): (Vec<Usage>, Vec<ModelName>),
         budget: RunBudget,
-        events: Option<UnboundedSender<AgentEvent>>,
+        (events, effects): (Option<UnboundedSender<AgentEvent>>, &'a dyn Effects),
         turns: usize,
     ) -> Self {
         let budget = budget.under(agent.limits);
@@ -74,6 +76,7 @@ impl<'a> Run<'a> {
             models,
             budget,
             events,
+            effects,
             turns,
             context,
             repairs: (repairs, given),
@@ -87,7 +90,7 @@ impl<'a> Run<'a> {
         loop {
             let pending = self.transcript.pending_calls();
             if !pending.is_empty() {
-                if let Some(stop) = self.run_calls(&pending).await {
+                if let Some(stop) = self.run_calls(&pending).await? {
                     return Ok(stop);
                 }
                 continue;
@@ -205,7 +208,7 @@ impl<'a> Run<'a> {
         let events = self.events.clone();
         let exchange = async {
             match &events {
-                None => agent.model.request(request).await,
+                None => self.effects.request(agent.model.as_ref(), request).await,
                 Some(events) => streamed(agent.model.provider(), agent.model.stream(request), events).await,
             }
         };
@@ -233,12 +236,13 @@ impl<'a> Run<'a> {
     }
 
     /// Run one turn's calls and record their results; `Some` when the run
-    /// stops here. Calls that need approval do not run: the run pauses.
-    async fn run_calls(&mut self, calls: &[ToolCall]) -> Option<Ended> {
+    /// stops here. Calls that need approval do not run: the run waits for
+    /// the engine's decision, or pauses.
+    async fn run_calls(&mut self, calls: &[ToolCall]) -> Result<Option<Ended>, ModelError> {
         if let Err(limit) = self.budget.admit(calls) {
             // The calls stay pending in the transcript: continuing the run
             // (with a larger budget) runs them.
-            return Some((String::new(), StopReason::Budget(limit)));
+            return Ok(Some((String::new(), StopReason::Budget(limit))));
         }
         let (held, ready): (Vec<_>, Vec<_>) = calls
             .iter()
@@ -252,20 +256,57 @@ impl<'a> Run<'a> {
         self.announce(&pending);
         let results = self.execute(&ready, false).await;
         if pending.is_empty() {
-            return self.finish_turn(results);
+            return Ok(self.finish_turn(results));
         }
         let done = positions.into_iter().zip(results).map(|(position, result)| Placed { position, result });
-        Some(self.pause(done.collect(), pending))
+        match self.hold(done.collect(), pending).await? {
+            Ok((done, pending)) => self.resume_turn(done, pending).await,
+            Err(paused) => Ok(Some(paused)),
+        }
+    }
+
+    /// Calls wait for a decision: the engine's, with which the turn goes on
+    /// (`Ok`), or none, and the run pauses (`Err`, how it ends).
+    async fn hold(
+        &mut self,
+        done: Vec<Placed>,
+        pending: Vec<Pending>,
+    ) -> Result<Result<(Vec<Placed>, Vec<Pending>), Ended>, ModelError> {
+        let paused = self.pause(done, pending);
+        let StopReason::Paused(state) = &paused.1 else { return Ok(Err(paused)) };
+        Ok(match self.effects.decide(state).await? {
+            Some(decided) => {
+                let (_, done, pending, ..) = decided.into_parts();
+                Ok((done, pending))
+            }
+            None => Err(paused),
+        })
     }
 
     /// Go on with a paused turn: the approved calls run, the denied ones
     /// answer their reason; `Some` when the run stops here, paused again
-    /// if calls are still undecided.
+    /// if calls are still undecided (and the engine does not decide them).
     pub(crate) async fn resume_turn(
         &mut self,
         mut done: Vec<Placed>,
-        pending: Vec<Pending>,
-    ) -> Option<Ended> {
+        mut pending: Vec<Pending>,
+    ) -> Result<Option<Ended>, ModelError> {
+        loop {
+            let undecided = self.run_decided(&mut done, pending).await;
+            if undecided.is_empty() {
+                let results = in_turn_order(&self.transcript.pending_calls(), done);
+                return Ok(self.finish_turn(results));
+            }
+            match self.hold(done, undecided).await? {
+                Ok((decided_done, decided)) => (done, pending) = (decided_done, decided),
+                Err(paused) => return Ok(Some(paused)),
+            }
+        }
+    }
+
+    /// Run the calls decided about (approved ones run, denied ones answer
+    /// their reason) into `done`; the undecided ones are given back.
+    async fn run_decided(&mut self, done: &mut Vec<Placed>, pending: Vec<Pending>) -> Vec<Pending> {
         let (decided, undecided): (Vec<_>, Vec<_>) =
             pending.into_iter().partition(|pending| pending.decision.is_some());
         // Each stream that ends paused has asked about every call it leaves waiting.
@@ -289,11 +330,7 @@ impl<'a> Run<'a> {
         let (positions, calls): (Vec<usize>, Vec<ToolCall>) = approved.into_iter().unzip();
         let results = self.execute(&calls, true).await;
         done.extend(positions.into_iter().zip(results).map(|(position, result)| Placed { position, result }));
-        if !undecided.is_empty() {
-            return Some(self.pause(done, undecided));
-        }
-        let results = in_turn_order(&self.transcript.pending_calls(), done);
-        self.finish_turn(results)
+        undecided
     }
 
     /// Run calls (as approved, or checked for approval), with their events.
@@ -316,11 +353,7 @@ impl<'a> Run<'a> {
             Some(search) => Cow::Owned(self.context.clone().with_extension(search.clone())),
             None => Cow::Borrowed(&self.context),
         };
-        if approved {
-            self.tools.run_turn_approved(&context, calls).await
-        } else {
-            self.tools.run_turn(&context, calls).await
-        }
+        self.effects.run_calls(&self.tools, &context, calls, approved).await
     }
 
     /// Record a whole turn's results; `Some` when the run stops here.

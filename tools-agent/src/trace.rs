@@ -191,6 +191,7 @@ fn error_type(error: &ModelError) -> String {
         ModelError::ScriptEnded => "script_ended",
         ModelError::ToolChoice(_) => "tool_choice",
         ModelError::Setting { .. } => "setting",
+        ModelError::Engine { .. } => "engine",
         ModelError::Fallback { failures } => {
             return failures.last().map_or_else(|| "fallback".to_owned(), |(_, last)| error_type(last));
         }

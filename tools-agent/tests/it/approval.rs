@@ -489,3 +489,57 @@ async fn streamed_a_held_call_is_announced_before_the_turn_runs_and_again_while_
     let waiting: Vec<&str> = state.pending().iter().map(|pending| pending.call.id.as_str()).collect();
     assert_eq!(waiting, ["3"]);
 }
+
+/// An engine that decides in place of a person: the first time, it
+/// approves one call with other arguments and leaves the other undecided;
+/// the second time, it denies that one. What it was shown is kept.
+#[derive(Default)]
+struct Reviewer(Mutex<Vec<Vec<String>>>);
+
+impl tools_agent::Effects for Reviewer {
+    fn decide<'a>(
+        &'a self,
+        state: &'a RunState,
+    ) -> futures::future::BoxFuture<'a, Result<Option<RunState>, tools_agent::ModelError>> {
+        Box::pin(async move {
+            let shown: Vec<String> = state.pending().iter().map(|p| p.call.id.to_string()).collect();
+            let round = {
+                let mut seen = self.0.lock().unwrap();
+                seen.push(shown);
+                seen.len()
+            };
+            let mut state = state.clone();
+            match round {
+                1 => state.approve_with("d1", r#"{"path": "old.log.1"}"#).unwrap(),
+                _ => state.deny("d2", "the only copy").unwrap(),
+            };
+            Ok(Some(state))
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_engine_that_decides_keeps_the_run_going_without_a_pause() {
+    let deleted = Deleted::default();
+    let model = ScriptedModel::new()
+        .then_calls([
+            ToolCall::new("w1", "get_weather", r#"{"city": "Oslo"}"#),
+            ToolCall::new("d1", "delete_file", r#"{"path": "old.log"}"#),
+            ToolCall::new("d2", "delete_file", r#"{"path": "report.pdf"}"#),
+        ])
+        .then_text("Done.");
+    let agent = Agent::new(model, tools(true))
+        .unwrap()
+        .with_context(ToolContext::new().with_extension(deleted.clone()));
+    let reviewer = Reviewer::default();
+    let result = agent.run_with("Tidy up", &reviewer).await.unwrap();
+    assert_eq!((result.answer.as_str(), &result.stop), ("Done.", &StopReason::Answered));
+    assert_eq!(*reviewer.0.lock().unwrap(), [vec!["d1", "d2"], vec!["d2"]]);
+    assert_eq!(deleted.paths(), ["old.log.1"]);
+    let Some(Message::Tool { results }) = result.transcript.messages.get(2) else {
+        panic!("{:?}", result.transcript)
+    };
+    let outcomes: Vec<_> = results.iter().map(|r| (r.id.as_str(), r.outcome)).collect();
+    assert_eq!(outcomes, [("w1", Outcome::Success), ("d1", Outcome::Success), ("d2", Outcome::Denied)]);
+    assert!(results[2].content.contains("the only copy"));
+}

@@ -1,0 +1,102 @@
+//! A Restate worker serving a shop agent's runs: the durable agent of
+//! `tools-restate`, with three tools that act through a shop's HTTP
+//! backend: one that only reads (`check_stock`, run again freely after a
+//! crash), one that orders (`place_order`, at most once), and one that
+//! refunds only with a person's approval (`issue_refund`).
+//!
+//! ```sh
+//! # a worker on port 9080, for a Restate server to call
+//! OPENAI_API_KEY=sk-... BACKEND_URL=http://127.0.0.1:7000 \
+//!     cargo run -p tools-restate --example worker -- serve 9080
+//! # the same agent run in this process, printed as JSON (no Restate)
+//! cargo run -p tools-restate --example worker -- local "Order 2 lamps"
+//! ```
+//!
+//! The model is OpenAI Chat Completions' (`OPENAI_BASE_URL` for another
+//! server speaking it, `MODEL` for another model). Each tool posts
+//! `{"call_id", "arguments"}` to `BACKEND_URL/<tool>` with the worker's
+//! process id in `x-worker-pid`, and gives back the backend's answer.
+
+use std::net::SocketAddr;
+
+use anyhow::{Context as _, bail};
+use reqwest::header::{HeaderName, HeaderValue};
+use serde_json::json;
+use tools_agent::{Agent, OpenAiChat};
+use tools_core::toolset::Toolset;
+use tools_core::{ToolContext, ToolError};
+use tools_macros::tool;
+use tools_restate::Finished;
+
+/// The worker's process id, sent with every request: what a test kills.
+fn pid() -> String {
+    std::process::id().to_string()
+}
+
+/// Post one call to the backend and give back its answer.
+async fn backend(ctx: &ToolContext, tool: &str, arguments: serde_json::Value) -> Result<String, ToolError> {
+    let base = std::env::var("BACKEND_URL").map_err(|_| ToolError::failed("BACKEND_URL is not set"))?;
+    let response = reqwest::Client::new()
+        .post(format!("{base}/{tool}"))
+        .header("x-worker-pid", pid())
+        .json(&json!({"call_id": ctx.call_id(), "arguments": arguments}))
+        .send()
+        .await
+        .map_err(|error| ToolError::failed(format!("the shop's backend did not answer: {error}")))?;
+    let status = response.status();
+    let text = response.text().await.map_err(|error| ToolError::failed(error.to_string()))?;
+    if !status.is_success() {
+        return Err(ToolError::failed(format!("the shop's backend said {status}: {text}")));
+    }
+    Ok(text)
+}
+
+/// How many of an item are in stock.
+#[tool(args, read_only, idempotent, crate = "tools_core")]
+async fn check_stock(ctx: &ToolContext, item: String) -> Result<String, ToolError> {
+    backend(ctx, "check_stock", json!({"item": item})).await
+}
+
+/// Order a quantity of an item; each call places a new order.
+#[tool(args, crate = "tools_core")]
+async fn place_order(ctx: &ToolContext, item: String, quantity: u32) -> Result<String, ToolError> {
+    backend(ctx, "place_order", json!({"item": item, "quantity": quantity})).await
+}
+
+/// Refund an amount on an order; a person approves each refund.
+#[tool(args, needs_approval, crate = "tools_core")]
+async fn issue_refund(ctx: &ToolContext, order: String, amount: f64) -> Result<String, ToolError> {
+    backend(ctx, "issue_refund", json!({"order": order, "amount": amount})).await
+}
+
+fn agent() -> anyhow::Result<Agent> {
+    let tools = Toolset::builder().add(CheckStock).add(PlaceOrder).add(IssueRefund).build()?;
+    let model = std::env::var("MODEL").unwrap_or_else(|_| "gpt-4.1-mini".into());
+    let model = OpenAiChat::new(model)
+        .with_header(HeaderName::from_static("x-worker-pid"), HeaderValue::from_str(&pid())?);
+    Ok(Agent::new(model, tools)?.with_instructions("You run a shop's orders with the tools."))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["serve", port] => {
+            let port: u16 = port.parse().context("the port is a number")?;
+            tools_restate::serve(agent()?, SocketAddr::from(([127, 0, 0, 1], port))).await;
+        }
+        ["local", prompt] => {
+            let result = agent()?.run(prompt).await?;
+            let stop = format!("{:?}", result.stop);
+            let finished = Finished {
+                answer: result.answer,
+                typed_answer: result.typed_answer,
+                stop,
+                transcript: result.transcript,
+            };
+            println!("{}", serde_json::to_string(&finished)?);
+        }
+        _ => bail!("usage: worker serve PORT | worker local PROMPT"),
+    }
+    Ok(())
+}

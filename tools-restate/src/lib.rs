@@ -1,0 +1,49 @@
+//! Durable agent runs on [Restate](https://restate.dev): a run that
+//! survives a crash, waits days for a person's approval and spreads over
+//! many worker processes.
+//!
+//! - [`AgentRun`]: the agent loop of `tools-agent` as a Restate workflow
+//!   (one workflow per run id), with the handlers a person's decision
+//!   comes through;
+//! - [`Journal`]: the loop's [`Effects`](tools_agent::Effects) over a
+//!   workflow's context: each model request and each tool call a journaled
+//!   step, the wait for a decision an awakeable;
+//! - [`Finished`], [`Waiting`], [`Decisions`]: what goes in and out of the
+//!   handlers, as JSON;
+//! - [`serve`]: a worker, the workflow served over HTTP for a Restate
+//!   server to call.
+//!
+//! A worker; register it with the Restate server once (its admin API:
+//! `POST /deployments {"uri": "http://127.0.0.1:9080"}`), then start runs
+//! through the ingress (`POST /AgentRun/{run id}/run` with the prompt):
+//!
+//! ```no_run
+//! use tools_agent::{Agent, OpenAiChat};
+//! use tools_core::toolset::Toolset;
+//!
+//! # async fn worker() -> Result<(), Box<dyn std::error::Error>> {
+//! let agent = Agent::new(OpenAiChat::new("gpt-4.1-mini"), Toolset::new())?;
+//! tools_restate::serve(agent, "127.0.0.1:9080".parse()?).await;
+//! # Ok(()) }
+//! ```
+//!
+//! What each kind of step guarantees after a crash, with what replays it:
+//!
+//! | step | journaled as | after a crash |
+//! |---|---|---|
+//! | model request | one `ctx.run`, the whole [`ModelResponse`](tools_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again; one cut before it was journaled is asked again |
+//! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](tools_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again |
+//! | call of any other tool | a `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
+//! | approval | an awakeable, its id in the workflow's state | the run waits across restarts, for days; the decision resolves it through the ingress, from any machine |
+//!
+//! A turn's calls are journaled one after the other, in call order: a
+//! restate-sdk 0.13 context takes one journaled step at a time (awaiting
+//! two at once is refused), so the calls of one turn do not overlap in a
+//! durable run as they do in-process.
+#![deny(missing_docs)]
+
+mod journal;
+mod workflow;
+
+pub use journal::{Decisions, Journal, unknown_result};
+pub use workflow::{AgentRun, Finished, Waiting, serve};

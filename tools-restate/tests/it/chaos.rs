@@ -1,0 +1,120 @@
+//! The chaos test: 50 runs on two workers, the worker that sends a request
+//! killed (SIGKILL) at random before or after its answer, and started
+//! again. Every run ends with the in-process run's transcript, but for a
+//! call of the non-idempotent tool cut mid-flight, which the model reads
+//! as unknown; each such call ran at most once, every other exactly once;
+//! and no model request came again once a later step had started.
+
+use std::collections::HashMap;
+
+use tools_agent::Message;
+use tools_core::ToolResult;
+
+use crate::support::shop::{self, Running};
+use crate::support::{Restate, Workers, local_run};
+
+const RUNS: usize = 50;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once() {
+    let (reference, shop) = (Running::start().await, Running::start().await);
+    let expected = futures::future::join_all((0..RUNS).map(|n| {
+        let url = &reference.url;
+        async move { local_run(url, &shop::order_prompt(n)).await }
+    }))
+    .await;
+    let restate = Restate::start().await;
+    let workers = Workers::start(2, &shop.url).await;
+    restate.register(workers.port).await;
+    shop.chaos(workers.killer(), 40, 0x5eed);
+
+    for n in 0..RUNS {
+        restate.send(&format!("run-{n}"), &shop::order_prompt(n)).await;
+    }
+    let finished = futures::future::join_all((0..RUNS).map(|n| {
+        let restate = &restate;
+        async move { restate.output(&format!("run-{n}")).await }
+    }))
+    .await;
+    shop.calm();
+
+    let (struck, calls, requests, wrong, cut) = shop.seen(|seen| {
+        (
+            seen.struck.clone(),
+            seen.calls.clone(),
+            seen.requests.clone(),
+            seen.wrong.clone(),
+            seen.cut_calls.clone(),
+        )
+    });
+    assert!(wrong.is_empty(), "{wrong:?}");
+    let killed: usize = struck.values().sum();
+    assert!(killed >= 10, "too few kills to show anything: {struck:?}");
+    let (mut unknown, mut unknown_ran) = (Vec::new(), 0);
+    for (n, (got, mut want)) in finished.into_iter().zip(expected).enumerate() {
+        // A place_order call cut mid-flight answers that its result is unknown.
+        for (message, wanted) in got.transcript.messages.iter().zip(&mut want.transcript.messages) {
+            let (Message::Tool { results: got }, Message::Tool { results: wanted }) = (message, wanted)
+            else {
+                continue;
+            };
+            for (got, wanted) in got.iter().zip(wanted) {
+                let call = tools_core::ToolCall::new(got.id.clone(), got.name.clone(), "");
+                if *got == tools_restate::unknown_result(&call) {
+                    assert_eq!(
+                        got.name, "place_order",
+                        "only the non-idempotent tool is left unknown: {got:?}"
+                    );
+                    let ran = calls.get(&(got.name.to_string(), got.id.to_string())).copied().unwrap_or(0);
+                    assert!(ran <= 1, "{got:?} ran {ran} times");
+                    unknown.push(got.id.to_string());
+                    unknown_ran += ran;
+                    *wanted = ToolResult::clone(got);
+                }
+            }
+        }
+        assert_eq!(got, want, "run {n}");
+    }
+    // Every call cut at the backend was then answered as unknown.
+    for id in cut.iter().filter(|id| id.contains("order")) {
+        assert!(unknown.contains(id), "{id} was cut at the backend, yet its result is known");
+    }
+    for n in 0..RUNS {
+        let count = |suffix: &str| {
+            calls
+                .get(&(
+                    if suffix == "stock" { "check_stock" } else { "place_order" }.to_owned(),
+                    format!("call_{n}_{suffix}"),
+                ))
+                .copied()
+                .unwrap_or(0)
+        };
+        assert!(count("stock") >= 1, "run {n}");
+        for order in ["order_1", "order_2"] {
+            let ran = count(order);
+            match unknown.contains(&format!("call_{n}_{order}")) {
+                true => assert!(ran <= 1, "run {n}'s {order} ran {ran} times"),
+                false => assert_eq!(ran, 1, "run {n}'s {order}, its result known, ran {ran} times"),
+            }
+        }
+    }
+    // A model request is asked again only if it was cut before its
+    // response was journaled: never once the run has gone past it.
+    let mut reached: HashMap<&str, usize> = HashMap::new();
+    let mut repeated = 0;
+    for (run, step) in &requests {
+        let last = reached.entry(run).or_insert(0);
+        assert!(*step >= *last, "run {run} asked step {step} again after step {last}");
+        repeated += usize::from(*step == *last && *step > 0);
+        *last = *step;
+    }
+    let served: Vec<usize> =
+        workers.served.iter().map(|n| n.load(std::sync::atomic::Ordering::Relaxed)).collect();
+    assert!(served.iter().all(|n| *n > 0), "both workers served runs: {served:?}");
+    eprintln!(
+        "chaos: {RUNS} runs, {killed} kills {struck:?}, {} calls unknown ({unknown_ran} of them had run), {} model requests ({repeated} asked again), worker requests {served:?}",
+        unknown.len(),
+        requests.len()
+    );
+    workers.stop();
+}
