@@ -38,9 +38,8 @@ fn runs_requests_and_calls_are_traced() {
         .then_text("hi");
     let agent = Agent::new(model, Toolset::builder().add(Echo).build().unwrap()).unwrap();
     let spans = Spans::default();
-    let result = tracing::subscriber::with_default(Capture(spans.clone()), || {
-        futures::executor::block_on(agent.run("say hi"))
-    });
+    let result =
+        crate::support::traced(Capture(spans.clone()), || futures::executor::block_on(agent.run("say hi")));
     assert_eq!(result.unwrap().answer, "hi");
     let spans = spans.lock().unwrap();
     let names: Vec<&str> = spans.iter().map(|(name, _)| name.as_str()).collect();
@@ -99,8 +98,7 @@ fn a_fallbacks_request_span_names_the_model_that_answered() {
         Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-test")), Some(&up.uri()));
     let agent = Agent::new(FallbackModel::new(gpt).or(claude), Toolset::new()).unwrap();
     let spans = Spans::default();
-    let result =
-        tracing::subscriber::with_default(Capture(spans.clone()), || runtime.block_on(agent.run("Hi")));
+    let result = crate::support::traced(Capture(spans.clone()), || runtime.block_on(agent.run("Hi")));
     assert_eq!(result.unwrap().answer, "Hi.");
     let spans = spans.lock().unwrap();
     let requests: Vec<_> = spans.iter().filter(|(name, _)| name == "model_request").collect();
