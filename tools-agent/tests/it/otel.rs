@@ -27,7 +27,7 @@ fn exported<T>(run: impl FnOnce() -> T) -> (T, Vec<SpanData>) {
         .with_tracked_inactivity(false)
         .with_target(false)
         .with_level(false);
-    let out = crate::support::traced(tracing_subscriber::registry().with(layer), run);
+    let out = crate::spans::capture::traced(tracing_subscriber::registry().with(layer), run);
     provider.force_flush().unwrap();
     let spans = exporter.get_finished_spans().unwrap();
     // Each attribute is recorded once: an exporter keeps every recording.

@@ -5,7 +5,7 @@
 //! through tracing-opentelemetry).
 
 #[path = "../../../tools-core/tests/it/spans/mod.rs"]
-mod capture;
+pub(crate) mod capture;
 
 use capture::{Capture, Spans, field};
 use tools_agent::{
@@ -38,8 +38,7 @@ fn runs_requests_and_calls_are_traced() {
         .then_text("hi");
     let agent = Agent::new(model, Toolset::builder().add(Echo).build().unwrap()).unwrap();
     let spans = Spans::default();
-    let result =
-        crate::support::traced(Capture(spans.clone()), || futures::executor::block_on(agent.run("say hi")));
+    let result = capture::traced(Capture(spans.clone()), || futures::executor::block_on(agent.run("say hi")));
     assert_eq!(result.unwrap().answer, "hi");
     let spans = spans.lock().unwrap();
     let names: Vec<&str> = spans.iter().map(|(name, _)| name.as_str()).collect();
@@ -98,7 +97,7 @@ fn a_fallbacks_request_span_names_the_model_that_answered() {
         Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-test")), Some(&up.uri()));
     let agent = Agent::new(FallbackModel::new(gpt).or(claude), Toolset::new()).unwrap();
     let spans = Spans::default();
-    let result = crate::support::traced(Capture(spans.clone()), || runtime.block_on(agent.run("Hi")));
+    let result = capture::traced(Capture(spans.clone()), || runtime.block_on(agent.run("Hi")));
     assert_eq!(result.unwrap().answer, "Hi.");
     let spans = spans.lock().unwrap();
     let requests: Vec<_> = spans.iter().filter(|(name, _)| name == "model_request").collect();

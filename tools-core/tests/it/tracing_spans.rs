@@ -10,14 +10,14 @@ use crate::spans;
 use std::sync::Arc;
 
 use common::{FnTool, echo};
-use spans::{Capture, Spans, field};
+use spans::{Capture, Spans, field, traced};
 use tools_core::toolset::{RunOptions, Toolset};
 use tools_core::{ToolCall, ToolContext, ToolError};
 
 /// The `tool_call` spans of one turn of `calls` on `tools`.
-fn traced(tools: &Toolset, calls: &[ToolCall]) -> Vec<Vec<(String, String)>> {
+fn tool_spans(tools: &Toolset, calls: &[ToolCall]) -> Vec<Vec<(String, String)>> {
     let spans = Spans::default();
-    tracing::subscriber::with_default(Capture(Arc::clone(&spans)), || {
+    traced(Capture(Arc::clone(&spans)), || {
         futures::executor::block_on(tools.run_turn(&ToolContext::new(), calls));
     });
     let spans = spans.lock().unwrap();
@@ -35,7 +35,7 @@ fn echo_and_fail() -> Toolset {
 #[test]
 fn every_call_gets_a_span_with_its_outcome_and_duration() {
     let calls = [ToolCall::new("a1", "echo", r#"{"text":"hi"}"#), ToolCall::new("a2", "FAIL", "{}")];
-    let spans = traced(&echo_and_fail(), &calls);
+    let spans = tool_spans(&echo_and_fail(), &calls);
     assert_eq!(spans.len(), 2);
     for (fields, (tool, id, outcome, error)) in
         spans.iter().zip([("echo", "a1", "success", None), ("fail", "a2", "failed", Some("failed"))])
@@ -63,7 +63,7 @@ fn every_call_gets_a_span_with_its_outcome_and_duration() {
 fn arguments_and_results_are_traced_only_when_asked() {
     let tools = echo_and_fail().with_options(RunOptions::new().with_trace_content(true));
     let calls = [ToolCall::new("a1", "echo", r#"{"text":"hi"}"#), ToolCall::new("a2", "fail", r#"{"x":1}"#)];
-    let spans = traced(&tools, &calls);
+    let spans = tool_spans(&tools, &calls);
     let (echoed, failed) = (&spans[0], &spans[1]);
     assert_eq!(field(echoed, "gen_ai.tool.call.arguments"), Some(r#"{"text":"hi"}"#));
     let result = field(echoed, "gen_ai.tool.call.result").expect("the result");

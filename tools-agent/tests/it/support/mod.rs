@@ -33,21 +33,3 @@ macro_rules! per_client {
     )*};
 }
 pub(crate) use per_client;
-
-/// `run` with `subscriber` as this thread's default, every span reaching it
-/// whatever the other tests do meanwhile. tracing caches, per callsite and
-/// process-wide, whether any subscriber wants it, asked on the first thread
-/// to reach it: a test thread without a subscriber would cache "never" for
-/// a span another test captures. A global subscriber that wants every span
-/// keeps that answer from being "never".
-pub(crate) fn traced<S, T>(subscriber: S, run: impl FnOnce() -> T) -> T
-where
-    S: tracing::Subscriber + Send + Sync + 'static,
-{
-    static ANCHOR: std::sync::Once = std::sync::Once::new();
-    ANCHOR.call_once(|| {
-        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
-        tracing::callsite::rebuild_interest_cache();
-    });
-    tracing::subscriber::with_default(subscriber, run)
-}
