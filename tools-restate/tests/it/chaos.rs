@@ -85,6 +85,10 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     for id in cut.iter().filter(|id| id.contains("notify")) {
         assert!(unknown.contains(id), "{id} was cut at the backend, yet its result is known");
     }
+    let orders_cut: Vec<_> = cut.iter().filter(|id| id.contains("order")).collect();
+    for id in &orders_cut {
+        assert!(ran("place_order", id) >= 2, "{id} was cut at the backend, yet not run again");
+    }
     let mut invoked = 0;
     for n in 0..RUNS {
         assert!(ran("check_stock", &format!("call_{n}_stock")) >= 1, "run {n}");
@@ -116,9 +120,10 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     assert!(served.iter().all(|n| *n > 0), "both workers served runs: {served:?}");
     eprintln!(
         "chaos: {RUNS} runs ({exact} with the in-process transcript exactly), {killed} kills {struck:?}, \
-         {} orders placed of {invoked} place_order calls run, {} notify calls unknown ({unknown_ran} of them had \
+         {} orders placed of {invoked} place_order calls run ({} cut at the backend and run again), {} notify calls unknown ({unknown_ran} of them had \
          run), {} model requests ({repeated} asked again), worker requests {served:?}",
         2 * RUNS,
+        orders_cut.len(),
         unknown.len(),
         requests.len()
     );
