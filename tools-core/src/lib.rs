@@ -11,6 +11,9 @@
 //! - [`ToolContext`], [`ToolError`], [`ToolOutput`]: what a call sees, fails
 //!   with and returns; [`Output`], [`Part`], [`Media`]: a result with more
 //!   than text (JSON, images, files) and an artifact for the application;
+//!   [`IdempotencyScope`]: where a call's idempotency key
+//!   ([`ToolContext::idempotency_key`]) comes from, for a side effect a
+//!   durable engine may run again;
 //! - [`ToolSpec`], [`Annotations`]: what a tool declares (name, description,
 //!   schema, hints, examples, timeout, approval);
 //! - [`clean_json`], [`ArgumentLimits`], [`Parameters`]: the argument
@@ -35,6 +38,7 @@ mod call;
 mod context;
 mod describe;
 mod error;
+mod idempotency;
 mod output;
 mod parts;
 mod renamed;
@@ -53,6 +57,7 @@ pub use call::{Outcome, ToolCall, ToolResult};
 pub use context::ToolContext;
 pub use describe::to_markdown;
 pub use error::{BoxError, ToolError};
+pub use idempotency::IdempotencyScope;
 pub use output::{Displayed, Json, ToolOutput};
 pub use parts::{Media, Output, Part, Source};
 pub use renamed::Renamed;

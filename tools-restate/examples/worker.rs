@@ -1,7 +1,9 @@
 //! A Restate worker serving a shop agent's runs: the durable agent of
-//! `tools-restate`, with three tools that act through a shop's HTTP
+//! `tools-restate`, with four tools that act through a shop's HTTP
 //! backend: one that only reads (`check_stock`, run again freely after a
-//! crash), one that orders (`place_order`, at most once), and one that
+//! crash), one that orders under the call's idempotency key (`place_order`,
+//! run again after a crash, applied once by the backend), one that writes
+//! to the customer with no key (`notify`, at most once) and one that
 //! refunds only with a person's approval (`issue_refund`).
 //!
 //! ```sh
@@ -15,7 +17,8 @@
 //! The model is OpenAI Chat Completions' (`OPENAI_BASE_URL` for another
 //! server speaking it, `MODEL` for another model). Each tool posts
 //! `{"call_id", "arguments"}` to `BACKEND_URL/<tool>` with the worker's
-//! process id in `x-worker-pid`, and gives back the backend's answer.
+//! process id in `x-worker-pid` (and `place_order` its idempotency key in
+//! `idempotency-key`), and gives back the backend's answer.
 
 use std::net::SocketAddr;
 
@@ -33,12 +36,19 @@ fn pid() -> String {
     std::process::id().to_string()
 }
 
-/// Post one call to the backend and give back its answer.
-async fn backend(ctx: &ToolContext, tool: &str, arguments: serde_json::Value) -> Result<String, ToolError> {
+/// Post one call to the backend, under `key` if given, and give back its answer.
+async fn backend(
+    ctx: &ToolContext,
+    tool: &str,
+    key: Option<String>,
+    arguments: serde_json::Value,
+) -> Result<String, ToolError> {
     let base = std::env::var("BACKEND_URL").map_err(|_| ToolError::failed("BACKEND_URL is not set"))?;
-    let response = reqwest::Client::new()
-        .post(format!("{base}/{tool}"))
-        .header("x-worker-pid", pid())
+    let mut request = reqwest::Client::new().post(format!("{base}/{tool}")).header("x-worker-pid", pid());
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    let response = request
         .json(&json!({"call_id": ctx.call_id(), "arguments": arguments}))
         .send()
         .await
@@ -54,23 +64,33 @@ async fn backend(ctx: &ToolContext, tool: &str, arguments: serde_json::Value) ->
 /// How many of an item are in stock.
 #[tool(args, read_only, idempotent, crate = "tools_core")]
 async fn check_stock(ctx: &ToolContext, item: String) -> Result<String, ToolError> {
-    backend(ctx, "check_stock", json!({"item": item})).await
+    backend(ctx, "check_stock", None, json!({"item": item})).await
 }
 
 /// Order a quantity of an item; each call places a new order.
-#[tool(args, crate = "tools_core")]
+///
+/// Idempotent through its key: the backend places one order per key and
+/// answers a repeat with the first answer, so a durable run may run a cut
+/// call again. (In-process, with no key, each call places an order.)
+#[tool(args, idempotent, crate = "tools_core")]
 async fn place_order(ctx: &ToolContext, item: String, quantity: u32) -> Result<String, ToolError> {
-    backend(ctx, "place_order", json!({"item": item, "quantity": quantity})).await
+    backend(ctx, "place_order", ctx.idempotency_key(), json!({"item": item, "quantity": quantity})).await
+}
+
+/// Send the customer a message; each call sends one.
+#[tool(args, crate = "tools_core")]
+async fn notify(ctx: &ToolContext, customer: String, message: String) -> Result<String, ToolError> {
+    backend(ctx, "notify", None, json!({"customer": customer, "message": message})).await
 }
 
 /// Refund an amount on an order; a person approves each refund.
 #[tool(args, needs_approval, crate = "tools_core")]
 async fn issue_refund(ctx: &ToolContext, order: String, amount: f64) -> Result<String, ToolError> {
-    backend(ctx, "issue_refund", json!({"order": order, "amount": amount})).await
+    backend(ctx, "issue_refund", None, json!({"order": order, "amount": amount})).await
 }
 
 fn agent() -> anyhow::Result<Agent> {
-    let tools = Toolset::builder().add(CheckStock).add(PlaceOrder).add(IssueRefund).build()?;
+    let tools = Toolset::builder().add(CheckStock).add(PlaceOrder).add(Notify).add(IssueRefund).build()?;
     let model = std::env::var("MODEL").unwrap_or_else(|_| "gpt-4.1-mini".into());
     let model = OpenAiChat::new(model)
         .with_header(HeaderName::from_static("x-worker-pid"), HeaderValue::from_str(&pid())?);

@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
 use tools_agent::{Decision, Effects, Model, ModelError, ModelRequest, ModelResponse, RunState};
-use tools_core::{ToolCall, ToolContext, ToolError, ToolResult, Toolset};
+use tools_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
 use crate::workflow::{WAITING, Waiting};
 
@@ -16,14 +16,23 @@ use crate::workflow::{WAITING, Waiting};
 /// request and each tool call a journaled step (`ctx.run`), the wait for a
 /// person's decision an awakeable. What each guarantees after a crash is
 /// in the crate's table.
+///
+/// Each call runs with an [`IdempotencyScope`] of `{run id}:{turn}` (the
+/// turn counts the model's responses), so its
+/// [`idempotency_key`](ToolContext::idempotency_key) is
+/// `{run id}:{turn}:{call id}`: the same on every replay, as a replay
+/// takes the same steps in the same order and the call ids come from the
+/// journaled responses.
 pub struct Journal<'c> {
     ctx: &'c WorkflowContext<'c>,
+    /// The model responses so far: call ids are unique within one only.
+    turns: AtomicUsize,
 }
 
 impl<'c> Journal<'c> {
     /// The effects of the run this context executes.
     pub fn new(ctx: &'c WorkflowContext<'c>) -> Self {
-        Self { ctx }
+        Self { ctx, turns: AtomicUsize::new(0) }
     }
 }
 
@@ -60,6 +69,7 @@ impl Effects for Journal<'_> {
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         let ctx: &'a WorkflowContext<'a> = self.ctx;
+        self.turns.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
             // A model error is the step's terminal result (the clients
             // have their own retries): journaled, so a replay fails the
@@ -82,7 +92,12 @@ impl Effects for Journal<'_> {
         approved: bool,
     ) -> BoxFuture<'a, Vec<ToolResult>> {
         let ctx: &'a WorkflowContext<'a> = self.ctx;
+        let turn = self.turns.load(Ordering::SeqCst);
         Box::pin(async move {
+            // One clone of the context per turn: a call's context, made
+            // from it by the toolset, shares its extensions.
+            let scope = IdempotencyScope::new(format!("{}:{turn}", ctx.key()));
+            let context = &context.clone().with_extension(scope);
             let mut results = Vec::with_capacity(calls.len());
             // One step at a time: the context refuses two awaited at once.
             for call in calls {

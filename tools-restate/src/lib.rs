@@ -32,9 +32,30 @@
 //! | step | journaled as | after a crash |
 //! |---|---|---|
 //! | model request | one `ctx.run`, the whole [`ModelResponse`](tools_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again; one cut before it was journaled is asked again |
-//! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](tools_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again |
+//! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](tools_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
 //! | call of any other tool | a `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
 //! | approval | an awakeable, its id in the workflow's state | the run waits across restarts, for days; the decision resolves it through the ingress, from any machine |
+//!
+//! Exactly-once side effects are at-least-once runs plus a key the
+//! effect's backend dedupes by: every call of a durable run has an
+//! [`idempotency_key`](tools_core::ToolContext::idempotency_key),
+//! `{run id}:{turn}:{call id}`, the same on every replay. A tool that sends
+//! it with its effect (as an `Idempotency-Key` header, say) and is marked
+//! `idempotent` is run again after a cut, and its backend applies the
+//! effect once:
+//!
+//! ```
+//! use tools_core::{ToolContext, ToolError};
+//! use tools_macros::tool;
+//!
+//! /// Charge a customer.
+//! #[tool(args, idempotent, crate = "tools_core")]
+//! async fn charge(ctx: &ToolContext, customer: String, cents: u64) -> Result<String, ToolError> {
+//!     let key = ctx.idempotency_key().ok_or_else(|| ToolError::failed("no idempotency key"))?;
+//!     // POST to the payment API with the header `Idempotency-Key: {key}`.
+//!     Ok(format!("charged {customer} {cents} cents under {key}"))
+//! }
+//! ```
 //!
 //! A turn's calls are journaled one after the other, in call order: a
 //! restate-sdk 0.13 context takes one journaled step at a time (awaiting

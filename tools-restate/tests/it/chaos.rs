@@ -1,9 +1,11 @@
 //! The chaos test: 50 runs on two workers, the worker that sends a request
 //! killed (SIGKILL) at random before or after its answer, and started
 //! again. Every run ends with the in-process run's transcript, but for a
-//! call of the non-idempotent tool cut mid-flight, which the model reads
-//! as unknown; each such call ran at most once, every other exactly once;
-//! and no model request came again once a later step had started.
+//! call of the tool with no idempotency key (`notify`) cut mid-flight,
+//! which the model reads as unknown; each such call ran at most once,
+//! every other notify exactly once; each order, run again after a cut
+//! under the same key, was placed exactly once; and no model request came
+//! again once a later step had started.
 
 use std::collections::HashMap;
 
@@ -38,10 +40,11 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     .await;
     shop.calm();
 
-    let (struck, calls, requests, wrong, cut) = shop.seen(|seen| {
+    let (struck, calls, applied, requests, wrong, cut) = shop.seen(|seen| {
         (
             seen.struck.clone(),
             seen.calls.clone(),
+            seen.applied.clone(),
             seen.requests.clone(),
             seen.wrong.clone(),
             seen.cut_calls.clone(),
@@ -50,9 +53,12 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     assert!(wrong.is_empty(), "{wrong:?}");
     let killed: usize = struck.values().sum();
     assert!(killed >= 10, "too few kills to show anything: {struck:?}");
-    let (mut unknown, mut unknown_ran) = (Vec::new(), 0);
+    let ran = |tool: &str, id: &str| calls.get(&(tool.to_owned(), id.to_owned())).copied().unwrap_or(0);
+    let (mut unknown, mut unknown_ran, mut exact) = (Vec::new(), 0, 0);
     for (n, (got, mut want)) in finished.into_iter().zip(expected).enumerate() {
-        // A place_order call cut mid-flight answers that its result is unknown.
+        // A notify call cut mid-flight answers that its result is unknown;
+        // every other result is the in-process one.
+        let mut differs = false;
         for (message, wanted) in got.transcript.messages.iter().zip(&mut want.transcript.messages) {
             let (Message::Tool { results: got }, Message::Tool { results: wanted }) = (message, wanted)
             else {
@@ -61,43 +67,44 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
             for (got, wanted) in got.iter().zip(wanted) {
                 let call = tools_core::ToolCall::new(got.id.clone(), got.name.clone(), "");
                 if *got == tools_restate::unknown_result(&call) {
-                    assert_eq!(
-                        got.name, "place_order",
-                        "only the non-idempotent tool is left unknown: {got:?}"
-                    );
-                    let ran = calls.get(&(got.name.to_string(), got.id.to_string())).copied().unwrap_or(0);
+                    assert_eq!(got.name, "notify", "only the tool with no key is left unknown: {got:?}");
+                    let ran = ran(&got.name, &got.id);
                     assert!(ran <= 1, "{got:?} ran {ran} times");
                     unknown.push(got.id.to_string());
                     unknown_ran += ran;
                     *wanted = ToolResult::clone(got);
+                    differs = true;
                 }
             }
         }
         assert_eq!(got, want, "run {n}");
+        exact += usize::from(!differs);
     }
-    // Every call cut at the backend was then answered as unknown.
-    for id in cut.iter().filter(|id| id.contains("order")) {
+    // Every call cut at the backend was then answered as unknown, but an
+    // order: its call ran again, under the same key.
+    for id in cut.iter().filter(|id| id.contains("notify")) {
         assert!(unknown.contains(id), "{id} was cut at the backend, yet its result is known");
     }
+    let orders_cut: Vec<_> = cut.iter().filter(|id| id.contains("order")).collect();
+    for id in &orders_cut {
+        assert!(ran("place_order", id) >= 2, "{id} was cut at the backend, yet not run again");
+    }
+    let mut invoked = 0;
     for n in 0..RUNS {
-        let count = |suffix: &str| {
-            calls
-                .get(&(
-                    if suffix == "stock" { "check_stock" } else { "place_order" }.to_owned(),
-                    format!("call_{n}_{suffix}"),
-                ))
-                .copied()
-                .unwrap_or(0)
-        };
-        assert!(count("stock") >= 1, "run {n}");
-        for order in ["order_1", "order_2"] {
-            let ran = count(order);
-            match unknown.contains(&format!("call_{n}_{order}")) {
-                true => assert!(ran <= 1, "run {n}'s {order} ran {ran} times"),
-                false => assert_eq!(ran, 1, "run {n}'s {order}, its result known, ran {ran} times"),
-            }
+        assert!(ran("check_stock", &format!("call_{n}_stock")) >= 1, "run {n}");
+        for (turn, order) in [(1, "order_1"), (2, "order_2")] {
+            let (id, key) = (format!("call_{n}_{order}"), format!("run-{n}:{turn}:call_{n}_{order}"));
+            assert_eq!(applied.get(&key), Some(&1), "run {n}'s {order}: placed once under {key}");
+            assert!(ran("place_order", &id) >= 1, "run {n}");
+            invoked += ran("place_order", &id);
+        }
+        let id = format!("call_{n}_notify");
+        match (unknown.contains(&id), ran("notify", &id)) {
+            (true, ran) => assert!(ran <= 1, "run {n}'s notify ran {ran} times"),
+            (false, ran) => assert_eq!(ran, 1, "run {n}'s notify, its result known, ran {ran} times"),
         }
     }
+    assert_eq!(applied.values().sum::<usize>(), 2 * RUNS, "no order placed under another key: {applied:?}");
     // A model request is asked again only if it was cut before its
     // response was journaled: never once the run has gone past it.
     let mut reached: HashMap<&str, usize> = HashMap::new();
@@ -112,7 +119,11 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
         workers.served.iter().map(|n| n.load(std::sync::atomic::Ordering::Relaxed)).collect();
     assert!(served.iter().all(|n| *n > 0), "both workers served runs: {served:?}");
     eprintln!(
-        "chaos: {RUNS} runs, {killed} kills {struck:?}, {} calls unknown ({unknown_ran} of them had run), {} model requests ({repeated} asked again), worker requests {served:?}",
+        "chaos: {RUNS} runs ({exact} with the in-process transcript exactly), {killed} kills {struck:?}, \
+         {} orders placed of {invoked} place_order calls run ({} cut at the backend and run again), {} notify calls unknown ({unknown_ran} of them had \
+         run), {} model requests ({repeated} asked again), worker requests {served:?}",
+        2 * RUNS,
+        orders_cut.len(),
         unknown.len(),
         requests.len()
     );

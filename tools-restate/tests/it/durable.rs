@@ -1,5 +1,6 @@
 //! One durable run, no crash: the transcript of the same run in-process,
-//! each model request and each call made once.
+//! each model request and each call made once, each order under its
+//! call's idempotency key.
 
 use crate::support::shop::{self, Running};
 use crate::support::{Restate, Workers, local_run};
@@ -29,10 +30,15 @@ async fn a_durable_run_has_the_in_process_transcript_and_asks_each_step_once() {
             calls,
             [
                 ("check_stock", "call_1_stock", 1),
+                ("notify", "call_1_notify", 1),
                 ("place_order", "call_1_order_1", 1),
-                ("place_order", "call_1_order_2", 1)
+                ("place_order", "call_1_order_2", 1),
             ]
         );
+        // `{run id}:{turn}:{call id}`, the turn counting the model's responses.
+        let mut applied: Vec<_> = seen.applied.iter().map(|(key, n)| (key.as_str(), *n)).collect();
+        applied.sort();
+        assert_eq!(applied, [("run-1:1:call_1_order_1", 1), ("run-1:2:call_1_order_2", 1)]);
     });
     workers.stop();
 }

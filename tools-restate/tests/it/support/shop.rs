@@ -1,7 +1,8 @@
 //! The shop: on one loopback port, the model's stand-in (OpenAI Chat
 //! Completions, its bodies shaped as OpenAI documents them:
 //! <https://platform.openai.com/docs/api-reference/chat/object>) and the
-//! tools' backend. Each counts what reaches it, outside the workers; with
+//! tools' backend, which places one order per idempotency key. Each
+//! counts what reaches it, outside the workers; with
 //! chaos on, it kills the worker that sent a request (by the process id
 //! the worker sends), before answering or just after.
 
@@ -42,6 +43,10 @@ pub(crate) struct Seen {
     pub(crate) requests: Vec<(String, usize)>,
     /// How many times each call id reached the backend, by tool.
     pub(crate) calls: HashMap<(String, String), usize>,
+    /// How many orders were placed under each idempotency key.
+    pub(crate) applied: HashMap<String, usize>,
+    /// The answer given under each idempotency key, to give again.
+    answers: HashMap<String, String>,
     /// The call ids the backend was cut on (the worker killed before it answered).
     pub(crate) cut_calls: Vec<String>,
     /// The kills, by where they struck.
@@ -165,13 +170,18 @@ fn answer(kind: &str, run: &str, step: usize) -> Value {
             call(format!("call_{run}_stock"), "check_stock", json!({"item": "lamp"})),
             call(format!("call_{run}_order_1"), "place_order", json!({"item": "lamp", "quantity": 2})),
         ],
-        ("order", 1) => {
-            vec![call(
+        ("order", 1) => vec![
+            call(
                 format!("call_{run}_order_2"),
                 "place_order",
                 json!({"item": "bulb", "quantity": n % 3 + 1}),
-            )]
-        }
+            ),
+            call(
+                format!("call_{run}_notify"),
+                "notify",
+                json!({"customer": run, "message": "Your lamps are on their way."}),
+            ),
+        ],
         ("refund", 0) => vec![
             call(format!("call_{run}_stock"), "check_stock", json!({"item": "lamp"})),
             call(
@@ -228,13 +238,30 @@ async fn backend(
     Json(body): Json<Value>,
 ) -> String {
     let id = body["call_id"].as_str().unwrap_or("").to_owned();
-    *shop.seen.lock().unwrap().calls.entry((tool.clone(), id.clone())).or_default() += 1;
+    let key = headers.get("idempotency-key").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let arguments = &body["arguments"];
     let answer = match tool.as_str() {
         "check_stock" => format!("7 of {} in stock", arguments["item"]),
         "place_order" => format!("order {id} placed: {} x {}", arguments["quantity"], arguments["item"]),
+        "notify" => format!("sent to customer {}", arguments["customer"]),
         "issue_refund" => format!("refunded {} on order {}", arguments["amount"], arguments["order"]),
         other => format!("no tool {other}"),
+    };
+    let answer = {
+        let mut seen = shop.seen.lock().unwrap();
+        *seen.calls.entry((tool.clone(), id.clone())).or_default() += 1;
+        // An order is placed once per key; a repeat gets the first answer.
+        match key {
+            Some(key) if tool == "place_order" => match seen.answers.get(&key) {
+                Some(first) => first.clone(),
+                None => {
+                    *seen.applied.entry(key.clone()).or_default() += 1;
+                    seen.answers.insert(key, answer.clone());
+                    answer
+                }
+            },
+            _ => answer,
+        }
     };
     match shop.draw() {
         Some(true) if shop.kill(&headers, Struck::ToolBefore) => {
