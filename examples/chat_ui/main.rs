@@ -10,7 +10,8 @@
 //!
 //! It prints `listening on http://127.0.0.1:PORT` once it listens, and
 //! serves `GET /` (index.html), `GET /app.js` (dist/app.js, the bundled
-//! page) and `POST /api/chat`. Offline, the model is a [`ScriptedServer`]
+//! page), `POST /api/chat` and, for AG-UI clients, `POST /api/agui`
+//! ([`AguiServer`]: the same agent, a run per request). Offline, the model is a [`ScriptedServer`]
 //! on loopback, reached through the real OpenAI client, streamed: asked
 //! anything, it calls `get_weather {"city":"Paris"}` (the arguments in
 //! several pieces); given the weather it says it, told the person declined
@@ -28,7 +29,7 @@ use serde_json::Value;
 use tools::agent::scripted_server::{Reply, ScriptedServer};
 use tools::agent::{Agent, OpenAiChat};
 use tools::toolset::Toolset;
-use tools::ui::ChatServer;
+use tools::ui::{AguiServer, ChatServer};
 use tools::{ToolCall, ToolContext, ToolError, tool};
 
 /// The current weather in a city.
@@ -91,6 +92,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let app = Router::new()
         .route("/", get(|| page_file("index.html", "text/html; charset=utf-8")))
         .route("/app.js", get(|| page_file("dist/app.js", "text/javascript; charset=utf-8")))
+        .merge(AguiServer::new(agent.clone()).router())
         .merge(ChatServer::new(agent).router());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);

@@ -3,7 +3,7 @@
 //! were shown, whether a step is under way), and [`ui_stream`], a whole
 //! run's events as the SSE body.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use futures::{Stream, StreamExt};
 use serde_json::Value;
@@ -11,16 +11,8 @@ use tools_agent::{AgentEvent, StopReason};
 use tools_core::{Outcome, ToolCall, ToolResult};
 
 use crate::UiChunk;
+use crate::calls::Calls;
 use crate::chunk::DONE;
-
-/// A call streamed by the model, by its index in the turn.
-#[derive(Default)]
-struct Streaming {
-    id: Option<String>,
-    name: Option<String>,
-    /// Argument text that came before the id and name.
-    held: String,
-}
 
 /// Turns [`AgentEvent`]s, in order, into [`UiChunk`]s: one adapter per
 /// response (one run, or one resumed run).
@@ -59,10 +51,8 @@ pub struct UiAdapter {
     in_step: bool,
     /// Its model request is over: what comes from the model next is a new step.
     answered: bool,
-    /// The calls of the model request under way, by index.
-    streaming: HashMap<usize, Streaming>,
-    /// Calls shown with `tool-input-start`.
-    started: HashSet<String>,
+    /// Calls streamed and shown with `tool-input-start`.
+    calls: Calls,
     /// Calls shown whole, with `tool-input-available`.
     available: HashSet<String>,
     /// The response goes on with a message whose calls the page shows
@@ -143,7 +133,7 @@ impl UiAdapter {
                 // The model's response is over.
                 self.close_parts(&mut out);
                 self.answered = true;
-                self.streaming.clear();
+                self.calls.turn_over();
             }
             AgentEvent::ToolCall(call) => self.show(&mut out, call),
             AgentEvent::ApprovalRequested(pending) => {
@@ -229,8 +219,7 @@ impl UiAdapter {
         self.close_reasoning(out);
     }
 
-    /// A piece of a streamed call: shown once its id and name are known,
-    /// with the argument text that came before them.
+    /// A piece of a streamed call, shown once its id and name are known.
     fn call_delta(
         &mut self,
         out: &mut Vec<UiChunk>,
@@ -239,23 +228,12 @@ impl UiAdapter {
         name: Option<&str>,
         arguments: &str,
     ) {
-        let call = self.streaming.entry(index).or_default();
-        if call.id.is_none() {
-            call.id = id.map(str::to_owned);
+        let Some(piece) = self.calls.delta(index, id, name, arguments) else { return };
+        if piece.first {
+            out.push(UiChunk::ToolInputStart { tool_call_id: piece.id.clone(), tool_name: piece.name });
         }
-        if call.name.is_none() {
-            call.name = name.map(str::to_owned);
-        }
-        let (Some(id), Some(name)) = (call.id.clone(), call.name.clone()) else {
-            call.held.push_str(arguments);
-            return;
-        };
-        let delta = std::mem::take(&mut call.held) + arguments;
-        if self.started.insert(id.clone()) {
-            out.push(UiChunk::ToolInputStart { tool_call_id: id.clone(), tool_name: name });
-        }
-        if !delta.is_empty() {
-            out.push(UiChunk::ToolInputDelta { tool_call_id: id, input_text_delta: delta });
+        if !piece.delta.is_empty() {
+            out.push(UiChunk::ToolInputDelta { tool_call_id: piece.id, input_text_delta: piece.delta });
         }
     }
 
@@ -266,7 +244,7 @@ impl UiAdapter {
         }
         self.step(out);
         let id = call.id.to_string();
-        if self.started.insert(id.clone()) {
+        if self.calls.start(&id) {
             out.push(UiChunk::ToolInputStart { tool_call_id: id.clone(), tool_name: call.name.to_string() });
         }
         if self.available.insert(id.clone()) {

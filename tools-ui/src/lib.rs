@@ -12,17 +12,25 @@
 //! - [`ChatServer`]: the axum handler (`POST /api/chat`) that reads
 //!   useChat's request ([`ChatRequest`], [`UiMessage`],
 //!   [`ApprovalResponse`]) and starts a run, or resumes the chat's paused
-//!   run with the page's approvals.
+//!   run with the page's approvals;
+//! - [`AguiEvent`], [`AguiAdapter`], [`AguiServer`]: the same run as
+//!   AG-UI events (`@ag-ui/core` 1.0.0), and the handler
+//!   (`POST /api/agui`) that starts one from a `RunAgentInput`.
 //!
 //! The facade's feature `ui` brings it in (`tools::ui`).
 #![deny(missing_docs)]
 
 mod adapter;
+mod agui;
+mod agui_server;
+mod calls;
 mod chunk;
 mod request;
 mod server;
 
 pub use adapter::UiAdapter;
+pub use agui::{AguiAdapter, AguiEvent, Interrupt, RunOutcome};
+pub use agui_server::AguiServer;
 pub use chunk::{DONE, HEADERS, UiChunk};
 pub use request::{ApprovalResponse, ChatRequest, UiMessage};
 pub use server::ChatServer;

@@ -4,5 +4,7 @@ mod support;
 
 // AgentEvents in, UI message chunks out.
 mod adapter;
+// AgentEvents in, AG-UI events out, and the AG-UI endpoint.
+mod agui;
 // The useChat endpoint over HTTP, against the scripted server.
 mod server;
