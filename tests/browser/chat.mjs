@@ -16,46 +16,19 @@
 // named *-failed.png when a flow fails. The browser is /usr/bin/chromium, or
 // CHROMIUM; playwright-core downloads none.
 
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import readline from "node:readline";
 import { chromium } from "playwright-core";
-import { ROOT, buildExample, check } from "../typescript/support.mjs";
+import { ROOT, check, startExample } from "../typescript/support.mjs";
 
 const QUESTION = "What is the weather in Paris?";
 // A guard against a hang, not a measure: a flow's every wait ends by then.
 const WAIT_MS = 30_000;
 const SHOTS = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, "target"), "browser");
 
-// The example's server, when this script started it: killed however the script ends.
-let server = null;
-process.on("exit", () => server?.kill());
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => process.exit(1));
-}
-
-async function startExample() {
-  const binary = buildExample("chat_ui");
-  // Offline whatever the environment: with a key the example would ask OpenAI.
-  const env = { ...process.env, PORT: "0" };
-  delete env.OPENAI_API_KEY;
-  server = spawn(binary, [], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
-  const lines = readline.createInterface({ input: server.stdout });
-  const exited = new Promise((_, reject) =>
-    server.once("exit", (code, signal) => reject(new Error(`the example exited (${signal ?? code}) before listening`))),
-  );
-  const listening = new Promise((resolve) => {
-    lines.on("line", (line) => {
-      const url = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line.trim())?.[1];
-      if (url) resolve(url);
-    });
-  });
-  const guard = new Promise((_, reject) =>
-    setTimeout(() => reject(new Error(`the example printed no listening line in ${WAIT_MS} ms`)), WAIT_MS).unref(),
-  );
-  return Promise.race([listening, exited, guard]);
 }
 
 // Between the page and the example: passes every request and response
@@ -269,7 +242,7 @@ async function deny(page, chat) {
   await checkResponseSent(page, chat, false);
 }
 
-const url = process.argv[2] ?? (await startExample());
+const url = process.argv[2] ?? (await startExample("chat_ui", WAIT_MS));
 // A fresh profile (playwright-core makes a temporary one), and nothing the
 // browser would fetch on its own: the test reaches only the example.
 const browser = await chromium.launch({

@@ -1,8 +1,10 @@
 // What the JavaScript checks share (these and tests/browser's): the
-// repository's root, a check that throws, and an example built by cargo.
+// repository's root, a check that throws, and an example built by cargo
+// (and started, for one that serves HTTP).
 
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -30,4 +32,30 @@ export function buildExample(name) {
     }
   }
   throw new Error("cargo did not report the example's executable");
+}
+
+// An example that serves HTTP, started offline on a free port: resolves to the
+// URL of its `listening on` line. It is killed however this script ends.
+export async function startExample(name, waitMs = 30_000) {
+  const binary = buildExample(name);
+  // Offline whatever the environment: with a key the example would ask OpenAI.
+  const env = { ...process.env, PORT: "0" };
+  delete env.OPENAI_API_KEY;
+  const server = spawn(binary, [], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
+  process.on("exit", () => server.kill());
+  const lines = createInterface({ input: server.stdout });
+  const exited = new Promise((_, reject) =>
+    server.once("exit", (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before listening`))),
+  );
+  const listening = new Promise((resolve) => {
+    lines.on("line", (line) => {
+      const url = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line.trim())?.[1];
+      if (url) resolve(url);
+    });
+  });
+  let timer;
+  const guard = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} printed no listening line in ${waitMs} ms`)), waitMs);
+  });
+  return Promise.race([listening, exited, guard]).finally(() => clearTimeout(timer));
 }
