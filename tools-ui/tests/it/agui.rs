@@ -51,6 +51,41 @@ async fn a_plain_answer_is_one_text_message_in_a_finished_run() {
 }
 
 #[tokio::test]
+async fn a_call_s_result_is_a_tool_message_and_the_next_turn_a_new_assistant_message() {
+    // No tool has this name: the result is an error the model reads.
+    let model = ScriptedModel::new()
+        .then_calls([tools_core::ToolCall::new("c1", "get_time", r#"{"zone":"UTC"}"#)])
+        .then_text("No clock here.");
+    let agent = Agent::new(model, Toolset::builder().build().unwrap()).unwrap();
+    let events = body(&agent, "Time?").await;
+    assert_eq!(
+        types(&events),
+        [
+            "RUN_STARTED",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "TOOL_CALL_RESULT",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(
+        events[1],
+        json!({"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "get_time", "parentMessageId": "r1-1"})
+    );
+    assert_eq!(events[2]["delta"], r#"{"zone":"UTC"}"#);
+    assert_eq!(events[4]["messageId"], "r1-result-c1");
+    assert_eq!(events[4]["toolCallId"], "c1");
+    assert_eq!(events[4]["role"], "tool");
+    assert!(events[4]["content"].as_str().unwrap().contains("get_time"), "{}", events[4]);
+    assert_eq!(events[5]["messageId"], "r1-2");
+    assert_eq!(events[8]["result"], "No clock here.");
+}
+
+#[tokio::test]
 async fn a_failed_run_ends_in_run_error() {
     // The script is empty: the first request fails.
     let agent = Agent::new(ScriptedModel::new(), Toolset::builder().build().unwrap()).unwrap();
