@@ -5,16 +5,15 @@
 //!
 //! With `OPENAI_API_KEY` (or `OPENAI_BASE_URL`) set, the model is OpenAI's
 //! (`MODEL`, default gpt-4.1-mini); with neither, a stand-in of the Chat
-//! Completions API on 127.0.0.1, which prints the content parts it received
-//! and answers as the API documents:
+//! Completions API on 127.0.0.1 (`ScriptedServer`), which prints the content
+//! parts it received and answers as the API documents:
 //!
 //! ```sh
-//! cargo run --example image_prompt --features agent
+//! cargo run --example image_prompt --features scripted-server
 //! ```
 
-use axum::Json;
-use axum::routing::post;
-use serde_json::{Value, json};
+use serde_json::Value;
+use tools::agent::scripted_server::{Reply, ScriptedServer};
 use tools::agent::{Agent, ApiKey, OpenAiChat};
 use tools::toolset::Toolset;
 use tools::{Media, Part};
@@ -33,12 +32,11 @@ fn square(rgb: [u8; 3]) -> Result<Vec<u8>, png::EncodingError> {
     Ok(png)
 }
 
-/// What the stand-in answers: a chat completion as
-/// <https://platform.openai.com/docs/api-reference/chat/object> shows it,
-/// after printing the content parts of the request's user message.
-async fn completion(Json(request): Json<Value>) -> Json<Value> {
-    let messages = request["messages"].as_array().cloned().unwrap_or_default();
-    for message in messages.iter().filter(|message| message["role"] == "user") {
+/// What the stand-in answers to a request (Chat Completions' JSON), after
+/// printing the content parts of its user message.
+fn describe(request: &Value) -> Option<Reply> {
+    let messages = request["messages"].as_array().into_iter().flatten();
+    for message in messages.filter(|message| message["role"] == "user") {
         for part in message["content"].as_array().into_iter().flatten() {
             let shown = match part["type"].as_str() {
                 Some("text") => format!("text      {}", part["text"]),
@@ -52,30 +50,25 @@ async fn completion(Json(request): Json<Value>) -> Json<Value> {
             println!("stand-in received  {shown}");
         }
     }
-    Json(json!({
-        "id": "chatcmpl-local", "object": "chat.completion", "created": 1741569952, "model": "stand-in",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": "A red square.", "refusal": null}}],
-        "usage": {"prompt_tokens": 95, "completion_tokens": 4, "total_tokens": 99}
-    }))
+    Some(Reply::text("A red square."))
 }
 
-/// OpenAI's model, or the stand-in, started here.
-async fn model() -> Result<OpenAiChat, std::io::Error> {
+/// OpenAI's model, or the stand-in, started here (it serves as long as it
+/// is kept).
+async fn model() -> Result<(OpenAiChat, Option<ScriptedServer>), std::io::Error> {
     if ["OPENAI_API_KEY", "OPENAI_BASE_URL"].iter().any(|name| std::env::var_os(name).is_some()) {
         let name = std::env::var("MODEL").unwrap_or_else(|_| "gpt-4.1-mini".to_owned());
-        return Ok(OpenAiChat::new(name));
+        return Ok((OpenAiChat::new(name), None));
     }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base_url = format!("http://{}/v1", listener.local_addr()?);
-    let routes = axum::Router::new().route("/v1/chat/completions", post(completion));
-    tokio::spawn(async move { axum::serve(listener, routes).await });
-    Ok(OpenAiChat::from_values("stand-in", Some(ApiKey::new("sk-local")), Some(&base_url)))
+    let server = ScriptedServer::answering(describe).await?;
+    let model = OpenAiChat::from_values("stand-in", Some(ApiKey::new("sk-local")), Some(server.base_url()));
+    Ok((model, Some(server)))
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let agent = Agent::new(model().await?, Toolset::new())?.with_instructions("Answer in a few words.");
+    let (model, _stand_in) = model().await?;
+    let agent = Agent::new(model, Toolset::new())?.with_instructions("Answer in a few words.");
     let image = Media::bytes(square([220, 30, 30])?, "image/png");
     let run = agent.run([Part::text("What is in this image?"), Part::image(image)]).await?;
     println!("answer  {}", run.answer);
