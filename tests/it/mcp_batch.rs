@@ -5,11 +5,10 @@
 //! removed them (<https://modelcontextprotocol.io/specification/2025-06-18/changelog>).
 //! The example server fed raw lines, and raw HTTP.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use tools::mcp::{HttpOptions, McpServer};
@@ -90,27 +89,18 @@ async fn over_stdio_a_2025_03_26_session_takes_a_batch_and_answers_it_in_one_arr
 
 #[tokio::test]
 async fn over_stdio_a_batch_sent_before_the_initialize_answer_is_read_is_taken() {
-    let mut child = tokio::process::Command::new(support::build_example("mcp_server"))
-        .env_remove("TAVILY_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the example started");
-    let mut stdin = child.stdin.take().expect("stdin");
+    let (_child, mut stdin, mut stdout) = support::stdio_example();
     let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#;
     // All at once, and the input ends: the server answers what it read.
     stdin.write_all(format!("{initialize}\n{initialized}\n{batch}\n").as_bytes()).await.expect("written");
     drop(stdin);
-    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await;
-    let output = output.expect("the server ended with its input").expect("its output");
-    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("each line is JSON"))
-        .collect();
+    let mut output = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(30), stdout.read_to_string(&mut output)).await;
+    read.expect("the server ended its output with its input").expect("its output");
+    let lines: Vec<Value> =
+        output.lines().map(|line| serde_json::from_str(line).expect("each line is JSON")).collect();
     assert!(lines.contains(&json!([{"jsonrpc":"2.0","id":1,"result":{}}])), "{lines:?}");
 }
 
