@@ -76,6 +76,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     println!("result    {} {:<17} {}", result.id, result.outcome.as_str(), result.content);
                 }
             }
+            Message::Summary { text, covers } => println!("summary   of {covers} messages: {text}"),
         }
     }
     // A count the model did not report (a scripted model reports none) is `None`.

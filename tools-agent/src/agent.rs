@@ -232,6 +232,10 @@ pub struct Agent {
     pub(crate) name: Option<String>,
     /// Whether request spans record what was sent and answered.
     pub(crate) trace_content: bool,
+    /// The conversation its runs belong to (`gen_ai.conversation.id`).
+    pub(crate) conversation: Option<String>,
+    /// What keeps each request under a token budget, if anything does.
+    pub(crate) context_policy: Option<crate::ContextPolicy>,
 }
 
 impl Agent {
@@ -281,6 +285,8 @@ impl Agent {
             answer: None,
             name: None,
             trace_content: false,
+            conversation: None,
+            context_policy: None,
         })
     }
 
@@ -290,6 +296,20 @@ impl Agent {
     pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
+    }
+
+    /// The conversation the agent's runs belong to, on their spans as
+    /// OpenTelemetry's `gen_ai.conversation.id`, so that a run paused on
+    /// Monday and resumed on Tuesday is found as one conversation. A
+    /// session sets it on each run (`tools-session`'s `Session::run`).
+    pub fn with_conversation_id(mut self, id: impl Into<String>) -> Self {
+        self.conversation = Some(id.into());
+        self
+    }
+
+    /// The system prompt of every request, if it has one.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
     }
 
     /// Whether the spans record content, off by default: each request span
@@ -499,6 +519,25 @@ impl Agent {
         Ok(Typed { answer, run })
     }
 
+    /// Keep each request of its runs under a token budget
+    /// ([`ContextPolicy`](crate::ContextPolicy): old tool results cleared,
+    /// the oldest turns dropped, older turns summarized). Only what is sent
+    /// shrinks: the run's transcript keeps every message, and a summary is
+    /// added to it as a [`Message::Summary`].
+    ///
+    /// ```
+    /// use tools_agent::{Agent, ContextPolicy, ScriptedModel};
+    /// use tools_core::Toolset;
+    ///
+    /// let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap()
+    ///     .with_context_policy(ContextPolicy::new(100_000));
+    /// # let _ = agent;
+    /// ```
+    pub fn with_context_policy(mut self, policy: crate::ContextPolicy) -> Self {
+        self.context_policy = Some(policy);
+        self
+    }
+
     /// End the run when this tool succeeds; its output is the answer.
     pub fn with_end_tool(mut self, tool: impl Into<String>) -> Self {
         self.end_tools.push(tool.into());
@@ -510,6 +549,11 @@ impl Agent {
     pub fn with_context(mut self, context: ToolContext) -> Self {
         self.context = context;
         self
+    }
+
+    /// The context every tool call is served with ([`Self::with_context`]).
+    pub fn context(&self) -> &ToolContext {
+        &self.context
     }
 
     /// The toolset the model is offered: in each turn, the tools its
@@ -572,8 +616,9 @@ impl Agent {
             RunInput::Transcript(transcript) => fresh(transcript),
             RunInput::Paused(state) => {
                 // What was spent counts; the limits are this agent's.
-                let (transcript, done, pending, budget, (usage, models), turns) = state.into_parts();
-                (transcript, usage, models, budget, turns, Some((done, pending)))
+                let parts = state.into_parts();
+                let held = Some((parts.done, parts.pending));
+                (parts.transcript, parts.usage, parts.models, parts.budget, parts.turns, held)
             }
         };
         let mut run = Run::new(self, transcript, (usage, models), budget, (events, effects), turns);

@@ -64,6 +64,10 @@ pub struct UnknownCall {
 /// [`Agent::run`](crate::Agent::run) after a decision: a state that is
 /// dropped, saved for days or loaded in another process runs nothing.
 ///
+/// It is the run's [`Transcript`] and its [`PausedTurn`]: a store that
+/// keeps the conversation's messages already keeps the first, and needs
+/// only the second beside them ([`RunState::split`], [`RunState::join`]).
+///
 /// ```
 /// # use tools_agent::RunState;
 /// fn review(state: &mut RunState) {
@@ -77,6 +81,17 @@ pub struct UnknownCall {
 pub struct RunState {
     /// The run so far; its last message is the turn whose calls wait.
     transcript: Transcript,
+    /// Everything else; flattened, so a state saved before the split loads.
+    #[serde(flatten)]
+    turn: PausedTurn,
+}
+
+/// A paused run without its transcript: the held turn (the calls that ran,
+/// the calls that wait and what was decided) and what the run spent. It
+/// belongs after the transcript's last message, which holds the turn's
+/// calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PausedTurn {
     /// The turn's calls that ran, each at its place.
     done: Vec<Placed>,
     /// The turn's calls that wait.
@@ -93,29 +108,56 @@ pub struct RunState {
     turns: usize,
 }
 
+/// A paused run's parts, as the loop takes them apart to resume it.
+pub(crate) struct Parts {
+    pub(crate) transcript: Transcript,
+    pub(crate) done: Vec<Placed>,
+    pub(crate) pending: Vec<Pending>,
+    pub(crate) budget: RunBudget,
+    pub(crate) usage: Vec<Usage>,
+    pub(crate) models: Vec<ModelName>,
+    pub(crate) turns: usize,
+}
+
 impl RunState {
-    pub(crate) fn new(
-        transcript: Transcript,
-        done: Vec<Placed>,
-        pending: Vec<Pending>,
-        budget: RunBudget,
-        (usage, models): (Vec<Usage>, Vec<ModelName>),
-        turns: usize,
-    ) -> Self {
-        Self { transcript, done, pending, budget, usage, models, turns }
+    pub(crate) fn new(parts: Parts) -> Self {
+        let Parts { transcript, done, pending, budget, usage, models, turns } = parts;
+        Self { transcript, turn: PausedTurn { done, pending, budget, usage, models, turns } }
     }
 
-    /// The state's parts; the requests' tokens with the models that answered them.
-    #[allow(clippy::type_complexity, reason = "taken apart once, where the run resumes")]
-    pub(crate) fn into_parts(
-        self,
-    ) -> (Transcript, Vec<Placed>, Vec<Pending>, RunBudget, (Vec<Usage>, Vec<ModelName>), usize) {
-        (self.transcript, self.done, self.pending, self.budget, (self.usage, self.models), self.turns)
+    /// The state's parts, where the run resumes.
+    pub(crate) fn into_parts(self) -> Parts {
+        let PausedTurn { done, pending, budget, usage, models, turns } = self.turn;
+        Parts { transcript: self.transcript, done, pending, budget, usage, models, turns }
+    }
+
+    /// The transcript and the paused turn, to keep apart (a store keeps
+    /// the transcript as the conversation's messages).
+    ///
+    /// ```
+    /// # use tools_agent::RunState;
+    /// fn store(state: RunState) -> RunState {
+    ///     let (transcript, turn) = state.split();
+    ///     // ... the messages in one place, the turn as JSON in another ...
+    ///     RunState::join(transcript, turn)
+    /// }
+    /// ```
+    pub fn split(self) -> (Transcript, PausedTurn) {
+        (self.transcript, self.turn)
+    }
+
+    /// A paused run from its transcript and its turn ([`Self::split`]).
+    /// The transcript must be the one the turn was paused in (its last
+    /// message holds the turn's calls); with another, the resumed run
+    /// answers the calls the transcript's last message holds, a call
+    /// without a decision denied.
+    pub fn join(transcript: Transcript, turn: PausedTurn) -> Self {
+        Self { transcript, turn }
     }
 
     /// The calls that wait, in turn order, with what was decided so far.
     pub fn pending(&self) -> &[Pending] {
-        &self.pending
+        self.turn.pending()
     }
 
     /// The run so far.
@@ -126,16 +168,8 @@ impl RunState {
     /// Decide about the pending call with this id (a later decision
     /// replaces an earlier one).
     pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
-        match self.pending.iter_mut().find(|pending| pending.call.id == id) {
-            Some(pending) => {
-                pending.decision = Some(decision);
-                Ok(self)
-            }
-            None => Err(UnknownCall {
-                id: id.to_owned(),
-                pending: self.pending.iter().map(|pending| pending.call.id.to_string()).collect(),
-            }),
-        }
+        self.turn.decide(id, decision)?;
+        Ok(self)
     }
 
     /// Run this call as the model made it.
@@ -151,6 +185,28 @@ impl RunState {
     /// Do not run this call; the model reads `reason`.
     pub fn deny(&mut self, id: &str, reason: impl Into<String>) -> Result<&mut Self, UnknownCall> {
         self.decide(id, Decision::Deny { reason: reason.into() })
+    }
+}
+
+impl PausedTurn {
+    /// The calls that wait, in turn order, with what was decided so far.
+    pub fn pending(&self) -> &[Pending] {
+        &self.pending
+    }
+
+    /// Decide about the pending call with this id (a later decision
+    /// replaces an earlier one).
+    pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
+        match self.pending.iter_mut().find(|pending| pending.call.id == id) {
+            Some(pending) => {
+                pending.decision = Some(decision);
+                Ok(self)
+            }
+            None => Err(UnknownCall {
+                id: id.to_owned(),
+                pending: self.pending.iter().map(|pending| pending.call.id.to_string()).collect(),
+            }),
+        }
     }
 }
 

@@ -18,6 +18,9 @@
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
 //!   save and continue;
 //! - [`RunBudget`] and [`RunLimits`]: what a run may spend across turns;
+//! - [`ContextPolicy`]: what is sent kept under a token budget (old tool
+//!   results cleared, the oldest turns dropped, older turns summarized:
+//!   [`Strategy`], [`Summarizer`]) while the transcript keeps everything;
 //! - [`ToolIndex`]: the local tool search (BM25) behind the `tool_search`
 //!   function the agent registers when the toolset has tool search on (it
 //!   runs as every tool does);
@@ -54,6 +57,7 @@ mod answer;
 mod approval;
 mod budget;
 mod clients;
+mod context;
 mod effects;
 mod error;
 mod fallback;
@@ -69,9 +73,10 @@ mod trace;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use answer::{AnswerMode, AnswerType, Typed};
-pub use approval::{Decision, Pending, RunState, UnknownCall};
+pub use approval::{Decision, PausedTurn, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
+pub use context::{ContextPolicy, Strategy, Summarizer};
 pub use effects::{Effects, InProcess};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;

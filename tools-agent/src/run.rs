@@ -10,12 +10,12 @@ use serde_json::Value;
 use tools_core::layers::RepairBudget;
 use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
-use crate::approval::{Decision, Pending, Placed, denied, in_turn_order};
+use crate::approval::{Decision, Parts, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
 use crate::stream::streamed;
 use crate::{
-    Agent, AgentEvent, AnswerMode, Content, Effects, Finish, Message, ModelError, RunBudget, RunState,
-    StopReason, Transcript,
+    Agent, AgentEvent, AnswerMode, Content, ContextPolicy, Effects, Finish, Message, ModelError, RunBudget,
+    RunState, StopReason, Transcript,
 };
 
 /// How a run ends: the answer and why.
@@ -45,6 +45,10 @@ pub(crate) struct Run<'a> {
     tools: Cow<'a, Toolset>,
     /// The typed answer, once one was read.
     pub(crate) typed_answer: Option<Value>,
+    /// The input tokens the provider reported for the run's last request
+    /// under a context policy, and the tokens estimated for what it sent:
+    /// the policy's calibration.
+    calibration: Option<(u64, u64)>,
 }
 
 impl<'a> Run<'a> {
@@ -82,6 +86,7 @@ impl<'a> Run<'a> {
             repairs: (repairs, given),
             tools,
             typed_answer: None,
+            calibration: None,
         }
     }
 
@@ -193,9 +198,26 @@ impl<'a> Run<'a> {
                 self.tools = Cow::Owned(self.tools.as_ref().clone().with_loaded(found));
             }
         }
+        // What is sent: the transcript with its latest summary standing for
+        // what it covers, kept under the context policy's budget.
+        let room = match agent.context_policy.as_ref() {
+            Some(policy) => match self.make_room(policy, with_tools).await {
+                Some(room) => Some((policy, room)),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        let (sent, sent_bytes) = match room {
+            Some((policy, (limit, fixed))) => {
+                let fitted = policy.fit(&self.transcript.messages, limit);
+                crate::context::trace_fitted(&fitted, policy, limit, fixed);
+                (fitted.messages, Some(fixed + fitted.bytes))
+            }
+            None => (crate::context::sent(&self.transcript.messages), None),
+        };
         let request = ModelRequest {
             instructions: self.transcript.instructions.as_deref(),
-            messages: &self.transcript.messages,
+            messages: &sent,
             tools: with_tools.then_some(&*self.tools),
             settings: &agent.settings,
             answer: agent.answer.as_ref().filter(|answer| answer.mode() == AnswerMode::Native),
@@ -231,8 +253,53 @@ impl<'a> Run<'a> {
         crate::trace::record_response(&span, who, &response, agent.trace_content);
         self.models.push(answered);
         self.usage.push(response.usage);
+        if let (Some(reported), Some(bytes)) = (response.usage.input_tokens, sent_bytes) {
+            self.calibration = Some((reported, bytes.div_ceil(4)));
+        }
         self.emit(AgentEvent::Usage(response.usage));
         Ok(Some(response))
+    }
+
+    /// Before a request under a context policy: the summary the policy
+    /// asks for, if it does, added to the transcript; then the bytes the
+    /// messages may take, and those of the instructions and tools. `None`
+    /// if the context was cancelled.
+    async fn make_room(&mut self, policy: &ContextPolicy, with_tools: bool) -> Option<(u64, u64)> {
+        let agent = self.agent;
+        let tools = with_tools.then_some(&*self.tools);
+        let instructions = self.transcript.instructions.as_deref();
+        let fixed = crate::context::fixed_bytes(agent.model.as_ref(), instructions, tools);
+        let limit = policy.limit(fixed, self.calibration);
+        let Some(ask) = policy.summary_needed(&self.transcript.messages, limit) else {
+            return Some((limit, fixed));
+        };
+        let model = ask.model(agent.model.as_ref());
+        let cancelled = agent.context.cancellation().cancelled();
+        let response = tokio::select! {
+            biased;
+            () = cancelled => return None,
+            response = ask.request(model, &agent.settings, self.effects) => response,
+        };
+        // A summary that cannot be had leaves the other strategies to keep
+        // the budget: the run goes on.
+        match response {
+            Ok(response) => {
+                self.models.push(response.model.clone().unwrap_or_else(|| ModelName::of(model)));
+                self.usage.push(response.usage);
+                self.emit(AgentEvent::Usage(response.usage));
+                let text = response.text();
+                if text.trim().is_empty() {
+                    tracing::warn!(target: "tools_agent::context", "the summary request gave no text: no summary made");
+                } else {
+                    tracing::debug!(target: "tools_agent::context", covers = ask.covers, "summary made");
+                    self.transcript.push(Message::summary(text, ask.covers));
+                }
+            }
+            Err(error) => {
+                tracing::warn!(target: "tools_agent::context", %error, "the summary request failed: no summary made");
+            }
+        }
+        Some((limit, fixed))
     }
 
     /// Run one turn's calls and record their results; `Some` when the run
@@ -276,8 +343,8 @@ impl<'a> Run<'a> {
         let StopReason::Paused(state) = &paused.1 else { return Ok(Err(paused)) };
         Ok(match self.effects.decide(state).await? {
             Some(decided) => {
-                let (_, done, pending, ..) = decided.into_parts();
-                Ok((done, pending))
+                let parts = decided.into_parts();
+                Ok((parts.done, parts.pending))
             }
             None => Err(paused),
         })
@@ -396,14 +463,15 @@ impl<'a> Run<'a> {
 
     fn pause(&mut self, done: Vec<Placed>, pending: Vec<Pending>) -> Ended {
         self.count_repairs();
-        let state = RunState::new(
-            self.transcript.clone(),
+        let state = RunState::new(Parts {
+            transcript: self.transcript.clone(),
             done,
             pending,
-            self.budget.clone(),
-            (self.usage.clone(), self.models.clone()),
-            self.turns,
-        );
+            budget: self.budget.clone(),
+            usage: self.usage.clone(),
+            models: self.models.clone(),
+            turns: self.turns,
+        });
         (String::new(), StopReason::Paused(Box::new(state)))
     }
 

@@ -51,6 +51,7 @@ pub(crate) fn agent_span(agent: &Agent) -> Span {
         gen_ai.provider.name = provider_name(agent.model.provider()),
         gen_ai.request.model = agent.model.model(),
         gen_ai.agent.name = name,
+        gen_ai.conversation.id = agent.conversation.as_deref(),
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         gen_ai.usage.cache_read.input_tokens = Empty,
@@ -76,6 +77,7 @@ pub(crate) fn chat_span(agent: &Agent) -> Span {
         gen_ai.operation.name = "chat",
         gen_ai.provider.name = Empty,
         gen_ai.request.model = model,
+        gen_ai.conversation.id = agent.conversation.as_deref(),
         gen_ai.request.max_tokens = settings.max_tokens.map(i64::from),
         gen_ai.request.temperature = settings.temperature,
         gen_ai.request.top_p = settings.top_p,
@@ -211,6 +213,10 @@ fn message(message: &Message) -> Value {
         }
         Message::Tool { results } => {
             json!({"role": "tool", "parts": results.iter().map(tool_response).collect::<Vec<_>>()})
+        }
+        // Sent as user text, so traced as what was sent.
+        Message::Summary { .. } => {
+            json!({"role": "user", "parts": [{"type": "text", "content": message.summary_text().unwrap_or_default()}]})
         }
     }
 }

@@ -16,6 +16,7 @@ mod agent_loop;
 mod answer;
 mod approval;
 mod caching;
+mod context;
 mod continue_across;
 mod dialect_check;
 mod fallback;

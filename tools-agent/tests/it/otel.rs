@@ -187,6 +187,19 @@ fn a_runs_spans_follow_the_genai_conventions() {
 }
 
 #[test]
+fn a_conversations_runs_carry_its_id_on_the_run_and_its_requests() {
+    let (_, spans) = weather_run(|agent| agent.with_conversation_id("trip-42"));
+    let run = named(&spans, "invoke_agent")[0];
+    assert_eq!(attr(run, "gen_ai.conversation.id").as_deref(), Some("trip-42"));
+    for chat in named(&spans, "chat gpt-4o") {
+        assert_eq!(attr(chat, "gen_ai.conversation.id").as_deref(), Some("trip-42"));
+    }
+    // A run outside a conversation has none.
+    let (_, spans) = weather_run(|agent| agent);
+    assert!(spans.iter().all(|span| attr(span, "gen_ai.conversation.id").is_none()), "{}", show(&spans));
+}
+
+#[test]
 fn content_is_traced_when_the_agent_asks() {
     let (_, spans) = weather_run(|agent| agent.with_trace_content(true));
     println!("{}", show(&spans));

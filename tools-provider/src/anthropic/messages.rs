@@ -308,6 +308,9 @@ pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, 
                     push(&mut out, &role, content);
                 }
             }
+            Message::Summary { .. } => {
+                push(&mut out, "user", Value::String(message.summary_text().unwrap_or_default()));
+            }
         }
     }
     Ok(out)

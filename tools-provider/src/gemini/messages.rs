@@ -343,6 +343,11 @@ pub fn contents(transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
                 }
             }
             Message::Tool { results } => out.extend(Dialect::Gemini.format_results(results)?),
+            Message::Summary { .. } => {
+                out.push(
+                    json!({"role": "user", "parts": [{"text": message.summary_text().unwrap_or_default()}]}),
+                );
+            }
         }
     }
     Ok(out)

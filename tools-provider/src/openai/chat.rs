@@ -197,6 +197,9 @@ pub fn messages(
             // A part the dialect cannot send is refused, naming the
             // dialect, the tool and the part.
             Message::Tool { results } => messages.extend(dialect.format_results(results)?),
+            Message::Summary { .. } => {
+                messages.push(json!({"role": "user", "content": message.summary_text().unwrap_or_default()}));
+            }
         }
     }
     Ok(messages)

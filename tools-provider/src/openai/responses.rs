@@ -178,6 +178,9 @@ pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, Mes
             // A part the dialect cannot send is refused, naming the
             // dialect, the tool and the part.
             Message::Tool { results } => input.extend(dialect.format_results(results)?),
+            Message::Summary { .. } => input.push(
+                json!({"type": "message", "role": "user", "content": message.summary_text().unwrap_or_default()}),
+            ),
         }
     }
     Ok(input)
