@@ -20,6 +20,11 @@ pub use tools_provider as provider;
 /// journaled step, approval on an awakeable (feature `restate`).
 #[cfg(feature = "restate")]
 pub use tools_restate as restate;
+/// Conversations that last: an agent's runs kept in a session store
+/// (in memory, SQLite; PostgreSQL with feature `postgres`), owned by a
+/// user (feature `session`).
+#[cfg(feature = "session")]
+pub use tools_session as session;
 /// The agent's run as a Vercel AI SDK UI message stream, and the axum
 /// handler for `useChat` (feature `ui`).
 #[cfg(feature = "ui")]

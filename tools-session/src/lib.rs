@@ -1,0 +1,33 @@
+//! Conversations that last: an agent's runs kept in a store, so the second
+//! question remembers the first, a run paused for approval resumes in
+//! another process, and each conversation belongs to one user.
+//!
+//! - [`SessionStore`]: the contract (load a conversation, append a run's
+//!   messages with its paused turn in one transaction, list, delete), every
+//!   conversation under a [`ConversationKey`] (owner and id);
+//! - [`MemoryStore`]: in this process, bounded (tests, a server that may
+//!   forget); [`SqlStore`]: SQLite (feature `sqlite`, on by default: one
+//!   file, created with its schema on first use) or PostgreSQL (feature
+//!   `postgres`: many servers, the schema migrated by the store);
+//! - [`Session`]: one conversation an agent runs in ([`Session::run`]), or
+//!   a run made ready to stream ([`SessionRun`]).
+//!
+//! The facade's feature `session` brings it in (`tools::session`), with
+//! SQLite; `postgres` adds PostgreSQL.
+#![deny(missing_docs)]
+
+mod memory;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod record;
+mod session;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
+mod store;
+
+pub use memory::MemoryStore;
+pub use session::{Session, SessionError, SessionRun};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use sql::SqlStore;
+pub use store::{
+    Append, Conversation, ConversationInfo, ConversationKey, MAX_KEY_BYTES, SessionStore, StoreError,
+};
