@@ -6,11 +6,20 @@
 //! ```sh
 //! cargo run --example chat_ui --features ui            # on a free port
 //! PORT=3000 cargo run --example chat_ui --features ui  # on 3000
+//! CHAT_DB=/tmp/chats.db cargo run --example chat_ui --features ui
 //! ```
+//!
+//! The chats live in a SQLite file (`CHAT_DB`, by default
+//! `target/chat_ui.db`): stop the example while a call waits for approval,
+//! start it again, and the page's Approve still finishes the run. The
+//! page keeps its chat's id in its address (`?chat=...`): reloaded, it
+//! shows the chat again and reattaches to a run still going.
 //!
 //! It prints `listening on http://127.0.0.1:PORT` once it listens, and
 //! serves `GET /` (index.html), `GET /app.js` (dist/app.js, the bundled
-//! page), `POST /api/chat` and, for AG-UI clients, `POST /api/agui`
+//! page), the chat routes of [`ChatServer`] (`POST /api/chat`, `GET
+//! /api/chat/{id}` and `/api/chat/{id}/stream`, `POST
+//! /api/chat/{id}/stop`) and, for AG-UI clients, `POST /api/agui`
 //! ([`AguiServer`]: the same agent, a run per request). Offline, the model is a [`ScriptedServer`]
 //! on loopback, reached through the real OpenAI client, streamed: asked
 //! anything, it calls `get_weather {"city":"Paris"}` (the arguments in
@@ -18,7 +27,8 @@
 //! it says so. With `OPENAI_API_KEY` set, the model is OpenAI's
 //! (`OPENAI_MODEL`, default gpt-4o-mini).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
@@ -28,6 +38,7 @@ use axum::routing::get;
 use serde_json::Value;
 use tools::agent::scripted_server::{Reply, ScriptedServer};
 use tools::agent::{Agent, OpenAiChat};
+use tools::session::SqlStore;
 use tools::toolset::Toolset;
 use tools::ui::{AguiServer, ChatServer};
 use tools::{ToolCall, ToolContext, ToolError, tool};
@@ -89,11 +100,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let tools = Toolset::builder().add(GetWeather).build()?;
     let agent = Agent::new(model, tools)?
         .with_instructions("You tell people the weather. Use get_weather; if a call is declined, say so.");
+    let path = std::env::var_os("CHAT_DB")
+        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chat_ui.db"), PathBuf::from);
+    let store = SqlStore::sqlite(&path).await?;
     let app = Router::new()
         .route("/", get(|| page_file("index.html", "text/html; charset=utf-8")))
         .route("/app.js", get(|| page_file("dist/app.js", "text/javascript; charset=utf-8")))
         .merge(AguiServer::new(agent.clone()).router())
-        .merge(ChatServer::new(agent).router());
+        .merge(ChatServer::new(agent).with_store(Arc::new(store)).router());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app).await?;

@@ -8,21 +8,36 @@
 // call's arguments, until the page has shown that piece: so the arguments
 // are seen as they stream, whatever the timing.
 //
+// Then what outlives the page and the server. Reload: the page reloads
+// mid-answer and reattaches to the run's stream (useChat's `resume`, GET
+// /api/chat/{id}/stream); the offline model answers at once, so that run's
+// model is one in this script (the example's OpenAI client pointed at it)
+// that holds its answer after the first piece of the arguments until the
+// page has reloaded. Restart: the example is killed (SIGKILL) while a call
+// waits for approval and started again on the same SQLite file (CHAT_DB);
+// the reloaded page shows the held call from the stored chat, Approve
+// finishes the run.
+//
 //   node tests/browser/chat.mjs [URL]
 //
 // Without a URL it builds the example (the test command's features, so cargo
-// reuses that build) and starts it on a free port. Screenshots go to
+// reuses that build) and starts it on a free port, its chats in a new
+// temporary file (the reload and restart flows always start their own, so
+// they need the build). Screenshots go to
 // target/browser/ (under CARGO_TARGET_DIR if set): one per flow, and one
 // named *-failed.png when a flow fails. The browser is /usr/bin/chromium, or
 // CHROMIUM; playwright-core downloads none.
 
+import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { ROOT, check, startExample } from "../typescript/support.mjs";
 
 const QUESTION = "What is the weather in Paris?";
+const ANSWER = "Right now it is 18°C and sunny in Paris.";
 // A guard against a hang, not a measure: a flow's every wait ends by then.
 const WAIT_MS = 30_000;
 const SHOTS = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, "target"), "browser");
@@ -34,8 +49,10 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 // Between the page and the example: passes every request and response
 // through, except that the first UI message stream is held, once, after the
 // tool-input-delta that first makes the arguments non-empty. `held` is the
-// arguments so far, `release` lets the stream go on.
+// arguments so far, `release` lets the stream go on. `seen` lists every
+// request (method, path, status); `target` may change (a restarted example).
 async function startGate(target) {
+  const seen = [];
   let hold;
   const held = new Promise((resolve) => (hold = resolve));
   let release;
@@ -45,11 +62,12 @@ async function startGate(target) {
     try {
       const chunks = [];
       for await (const chunk of req) chunks.push(chunk);
-      const upstream = await fetch(new URL(req.url, target), {
+      const upstream = await fetch(new URL(req.url, gate.target), {
         method: req.method,
         headers: req.headers["content-type"] ? { "content-type": req.headers["content-type"] } : {},
         body: chunks.length ? Buffer.concat(chunks) : undefined,
       });
+      seen.push({ method: req.method, path: new URL(req.url, gate.target).pathname, status: upstream.status });
       const headers = Object.fromEntries(
         [...upstream.headers].filter(([name]) => !["content-length", "transfer-encoding", "connection"].includes(name)),
       );
@@ -57,7 +75,7 @@ async function startGate(target) {
       const decoder = new TextDecoder();
       let pending = "";
       let args = "";
-      for await (const bytes of upstream.body) {
+      for await (const bytes of upstream.body ?? []) {
         pending += decoder.decode(bytes, { stream: true });
         let end;
         while ((end = pending.indexOf("\n\n")) !== -1) {
@@ -80,9 +98,89 @@ async function startGate(target) {
     }
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
+  const gate = {
+    target,
     url: `http://127.0.0.1:${server.address().port}/`,
     held: within(held, "the first piece of the call's arguments"),
+    release,
+    seen,
+    close: () => {
+      release();
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+  return gate;
+}
+
+// The model of the reload flow, in place of the example's offline one
+// (which answers at once, so no run would be going when the page reloads):
+// an OpenAI Chat Completions server on loopback that streams what the
+// offline one does (a question calls get_weather {"city":"Paris"}, its
+// arguments in pieces; the weather is said), but holds the call after its
+// first piece of arguments until `release`. `held` resolves then.
+async function startModel() {
+  let hold;
+  const held = new Promise((resolve) => (hold = resolve));
+  let release;
+  const released = new Promise((resolve) => (release = resolve));
+  const chunk = (delta, finish = null) =>
+    JSON.stringify({
+      id: "chatcmpl-reload",
+      object: "chat.completion.chunk",
+      created: 1694268190,
+      model: "gpt-4o-mini",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+  const usage = JSON.stringify({
+    id: "chatcmpl-reload",
+    object: "chat.completion.chunk",
+    created: 1694268190,
+    model: "gpt-4o-mini",
+    choices: [],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+  });
+  let calls = 0;
+  const server = http.createServer(async (req, res) => {
+    try {
+      const chunks = [];
+      for await (const piece of req) chunks.push(piece);
+      const request = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      if (req.method !== "POST" || !req.url.endsWith("/chat/completions") || request.stream !== true) {
+        res.writeHead(400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "this model streams chat completions only" } }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const send = (data) => res.write(`data: ${data}\n\n`);
+      send(chunk({ role: "assistant", content: "" }));
+      const last = request.messages.at(-1);
+      if (last.role === "tool") {
+        send(chunk({ content: `Right now it is ${last.content}.` }));
+        send(chunk({}, "stop"));
+      } else {
+        calls += 1;
+        const id = `call_reload_${calls}`;
+        send(chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name: "get_weather", arguments: "" } }] }));
+        send(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":"P' } }] }));
+        if (calls === 1) {
+          hold();
+          await released;
+        }
+        send(chunk({ tool_calls: [{ index: 0, function: { arguments: 'aris"}' } }] }));
+        send(chunk({}, "tool_calls"));
+      }
+      send(usage);
+      send("[DONE]");
+      res.end();
+    } catch (error) {
+      res.destroy(error);
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/v1`,
+    held: within(held, "the model's first piece of the call's arguments"),
     release,
     close: () => {
       release();
@@ -90,6 +188,13 @@ async function startGate(target) {
       server.close();
     },
   };
+}
+
+// A new file for an example's chats, its folder removed when this script ends.
+function freshDb(name) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `chat-ui-${name}-`));
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  return path.join(dir, "chats.db");
 }
 
 function within(promise, what) {
@@ -138,14 +243,15 @@ async function flow(browser, target, name, run) {
   }
 }
 
-// Up to the held call: the question sent, the call shown with its name and
-// its arguments as they stream, then whole, with the two buttons.
-async function askAndSeeHeldCall(page, { requests, responses, gate }) {
-  await page.getByTestId("chat-input").fill(QUESTION);
-  await page.getByTestId("send").click();
-  await page.locator('[data-testid=message][data-role=user]', { hasText: QUESTION }).waitFor();
-  const tool = page.getByTestId("tool");
-  const partial = await gate.held;
+// The chat's id in the page's address.
+function chatId(page) {
+  const id = new URL(page.url()).searchParams.get("chat");
+  check(id, `the page's address names its chat: ${page.url()}`);
+  return id;
+}
+
+// The streaming call shows these arguments so far.
+async function seePartialArguments(page, partial) {
   await page
     .waitForFunction((text) => {
       const shown = document.querySelector('[data-testid=tool][data-state="input-streaming"] [data-testid=tool-input]');
@@ -154,8 +260,25 @@ async function askAndSeeHeldCall(page, { requests, responses, gate }) {
     .catch((error) => {
       throw new Error(`the streaming call does not show its arguments so far, ${JSON.stringify(partial)}`, { cause: error });
     });
-  check((await tool.getByTestId("approve").count()) === 0, "no buttons while the arguments stream");
-  gate.release();
+  check((await page.getByTestId("approve").count()) === 0, "no buttons while the arguments stream");
+}
+
+// The question asked, up to the call shown with a part of its arguments
+// (the gate holding the rest); the arguments so far.
+async function askAndSeePartialCall(page, { requests, gate }) {
+  await page.getByTestId("chat-input").fill(QUESTION);
+  await page.getByTestId("send").click();
+  await page.locator('[data-testid=message][data-role=user]', { hasText: QUESTION }).waitFor();
+  const partial = await gate.held;
+  await seePartialArguments(page, partial);
+  check(requests[0]?.id === chatId(page), "the page asks in the chat its address names");
+  return partial;
+}
+
+// The call whole with its name and arguments and the two buttons; a new
+// question is not taken meanwhile.
+async function seeHeldCall(page) {
+  const tool = page.getByTestId("tool");
   await tool.and(page.locator('[data-state="approval-requested"]')).waitFor();
   check((await tool.count()) === 1, `one tool call shown, not ${await tool.count()}`);
   const name = await tool.getByTestId("tool-name").innerText();
@@ -168,6 +291,16 @@ async function askAndSeeHeldCall(page, { requests, responses, gate }) {
   await page.getByTestId("chat-input").fill("And in Rome?");
   check(await page.getByTestId("send").isDisabled(), "Send is disabled while a call waits for approval");
   await page.getByTestId("chat-input").fill("");
+  return tool;
+}
+
+// Up to the held call: the question sent, the call shown with its name and
+// its arguments as they stream, then whole, with the two buttons.
+async function askAndSeeHeldCall(page, { requests, responses, gate }) {
+  const partial = await askAndSeePartialCall(page, { requests, gate });
+  const tool = page.getByTestId("tool");
+  gate.release();
+  await seeHeldCall(page);
 
   check(requests.length === 1, `one request before the answer to the held call, not ${requests.length}`);
   const last = requests[0].messages.at(-1);
@@ -218,8 +351,8 @@ async function checkResponseSent(page, { requests }, approved) {
   );
 }
 
-async function approve(page, chat) {
-  const tool = await askAndSeeHeldCall(page, chat);
+// Approve the held call: the tool runs, its output and the answer show.
+async function approveAndSeeAnswer(page, tool) {
   await tool.getByTestId("approve").click();
   await tool.and(page.locator('[data-state="output-available"]')).waitFor();
   check((await tool.getByTestId("approve").count()) === 0, "the buttons are gone once answered");
@@ -228,7 +361,12 @@ async function approve(page, chat) {
   const answer = page.locator('[data-testid=message][data-role=assistant] [data-testid=text]', { hasText: "Paris" });
   await answer.waitFor();
   const text = await answer.innerText();
-  check(/\d\s*°[CF]/.test(text), `the answer gives the temperature: ${JSON.stringify(text)}`);
+  check(text === ANSWER, `the answer gives the weather: ${JSON.stringify(text)}`);
+}
+
+async function approve(page, chat) {
+  const tool = await askAndSeeHeldCall(page, chat);
+  await approveAndSeeAnswer(page, tool);
   await checkResponseSent(page, chat, true);
 }
 
@@ -242,7 +380,80 @@ async function deny(page, chat) {
   await checkResponseSent(page, chat, false);
 }
 
-const url = process.argv[2] ?? (await startExample("chat_ui", WAIT_MS));
+// The question shown once, as the chat's first message.
+async function seeQuestion(page) {
+  const users = page.locator("[data-testid=message][data-role=user]");
+  const shown = await users.allInnerTexts();
+  check(
+    shown.length === 1 && shown[0].includes(QUESTION),
+    `the reloaded page shows the question once: ${JSON.stringify(shown)}`,
+  );
+}
+
+// What the gate saw of the chat's own routes: `GET /api/chat/{id}` etc.
+function seenFor(gate, page, suffix) {
+  const route = `/api/chat/${encodeURIComponent(chatId(page))}${suffix}`;
+  return gate.seen.filter((request) => request.method === "GET" && request.path === route);
+}
+
+// Reload mid-answer: the model holds the call after its first piece of
+// arguments (the run is going on the server, the page shows that piece);
+// the page reloads, shows the question and, streamed again from the run's
+// start, the call so far; the model goes on, the call waits, Approve
+// finishes the run.
+async function reload(page, chat, model) {
+  const partial = await askAndSeePartialCall(page, chat);
+  await model.held;
+  await page.reload();
+  // The reattached stream gives the call as far as the run got.
+  await seePartialArguments(page, partial);
+  check(seenFor(chat.gate, page, "").length === 1, "the reloaded page asked for the chat's messages");
+  const reattached = seenFor(chat.gate, page, "/stream");
+  check(
+    reattached.length === 1 && reattached[0].status === 200,
+    `the reloaded page reattached to the run's stream: ${JSON.stringify(reattached)}`,
+  );
+  await seeQuestion(page);
+  model.release();
+  const tool = await seeHeldCall(page);
+  await approveAndSeeAnswer(page, tool);
+  await page.getByTestId("status").and(page.locator('[data-status="ready"]')).waitFor();
+  check(chat.requests.length === 2, `the question and the approval sent, not ${chat.requests.length} requests`);
+  const last = chat.requests[1].messages.at(-1);
+  const call = last.role === "assistant" && last.parts.find((part) => part.toolCallId !== undefined);
+  check(call?.approval?.approved === true, `the second request approves the call: ${JSON.stringify(last)}`);
+}
+
+// Restart: the call held, the example killed and started again on the same
+// SQLite file; the reloaded page shows the held call from the stored chat,
+// no run to reattach to; Approve finishes the run.
+async function restart(page, chat, example) {
+  await askAndSeeHeldCall(page, chat);
+  const killed = once(example.child, "exit");
+  example.child.kill("SIGKILL");
+  const [, signal] = await within(killed, "exit of the killed example");
+  check(signal === "SIGKILL", `the example was killed: ${signal}`);
+  const again = await startExample("chat_ui", { env: { CHAT_DB: example.db }, waitMs: WAIT_MS });
+  example.child = again.child;
+  chat.gate.target = again.url;
+  await page.reload();
+  const tool = await seeHeldCall(page);
+  const loaded = seenFor(chat.gate, page, "");
+  check(loaded.length === 1 && loaded[0].status === 200, `the chat's messages were loaded: ${JSON.stringify(loaded)}`);
+  const reattached = seenFor(chat.gate, page, "/stream");
+  check(
+    reattached.length === 1 && reattached[0].status === 204,
+    `no run to reattach to after the restart: ${JSON.stringify(reattached)}`,
+  );
+  await seeQuestion(page);
+  await approveAndSeeAnswer(page, tool);
+  await checkResponseSent(page, chat, true);
+}
+
+let url = process.argv[2];
+if (url === undefined) {
+  ({ url } = await startExample("chat_ui", { env: { CHAT_DB: freshDb("flows") }, waitMs: WAIT_MS }));
+}
 // A fresh profile (playwright-core makes a temporary one), and nothing the
 // browser would fetch on its own: the test reaches only the example.
 const browser = await chromium.launch({
@@ -259,18 +470,46 @@ const browser = await chromium.launch({
   ],
 });
 let failed = false;
+const attempt = async (name, start) => {
+  const began = performance.now();
+  try {
+    await start();
+    console.log(`   ${name} took ${Math.round(performance.now() - began)} ms`);
+  } catch (error) {
+    failed = true;
+    console.error(`FAILED ${error.message}`);
+  }
+};
 try {
   for (const [name, run] of [
     ["approve", approve],
     ["deny", deny],
   ]) {
-    try {
-      await flow(browser, url, name, run);
-    } catch (error) {
-      failed = true;
-      console.error(`FAILED ${error.message}`);
-    }
+    await attempt(name, () => flow(browser, url, name, run));
   }
+  await attempt("reload", async () => {
+    const model = await startModel();
+    try {
+      const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: model.url, CHAT_DB: freshDb("reload") };
+      const example = await startExample("chat_ui", { env, waitMs: WAIT_MS });
+      try {
+        await flow(browser, example.url, "reload", (page, chat) => reload(page, chat, model));
+      } finally {
+        example.child.kill();
+      }
+    } finally {
+      model.close();
+    }
+  });
+  await attempt("restart", async () => {
+    const db = freshDb("restart");
+    const example = { db, ...(await startExample("chat_ui", { env: { CHAT_DB: db }, waitMs: WAIT_MS })) };
+    try {
+      await flow(browser, example.url, "restart", (page, chat) => restart(page, chat, example));
+    } finally {
+      example.child.kill();
+    }
+  });
 } finally {
   await browser.close();
 }

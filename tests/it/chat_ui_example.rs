@@ -19,10 +19,13 @@ impl Drop for Example {
     }
 }
 
-/// Start the example offline; it and the URL it prints.
-fn start() -> (Example, String) {
+/// Start the example offline, its chats in a new file; it, the URL it
+/// prints, and the directory of the file.
+fn start() -> (Example, String, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(support::build_example("chat_ui"))
         .env("PORT", "0")
+        .env("CHAT_DB", dir.path().join("chats.db"))
         .env_remove("OPENAI_API_KEY")
         .stdout(Stdio::piped())
         .spawn()
@@ -33,7 +36,7 @@ fn start() -> (Example, String) {
     BufReader::new(stdout).read_line(&mut line).expect("the example prints");
     let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("first line: {line:?}"));
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    (example, url.to_owned())
+    (example, url.to_owned(), dir)
 }
 
 /// POST a useChat body to /api/chat: each chunk's type, and the text deltas joined.
@@ -70,7 +73,7 @@ fn answer(chat: &str, call: &str, approved: bool) -> Value {
 
 #[tokio::test]
 async fn the_chat_ui_example_asks_then_answers_an_approval_and_a_denial() {
-    let (_example, url) = start();
+    let (_example, url, _dir) = start();
 
     let (types, _) = chat(&url, ask("approved")).await;
     let deltas = types.iter().filter(|kind| *kind == "tool-input-delta").count();

@@ -26,7 +26,7 @@ for (const level of ["warn", "error"]) {
   };
 }
 
-const base = process.argv[2] ?? (await startExample("chat_ui"));
+const base = process.argv[2] ?? (await startExample("chat_ui")).url;
 const sent = [];
 const agent = new HttpAgent({
   url: new URL("/api/agui", base).href,

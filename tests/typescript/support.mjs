@@ -34,18 +34,26 @@ export function buildExample(name) {
   throw new Error("cargo did not report the example's executable");
 }
 
-// An example that serves HTTP, started offline on a free port: resolves to the
-// URL of its `listening on` line. It is killed however this script ends.
-export async function startExample(name, waitMs = 30_000) {
-  const binary = buildExample(name);
+// The example's executable, built once per script: a restarted example is
+// the same build.
+const built = new Map();
+
+// An example that serves HTTP, started offline on a free port, with `env`
+// over the environment: resolves to the URL of its `listening on` line and
+// the child process (for a test that kills it). It is killed however this
+// script ends.
+export async function startExample(name, { env: extra = {}, waitMs = 30_000 } = {}) {
+  if (!built.has(name)) built.set(name, buildExample(name));
+  const binary = built.get(name);
   // Offline whatever the environment: with a key the example would ask OpenAI.
   const env = { ...process.env, PORT: "0" };
   delete env.OPENAI_API_KEY;
-  const server = spawn(binary, [], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
-  process.on("exit", () => server.kill());
-  const lines = createInterface({ input: server.stdout });
+  Object.assign(env, extra);
+  const child = spawn(binary, [], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
+  process.on("exit", () => child.kill());
+  const lines = createInterface({ input: child.stdout });
   const exited = new Promise((_, reject) =>
-    server.once("exit", (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before listening`))),
+    child.once("exit", (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before listening`))),
   );
   const listening = new Promise((resolve) => {
     lines.on("line", (line) => {
@@ -57,5 +65,6 @@ export async function startExample(name, waitMs = 30_000) {
   const guard = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${name} printed no listening line in ${waitMs} ms`)), waitMs);
   });
-  return Promise.race([listening, exited, guard]).finally(() => clearTimeout(timer));
+  const url = await Promise.race([listening, exited, guard]).finally(() => clearTimeout(timer));
+  return { url, child };
 }

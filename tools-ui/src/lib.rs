@@ -9,10 +9,12 @@
 //! - [`UiAdapter`]: [`AgentEvent`](tools_agent::AgentEvent)s in, chunks
 //!   out, and a whole run's events as the SSE body
 //!   ([`UiAdapter::stream`]), for any HTTP server;
-//! - [`ChatServer`]: the axum handler (`POST /api/chat`) that reads
-//!   useChat's request ([`ChatRequest`], [`UiMessage`],
-//!   [`ApprovalResponse`]) and starts a run, or resumes the chat's paused
-//!   run with the page's approvals;
+//! - [`ChatServer`]: the axum routes (`POST /api/chat` and the chat's
+//!   messages, stream, stop) that read useChat's request ([`ChatRequest`],
+//!   [`UiMessage`], [`ApprovalResponse`]) and start a run, or resume the
+//!   chat's paused run with the page's approvals, each chat in a session
+//!   store (`tools-session`) under the user the auth hook names;
+//!   [`ui_messages`]: a stored chat as the page's initial messages;
 //! - [`AguiEvent`], [`AguiAdapter`], [`AguiServer`]: the same run as
 //!   AG-UI events (`@ag-ui/core` 1.0.0), and the handler
 //!   (`POST /api/agui`) that starts one from a `RunAgentInput`.
@@ -25,6 +27,7 @@ mod agui;
 mod agui_server;
 mod calls;
 mod chunk;
+mod history;
 mod request;
 mod server;
 
@@ -32,5 +35,6 @@ pub use adapter::UiAdapter;
 pub use agui::{AguiAdapter, AguiEvent, Interrupt, RunOutcome};
 pub use agui_server::AguiServer;
 pub use chunk::{DONE, HEADERS, UiChunk};
+pub use history::ui_messages;
 pub use request::{ApprovalResponse, ChatRequest, UiMessage};
-pub use server::ChatServer;
+pub use server::{ANONYMOUS, Auth, ChatServer};

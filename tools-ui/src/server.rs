@@ -1,75 +1,101 @@
-//! The `useChat` endpoint: [`ChatServer`], an agent and the chats it
-//! keeps, served as an axum handler that starts a run from the last user
-//! message or resumes a paused one from the approval responses.
+//! The `useChat` endpoints: [`ChatServer`], an agent and the store its
+//! chats live in, served as axum routes that start a run from the last
+//! user message, resume a paused one from the approval responses, give a
+//! reloaded page its messages and its running stream back, and stop a run.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::State;
-use axum::http::StatusCode;
+use axum::body::{Body, Bytes, to_bytes};
+use axum::extract::{Path, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{get, post};
 use futures::StreamExt;
-use tools_agent::{Agent, AgentEvent, Message, RunInput, RunState, StopReason, Transcript};
+use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures::future::BoxFuture;
+use tools_agent::{Agent, AgentEvent, Message, PausedTurn, RunInput};
+use tools_core::CancellationToken;
+use tools_session::{
+    ConversationKey, MemoryStore, Session, SessionError, SessionRun, SessionStore, StoreError,
+};
 
-use crate::HEADERS;
-use crate::UiAdapter;
 use crate::request::ChatRequest;
-
-/// What the server keeps of one chat between requests, with where its
-/// last question sits in the transcript (what a regenerated answer
-/// replaces from).
-enum Chat {
-    /// The run ended: the next user message continues its transcript.
-    Done(Transcript, usize),
-    /// The run waits for approval of these calls.
-    Paused(RunState, usize),
-}
-
-/// Where a request's run starts, and where its question sits.
-type Start = (RunInput, usize);
+use crate::{HEADERS, UiAdapter};
 
 /// The reason a denied call's result gives the model when the person gave none.
 const DECLINED: &str = "the user declined";
 
-/// An agent behind `POST /api/chat`, speaking the AI SDK UI message stream
-/// (v1) to `useChat`.
+/// Who every request is when the server has no auth hook.
+pub const ANONYMOUS: &str = "anonymous";
+
+/// The largest request body taken by default: 4 MiB.
+const MAX_BODY: usize = 4 << 20;
+
+/// The auth hook: the request's parts in, the user's id out, or the
+/// response that refuses the request ([`ChatServer::with_auth`]).
+pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync>;
+
+/// An agent behind the routes `useChat` calls, speaking the AI SDK UI
+/// message stream (v1), its chats in a [`SessionStore`].
 ///
-/// A request whose last message is the user's starts a run from its text
-/// (continuing the chat's earlier runs, which the server keeps; with the
-/// trigger `regenerate-message`, from the chat as it was before its last
-/// question, so the new answer replaces the last one). A request
-/// whose last message is the assistant's, with tool parts in state
-/// `approval-responded` (what `addToolApprovalResponse` and
-/// `sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses`
-/// send), resumes the chat's paused run with those decisions: approved calls
-/// run, denied ones answer the model with the person's reason.
+/// | route | what it does |
+/// |---|---|
+/// | `POST /api/chat` | the last message is the user's: a run from it, continuing the chat (`regenerate-message`: replacing the last answer); the assistant's with tool parts in `approval-responded`: the chat's paused run resumed with those decisions |
+/// | `GET /api/chat/{id}` | the chat's messages as `UIMessage`s, for `useChat({ messages })` on a page that reloads (with what started the run going, if one is) |
+/// | `GET /api/chat/{id}/stream` | the running stream again, from its start (`useChat({ resume: true })`); 204 when no run is going (or no such chat) |
+/// | `POST /api/chat/{id}/stop` | end the running run on purpose (204); with `resume` on, a page that leaves does not |
+/// | `DELETE /api/chat/{id}` | forget the chat (204) |
 ///
-/// A paused run is found again on the server, never rebuilt from the
-/// client's messages: the [`RunState`] is kept in memory under the chat's
-/// id, and an approval names a call by its id (the approval id the stream
-/// sent). So a page can approve only the calls the agent actually holds,
-/// with the arguments the model gave. The chats live as long as the
-/// server (one process; a run that failed is forgotten, and the chat
-/// starts afresh).
+/// **Whose chat.** The auth hook ([`ChatServer::with_auth`]) runs first on
+/// every route and names the user; a chat belongs to the user who started
+/// it, and another user's chat id is answered as if it did not exist
+/// (404; a new question under it starts that user's own chat). Without a
+/// hook every request is the same user ([`ANONYMOUS`]): a demo's setting.
 ///
-/// Refused before any stream, with a plain-text reason: a body that is not
-/// a chat request (400), an approval whose id no held call has (400; the
-/// run stays paused, to be answered again), approvals for a chat with no
-/// paused run (409), and a new user message while calls wait (409).
+/// **What is kept where.** A chat's messages and its paused run live in
+/// the store (by default a bounded [`MemoryStore`]; [`ChatServer::with_store`]
+/// for SQLite or PostgreSQL), appended when a run ends and before its
+/// `finish` chunk is sent, so an approval sent at once finds it, and a
+/// restarted server loses nothing: a call held before a restart is
+/// approved after it. A paused run is found again on the server, never
+/// rebuilt from the page's messages: an approval names a call by its id,
+/// so a page can approve only the calls the agent holds, with the model's
+/// arguments. The process keeps only the runs going now, each with the
+/// chunks it sent so far (for a page that reattaches), dropped when the
+/// run ends: a reattach after a restart gets 204, and the page shows the
+/// stored messages. A run goes on when its page leaves.
+///
+/// **Refused** before any stream, with a plain-text reason: a body that is
+/// not a chat request (400) or too large (413), an approval whose id no
+/// held call has (400; the run stays paused), approvals for a chat with
+/// no paused run (409) or no chat at all (404), a new question while
+/// calls wait (409), any request while the chat's run is going (409), a
+/// store that fails (500; the chat stays as it was). A store that fails
+/// to keep a run's end ends its stream with an `error` chunk.
 ///
 /// ```no_run
-/// # async fn serve() -> std::io::Result<()> {
+/// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
 /// use tools_agent::{Agent, OpenAiChat};
 /// use tools_core::toolset::Toolset;
+/// use tools_session::SqlStore;
 /// use tools_ui::ChatServer;
 ///
-/// let agent = Agent::new(OpenAiChat::new("gpt-4o-mini"), Toolset::builder().build().unwrap()).unwrap();
-/// let app = ChatServer::new(agent).router();
+/// let agent = Agent::new(OpenAiChat::new("gpt-4o-mini"), Toolset::new())?;
+/// let store = SqlStore::sqlite("chats.db").await?;
+/// let app = ChatServer::new(agent)
+///     .with_store(Arc::new(store))
+///     .with_auth(|parts| {
+///         let user = parts.headers.get("x-user").and_then(|value| value.to_str().ok()).map(str::to_owned);
+///         Box::pin(async move { user.ok_or_else(|| axum::http::StatusCode::UNAUTHORIZED.into()) })
+///     })
+///     .router();
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
-/// axum::serve(listener, app).await
+/// axum::serve(listener, app).await?;
+/// # Ok(())
 /// # }
 /// ```
 #[derive(Clone)]
@@ -77,14 +103,119 @@ pub struct ChatServer {
     inner: Arc<Inner>,
 }
 
+#[derive(Clone)]
 struct Inner {
     agent: Agent,
-    chats: Mutex<HashMap<String, Chat>>,
+    store: Arc<dyn SessionStore>,
+    auth: Option<Auth>,
+    max_body: usize,
+    /// The runs going now.
+    live: Arc<Mutex<HashMap<ConversationKey, Arc<Live>>>>,
 }
 
 impl std::fmt::Debug for ChatServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatServer").finish_non_exhaustive()
+        f.debug_struct("ChatServer").field("live", &self.live().len()).finish_non_exhaustive()
+    }
+}
+
+/// One run going: the frames it sent so far and who listens.
+#[derive(Default)]
+struct Live {
+    state: Mutex<LiveState>,
+}
+
+#[derive(Default)]
+struct LiveState {
+    /// What the page sent that the store holds only once the run ends.
+    asked: Asked,
+    frames: Vec<Bytes>,
+    listeners: Vec<UnboundedSender<Bytes>>,
+    ended: bool,
+    /// Cancels the run alone (the agent's other runs go on).
+    stop: Option<CancellationToken>,
+}
+
+impl Live {
+    fn state(&self) -> MutexGuard<'_, LiveState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Every frame from the first, then each as it comes.
+    fn listen(&self) -> UnboundedReceiver<Bytes> {
+        let (sender, receiver) = unbounded();
+        let mut state = self.state();
+        for frame in &state.frames {
+            let _ = sender.unbounded_send(frame.clone());
+        }
+        if !state.ended {
+            state.listeners.push(sender);
+        }
+        receiver
+    }
+
+    fn push(&self, frame: Bytes) {
+        let mut state = self.state();
+        // A listener that left only stops reading; the run goes on.
+        state.listeners.retain(|listener| listener.unbounded_send(frame.clone()).is_ok());
+        state.frames.push(frame);
+    }
+
+    fn end(&self) {
+        let mut state = self.state();
+        state.ended = true;
+        state.listeners.clear();
+        state.frames = Vec::new();
+    }
+}
+
+/// What started a run, for a page that reloads while it goes: the store
+/// holds it only once the run ends.
+#[derive(Clone, Debug, Default)]
+enum Asked {
+    #[default]
+    Nothing,
+    /// A question (again, in place of the last one, when `again`).
+    Question { text: String, again: bool },
+    /// Decisions about held calls: each call's id, and whether approved.
+    Decisions(Vec<(String, bool)>),
+}
+
+impl Asked {
+    fn of(request: &ChatRequest) -> Self {
+        let Some(last) = request.messages.last() else { return Self::Nothing };
+        if last.role == "assistant" {
+            let decided = last.approval_responses().into_iter().map(|r| (r.approval_id, r.approved)).collect();
+            return Self::Decisions(decided);
+        }
+        let again = request.trigger.as_deref() == Some("regenerate-message");
+        Self::Question { text: last.text(), again }
+    }
+
+    /// The stored chat as the page shows it while the run goes.
+    fn shown(&self, mut messages: Vec<Message>, paused: Option<&PausedTurn>) -> Vec<serde_json::Value> {
+        match self {
+            Self::Nothing => crate::ui_messages(&messages, paused),
+            Self::Question { text, again } => {
+                if *again && let Some(asked_at) = messages.iter().rposition(|m| matches!(m, Message::User { .. })) {
+                    messages.truncate(asked_at);
+                }
+                messages.push(Message::user(text.clone()));
+                crate::ui_messages(&messages, None)
+            }
+            Self::Decisions(decided) => {
+                let mut page = crate::ui_messages(&messages, paused);
+                let parts = page.last_mut().and_then(|last| last["parts"].as_array_mut());
+                for part in parts.into_iter().flatten() {
+                    let decision = decided.iter().find(|(id, _)| part["toolCallId"] == id.as_str());
+                    if let Some((id, approved)) = decision {
+                        part["state"] = "approval-responded".into();
+                        part["approval"] = serde_json::json!({"id": id, "approved": approved});
+                    }
+                }
+                page
+            }
+        }
     }
 }
 
@@ -96,36 +227,96 @@ fn refuse(status: StatusCode, reason: impl Into<String>) -> Refusal {
 }
 
 impl ChatServer {
-    /// A server for this agent, with no chats yet.
+    /// A server for this agent, its chats in a [`MemoryStore`] of 1,000
+    /// (the least recently used forgotten), every request the same user.
     pub fn new(agent: Agent) -> Self {
-        Self { inner: Arc::new(Inner { agent, chats: Mutex::new(HashMap::new()) }) }
-    }
-
-    /// A router with `POST /api/chat` (useChat's default) on this server;
-    /// merge or nest it into an app. To mount the handler elsewhere, call
-    /// [`ChatServer::respond`] from a handler of your own.
-    pub fn router(&self) -> Router {
-        Router::new().route("/api/chat", post(chat)).with_state(self.clone())
-    }
-
-    /// The ids of the calls the chat's paused run holds (empty: none).
-    pub fn pending(&self, chat_id: &str) -> Vec<String> {
-        match self.chats().get(chat_id) {
-            Some(Chat::Paused(state, _)) => {
-                state.pending().iter().map(|pending| pending.call.id.to_string()).collect()
-            }
-            _ => Vec::new(),
+        Self {
+            inner: Arc::new(Inner {
+                agent,
+                store: Arc::new(MemoryStore::default()),
+                auth: None,
+                max_body: MAX_BODY,
+                live: Arc::default(),
+            }),
         }
     }
 
-    fn chats(&self) -> std::sync::MutexGuard<'_, HashMap<String, Chat>> {
-        // A panic elsewhere while holding the lock leaves the map whole.
-        self.inner.chats.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Keep the chats in `store` ([`tools_session::SqlStore`] for SQLite or
+    /// PostgreSQL): they outlive the process.
+    pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        Arc::make_mut(&mut self.inner).store = store;
+        self
     }
 
-    /// Answer one `useChat` request body: the UI message stream of the run
-    /// it starts or resumes, or a refusal.
-    pub fn respond(&self, body: &[u8]) -> Response {
+    /// Who a request is from: `auth` reads the request's parts (a
+    /// session cookie, a bearer token) and gives the user's id, or the
+    /// response that refuses the request (401, a redirect). Every route
+    /// calls it first.
+    pub fn with_auth<F>(mut self, auth: F) -> Self
+    where
+        F: Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync + 'static,
+    {
+        Arc::make_mut(&mut self.inner).auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// The largest request body taken (4 MiB by default); a larger one is
+    /// refused with 413.
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.inner).max_body = bytes;
+        self
+    }
+
+    /// A router with the routes above (`/api/chat` is useChat's default);
+    /// merge or nest it into an app. To mount the handler elsewhere, call
+    /// [`ChatServer::respond`] from a handler of your own.
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route("/api/chat", post(chat))
+            .route("/api/chat/{id}", get(messages).delete(delete))
+            .route("/api/chat/{id}/stream", get(reattach))
+            .route("/api/chat/{id}/stop", post(stop))
+            .with_state(self.clone())
+    }
+
+    /// The ids of the calls the user's chat holds for approval (empty:
+    /// none, or no such chat).
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    pub async fn pending(&self, user: &str, chat_id: &str) -> Result<Vec<String>, StoreError> {
+        let session = self.session(ConversationKey::new(user, chat_id));
+        let state = session.paused().await?;
+        Ok(state
+            .map(|state| state.pending().iter().map(|p| p.call.id.to_string()).collect())
+            .unwrap_or_default())
+    }
+
+    /// How many runs are going now (each holds its stream's chunks).
+    pub fn running(&self) -> usize {
+        self.live().len()
+    }
+
+    fn live(&self) -> MutexGuard<'_, HashMap<ConversationKey, Arc<Live>>> {
+        self.inner.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn session(&self, key: ConversationKey) -> Session {
+        Session::new(self.inner.store.clone(), key)
+    }
+
+    /// The request's user, or the auth hook's refusal.
+    async fn user(&self, parts: &Parts) -> Result<String, Response> {
+        match &self.inner.auth {
+            Some(auth) => auth(parts).await,
+            None => Ok(ANONYMOUS.to_owned()),
+        }
+    }
+
+    /// Answer one `useChat` request body from `user`: the UI message
+    /// stream of the run it starts or resumes, or a refusal.
+    pub async fn respond(&self, user: &str, body: &[u8]) -> Response {
         let request: ChatRequest = match serde_json::from_slice(body) {
             Ok(request) => request,
             Err(error) => {
@@ -133,37 +324,63 @@ impl ChatServer {
                 return refuse(StatusCode::BAD_REQUEST, reason).into_response();
             }
         };
-        let (input, asked_at) = match self.input(&request) {
-            Ok(start) => start,
-            Err(refused) => return refused.into_response(),
+        let key = ConversationKey::new(user, request.id.clone());
+        if let Err(invalid) = key.check() {
+            return refuse(StatusCode::BAD_REQUEST, invalid.to_string()).into_response();
+        }
+        // The chat is taken for this run before anything is read, so two
+        // requests at once cannot both start one.
+        let live = {
+            let mut running = self.live();
+            if running.contains_key(&key) {
+                let reason = format!("chat `{}` has a run going: wait for its end, or stop it", request.id);
+                return refuse(StatusCode::CONFLICT, reason).into_response();
+            }
+            let live = Arc::new(Live::default());
+            running.insert(key.clone(), live.clone());
+            live
         };
-        self.stream(request.id, input, asked_at)
+        match self.begin(&key, &request).await {
+            Ok((run, resumed)) => {
+                live.state().asked = Asked::of(&request);
+                self.stream(key, live, run, resumed)
+            }
+            Err(refused) => {
+                self.live().remove(&key);
+                refused.into_response()
+            }
+        }
     }
 
-    /// Where the request's run starts.
-    fn input(&self, request: &ChatRequest) -> Result<Start, Refusal> {
+    /// The run the request asks for, made ready in the chat's session;
+    /// whether it resumes a paused one.
+    async fn begin(
+        &self,
+        key: &ConversationKey,
+        request: &ChatRequest,
+    ) -> Result<(SessionRun, bool), Refusal> {
+        let agent = &self.inner.agent;
+        let session = self.session(key.clone());
         let Some(last) = request.messages.last() else {
             return Err(refuse(StatusCode::BAD_REQUEST, "the request has no messages"));
         };
-        let mut chats = self.chats();
-        let chat = chats.remove(&request.id);
         if last.role == "assistant" {
             let responses = last.approval_responses();
             if responses.is_empty() {
-                restore(&mut chats, &request.id, chat);
                 return Err(refuse(
                     StatusCode::BAD_REQUEST,
                     "the last message is the assistant's and answers no approval",
                 ));
             }
-            let Some(Chat::Paused(held, asked_at)) = chat else {
-                restore(&mut chats, &request.id, chat);
-                return Err(refuse(
-                    StatusCode::CONFLICT,
-                    format!("chat `{}` has no run waiting for approval", request.id),
-                ));
+            let Some(mut state) = session.paused().await.map_err(unavailable)? else {
+                return Err(match session.store().load(key).await.map_err(unavailable)? {
+                    Some(_) => refuse(
+                        StatusCode::CONFLICT,
+                        format!("chat `{}` has no run waiting for approval", key.id),
+                    ),
+                    None => no_chat(key),
+                });
             };
-            let mut state = held.clone();
             for response in responses {
                 let decided = if response.approved {
                     state.approve(&response.approval_id)
@@ -172,14 +389,13 @@ impl ChatServer {
                 };
                 if let Err(unknown) = decided {
                     // Nothing was decided: the run waits as it was.
-                    chats.insert(request.id.clone(), Chat::Paused(held, asked_at));
                     return Err(refuse(StatusCode::BAD_REQUEST, unknown.to_string()));
                 }
             }
-            return Ok((RunInput::Paused(state), asked_at));
+            let run = session.begin(agent, RunInput::Paused(state)).await.map_err(refusal)?;
+            return Ok((run, true));
         }
         if last.role != "user" {
-            restore(&mut chats, &request.id, chat);
             return Err(refuse(
                 StatusCode::BAD_REQUEST,
                 format!("the last message's role is `{}`", last.role),
@@ -187,103 +403,175 @@ impl ChatServer {
         }
         let text = last.text();
         if text.is_empty() {
-            restore(&mut chats, &request.id, chat);
             return Err(refuse(StatusCode::BAD_REQUEST, "the last user message has no text"));
         }
-        // A regenerated answer replaces the last one: the run goes again
-        // from the chat as it was before the last question (calls that
-        // wait are dropped: they never ran).
-        let regenerate = request.trigger.as_deref() == Some("regenerate-message");
-        let earlier = match chat {
-            Some(Chat::Paused(state, asked_at)) if regenerate => Some((state.transcript().clone(), asked_at)),
-            Some(Chat::Paused(state, asked_at)) => {
-                let ids: Vec<String> =
-                    state.pending().iter().map(|pending| pending.call.id.to_string()).collect();
-                chats.insert(request.id.clone(), Chat::Paused(state, asked_at));
-                return Err(refuse(
-                    StatusCode::CONFLICT,
-                    format!(
-                        "chat `{}` waits for approval of calls {}: answer them first",
-                        request.id,
-                        ids.join(", ")
-                    ),
-                ));
-            }
-            Some(Chat::Done(transcript, asked_at)) => Some((transcript, asked_at)),
-            None => None,
+        let run = if request.trigger.as_deref() == Some("regenerate-message") {
+            session.regenerate(agent, text).await
+        } else {
+            session.begin(agent, text).await
         };
-        match earlier {
-            Some((mut transcript, asked_at)) => {
-                if regenerate {
-                    transcript.messages.truncate(asked_at);
-                }
-                let asked_at = transcript.messages.len();
-                transcript.push(Message::user(text));
-                Ok((RunInput::Transcript(transcript), asked_at))
-            }
-            None => Ok((RunInput::from(text), 0)),
-        }
+        Ok((run.map_err(refusal)?, false))
     }
 
-    /// The run as a UI message stream. The run goes on in a task of its
-    /// own, to its end even if the page leaves, and its end is kept before
-    /// the `finish` chunk is sent, so an approval sent at once finds it.
-    fn stream(&self, chat_id: String, input: RunInput, asked_at: usize) -> Response {
-        let adapter =
-            if matches!(input, RunInput::Paused(_)) { UiAdapter::resuming() } else { UiAdapter::new() };
-        let (frames, body) = futures::channel::mpsc::unbounded::<String>();
+    /// The run as a UI message stream. It goes on in a task of its own, to
+    /// its end even if the page leaves; its end is kept, and the chat is
+    /// free again, before the `finish` chunk is sent.
+    fn stream(&self, key: ConversationKey, live: Arc<Live>, run: SessionRun, resumed: bool) -> Response {
+        let adapter = if resumed { UiAdapter::resuming() } else { UiAdapter::new() };
+        live.state().stop = Some(run.cancellation().clone());
+        let listener = live.listen();
         let server = self.clone();
         tokio::spawn(async move {
-            let events = server.inner.agent.stream(input).inspect(|event| {
-                if let AgentEvent::Finished(ended) = event {
-                    server.keep(&chat_id, ended, asked_at);
+            let events = run.stream().inspect(|event| {
+                if matches!(event, AgentEvent::Finished(_)) {
+                    server.live().remove(&key);
                 }
             });
-            let mut body = std::pin::pin!(adapter.stream(events));
-            while let Some(frame) = body.next().await {
-                // A page that left only stops reading; the run goes on.
-                let _ = frames.unbounded_send(frame);
+            let mut frames = std::pin::pin!(adapter.stream(events));
+            while let Some(frame) = frames.next().await {
+                live.push(Bytes::from(frame));
             }
+            live.end();
         });
-        let body = Body::from_stream(body.map(Ok::<_, std::convert::Infallible>));
-        let mut response = Response::new(body);
-        for (name, value) in HEADERS {
-            response.headers_mut().insert(name, axum::http::HeaderValue::from_static(value));
-        }
-        response
-    }
-
-    /// Keep what the chat needs for its next request.
-    fn keep(
-        &self,
-        chat_id: &str,
-        ended: &Result<tools_agent::RunResult, tools_agent::AgentError>,
-        asked_at: usize,
-    ) {
-        let mut chats = self.chats();
-        match ended {
-            Ok(result) => {
-                let chat = match &result.stop {
-                    StopReason::Paused(state) => Chat::Paused((**state).clone(), asked_at),
-                    _ => Chat::Done(result.transcript.clone(), asked_at),
-                };
-                chats.insert(chat_id.to_owned(), chat);
-            }
-            Err(_) => {
-                chats.remove(chat_id);
-            }
-        }
+        sse(listener)
     }
 }
 
-/// Put back what a refused request took out.
-fn restore(chats: &mut HashMap<String, Chat>, id: &str, chat: Option<Chat>) {
-    if let Some(chat) = chat {
-        chats.insert(id.to_owned(), chat);
+/// The SSE response of a stream's frames.
+fn sse(frames: UnboundedReceiver<Bytes>) -> Response {
+    let mut response = Response::new(Body::from_stream(frames.map(Ok::<_, std::convert::Infallible>)));
+    for (name, value) in HEADERS {
+        response.headers_mut().insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+fn no_chat(key: &ConversationKey) -> Refusal {
+    refuse(StatusCode::NOT_FOUND, format!("there is no chat `{}`", key.id))
+}
+
+fn unavailable(error: StoreError) -> Refusal {
+    refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the chat could not be read: {error}"))
+}
+
+/// A session's refusal as the page reads it.
+fn refusal(error: SessionError) -> Refusal {
+    match error {
+        SessionError::Waiting { key, pending } => refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "chat `{}` waits for approval of calls {}: answer them first",
+                key.id,
+                pending.join(", ")
+            ),
+        ),
+        SessionError::NotPaused { key } => {
+            refuse(StatusCode::CONFLICT, format!("chat `{}` has no run waiting for these calls", key.id))
+        }
+        SessionError::Store(error @ StoreError::Conflict { .. }) => {
+            refuse(StatusCode::CONFLICT, error.to_string())
+        }
+        SessionError::Store(error) => unavailable(error),
+        other => refuse(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
     }
 }
 
-/// The `POST /api/chat` handler of [`ChatServer::router`].
-async fn chat(State(server): State<ChatServer>, body: Bytes) -> Response {
-    server.respond(&body)
+/// The `POST /api/chat` handler.
+async fn chat(State(server): State<ChatServer>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let user = match server.user(&parts).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    let max = server.inner.max_body;
+    let Ok(body) = to_bytes(body, max).await else {
+        return refuse(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is over {max} bytes"))
+            .into_response();
+    };
+    server.respond(&user, &body).await
+}
+
+/// The user's chat named in the path, after the auth hook.
+async fn chat_of(server: &ChatServer, parts: &Parts, id: String) -> Result<ConversationKey, Response> {
+    let user = server.user(parts).await?;
+    let key = ConversationKey::new(user, id);
+    key.check().map_err(|invalid| refuse(StatusCode::BAD_REQUEST, invalid.to_string()).into_response())?;
+    Ok(key)
+}
+
+/// `GET /api/chat/{id}`: the chat's messages as UI messages.
+async fn messages(State(server): State<ChatServer>, Path(id): Path<String>, parts: Parts) -> Response {
+    let key = match chat_of(&server, &parts, id).await {
+        Ok(key) => key,
+        Err(refused) => return refused,
+    };
+    let live = server.live().get(&key).map(|live| live.state().asked.clone());
+    let stored = match server.inner.store.load(&key).await {
+        Ok(stored) => stored,
+        Err(error) => return unavailable(error).into_response(),
+    };
+    // A run going shows what started it; the store has it once it ends.
+    let page = match (stored, live) {
+        (None, None) => return no_chat(&key).into_response(),
+        (Some(stored), None) => crate::ui_messages(&stored.messages, stored.paused.as_ref()),
+        (stored, Some(asked)) => {
+            let (messages, paused) = stored.map(|s| (s.messages, s.paused)).unwrap_or_default();
+            asked.shown(messages, paused.as_ref())
+        }
+    };
+    let mut response = Response::new(Body::from(serde_json::Value::from(page).to_string()));
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// `GET /api/chat/{id}/stream`: the run going, from its first chunk; 204
+/// when none is (no chat at all included: what useChat takes as nothing
+/// to resume, and it tells nothing of another user's chats).
+async fn reattach(State(server): State<ChatServer>, Path(id): Path<String>, parts: Parts) -> Response {
+    let key = match chat_of(&server, &parts, id).await {
+        Ok(key) => key,
+        Err(refused) => return refused,
+    };
+    let live = server.live().get(&key).cloned();
+    match live {
+        Some(live) => sse(live.listen()),
+        None => StatusCode::NO_CONTENT.into_response(),
+    }
+}
+
+/// `POST /api/chat/{id}/stop`: end the run going.
+async fn stop(State(server): State<ChatServer>, Path(id): Path<String>, parts: Parts) -> Response {
+    let key = match chat_of(&server, &parts, id).await {
+        Ok(key) => key,
+        Err(refused) => return refused,
+    };
+    let live = server.live().get(&key).cloned();
+    if let Some(stop) = live.and_then(|live| live.state().stop.clone()) {
+        stop.cancel();
+        return StatusCode::NO_CONTENT.into_response();
+    }
+    match server.inner.store.load(&key).await {
+        Ok(Some(_)) => {
+            refuse(StatusCode::CONFLICT, format!("chat `{}` has no run going", key.id)).into_response()
+        }
+        Ok(None) => no_chat(&key).into_response(),
+        Err(error) => unavailable(error).into_response(),
+    }
+}
+
+/// `DELETE /api/chat/{id}`: forget the chat.
+async fn delete(State(server): State<ChatServer>, Path(id): Path<String>, parts: Parts) -> Response {
+    let key = match chat_of(&server, &parts, id).await {
+        Ok(key) => key,
+        Err(refused) => return refused,
+    };
+    if server.live().contains_key(&key) {
+        return refuse(StatusCode::CONFLICT, format!("chat `{}` has a run going: stop it first", key.id))
+            .into_response();
+    }
+    match server.inner.store.delete(&key).await {
+        Ok(true) => StatusCode::NO_CONTENT.into_response(),
+        Ok(false) => no_chat(&key).into_response(),
+        Err(error) => unavailable(error).into_response(),
+    }
 }

@@ -1,5 +1,8 @@
 // The chat page of examples/chat_ui/main.rs: useChat against the server's
 // /api/chat, which streams the agent's run as the AI SDK UI message stream.
+// The chat's id is in the page's address (`?chat=...`): a page that reloads
+// shows the chat's stored messages (GET /api/chat/{id}) and reattaches to a
+// run still going (useChat's `resume`: GET /api/chat/{id}/stream).
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { useState } from "react";
@@ -8,8 +11,41 @@ import { ToolCall } from "./tool-call.jsx";
 
 const transport = new DefaultChatTransport({ api: "/api/chat" });
 
-function Chat() {
+// The chat's id from the page's address, or a new one; `known` when the
+// address had it, so there may be a chat to show and a run to reattach to.
+function chatOfAddress() {
+  const id = new URL(window.location.href).searchParams.get("chat");
+  return id ? { id, known: true } : { id: crypto.randomUUID(), known: false };
+}
+
+// The chat's id put in the address once it has a question, replacing the
+// address (Back does not lead to the page without it): a reload shows it
+// again. Before that a reload is a new chat, with nothing to load.
+function keepInAddress(id) {
+  const address = new URL(window.location.href);
+  if (address.searchParams.get("chat") === id) return;
+  address.searchParams.set("chat", id);
+  window.history.replaceState(null, "", address);
+}
+
+// The chat's stored messages as useChat takes them; none if there is no
+// such chat (404).
+async function storedMessages(id) {
+  const response = await fetch(`/api/chat/${encodeURIComponent(id)}`);
+  if (response.status === 404) return [];
+  if (!response.ok) {
+    throw new Error(`the chat could not be loaded (${response.status}): ${await response.text()}`);
+  }
+  return response.json();
+}
+
+function Chat({ id, stored, resume }) {
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
+    id,
+    messages: stored,
+    // A run the server still has going (the page reloaded mid-answer) is
+    // streamed again from its start; none: nothing happens.
+    resume,
     transport,
     // Once every held call of the last turn has an answer, send them: the
     // server resumes the paused run from these responses.
@@ -25,6 +61,7 @@ function Chat() {
     event.preventDefault();
     const text = input.trim();
     if (!text || busy || waiting) return;
+    keepInAddress(id);
     sendMessage({ text });
     setInput("");
   }
@@ -76,4 +113,19 @@ function Chat() {
   );
 }
 
-createRoot(document.getElementById("root")).render(<Chat />);
+const root = createRoot(document.getElementById("root"));
+const chat = chatOfAddress();
+try {
+  // A chat id made just now names no chat yet: nothing to load or resume.
+  const stored = chat.known ? await storedMessages(chat.id) : [];
+  root.render(<Chat id={chat.id} stored={stored} resume={chat.known} />);
+} catch (error) {
+  root.render(
+    <main>
+      <h1>tools chat</h1>
+      <p className="error" data-testid="error">
+        {error.message}
+      </p>
+    </main>,
+  );
+}

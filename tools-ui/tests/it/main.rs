@@ -8,3 +8,6 @@ mod adapter;
 mod agui;
 // The useChat endpoint over HTTP, against the scripted server.
 mod server;
+
+// The server on a session store: restarts, users, reloads, stops.
+mod chats;

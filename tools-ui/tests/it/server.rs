@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 use tools_agent::scripted_server::ScriptedServer;
-use tools_ui::ChatServer;
+use tools_ui::{ANONYMOUS, ChatServer};
 
 use crate::support::{chunks, text, types, weather_agent};
 
@@ -38,6 +38,11 @@ impl Page {
             .get("x-vercel-ai-ui-message-stream")
             .map(|value| value.to_str().unwrap().to_owned());
         (status, header, response.text().await.unwrap())
+    }
+
+    /// The calls chat `chat` holds for approval.
+    async fn pending(&self, chat: &str) -> Vec<String> {
+        self.chat.pending(ANONYMOUS, chat).await.unwrap()
     }
 
     /// Ask in chat `chat`; the stream's chunks.
@@ -97,7 +102,7 @@ async fn a_question_streams_the_call_in_pieces_and_asks_for_approval() {
         json!({"type": "tool-approval-request", "approvalId": "call_1", "toolCallId": "call_1"})
     );
     assert_eq!(chunks[8], json!({"type": "finish", "finishReason": "tool-calls"}));
-    assert_eq!(page.chat.pending("c1"), ["call_1"]);
+    assert_eq!(page.pending("c1").await, ["call_1"]);
     let requests = page.model.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0]["stream"], true);
@@ -139,7 +144,7 @@ async fn approved_the_tool_runs_and_the_model_answers_with_its_output() {
         (&tool["role"], &tool["tool_call_id"], &tool["content"]),
         (&json!("tool"), &json!("call_1"), &json!("18°C and sunny in Paris"))
     );
-    assert!(page.chat.pending("c1").is_empty());
+    assert!(page.pending("c1").await.is_empty());
 
     // The chat goes on from the whole run.
     page.ask("c1", "And in Lyon?").await;
@@ -179,7 +184,7 @@ async fn an_unknown_approval_id_is_refused_and_the_run_still_waits_for_the_real_
         page.post(&answer("c1", "call_1", json!({"id": "call_forged", "approved": true}))).await;
     assert_eq!((status, header), (400, None));
     assert_eq!(body, "no call waiting for approval has the id `call_forged`; the pending calls are: call_1");
-    assert_eq!(page.chat.pending("c1"), ["call_1"]);
+    assert_eq!(page.pending("c1").await, ["call_1"]);
     assert_eq!(page.model.requests().len(), 1, "nothing ran, the model was not asked");
 
     let (status, _, body) =
@@ -191,21 +196,26 @@ async fn an_unknown_approval_id_is_refused_and_the_run_still_waits_for_the_real_
 #[tokio::test]
 async fn requests_that_fit_no_run_are_refused_with_a_reason() {
     let page = Page::start().await;
-    // Approvals in a chat that has no paused run.
+    // Approvals in a chat that does not exist.
     let (status, _, body) =
         page.post(&answer("c9", "call_1", json!({"id": "call_1", "approved": true}))).await;
-    assert_eq!((status, body.as_str()), (409, "chat `c9` has no run waiting for approval"));
+    assert_eq!((status, body.as_str()), (404, "there is no chat `c9`"));
     // A new question while a call waits.
     page.ask("c1", "Weather in Paris?").await;
     let (status, _, body) = page.post(&ask("c1", "Never mind")).await;
     assert_eq!(status, 409);
     assert!(body.contains("call_1"), "{body}");
-    assert_eq!(page.chat.pending("c1"), ["call_1"]);
+    assert_eq!(page.pending("c1").await, ["call_1"]);
+    // Approvals in a chat whose run did not pause.
+    page.post(&answer("c1", "call_1", json!({"id": "call_1", "approved": true}))).await;
+    let (status, _, body) =
+        page.post(&answer("c1", "call_1", json!({"id": "call_1", "approved": true}))).await;
+    assert_eq!((status, body.as_str()), (409, "chat `c1` has no run waiting for approval"));
     // Not a chat request at all.
     let (status, _, body) = page.post(&json!({"messages": "hi"})).await;
     assert_eq!(status, 400);
     assert!(body.starts_with("not a useChat request body"), "{body}");
-    assert_eq!(page.model.requests().len(), 1);
+    assert_eq!(page.model.requests().len(), 2);
 }
 
 fn regenerate(chat: &str, question: &str) -> Value {
@@ -232,14 +242,14 @@ async fn a_regenerated_answer_replaces_the_last_one_finished_or_waiting() {
     let (status, _, body) = page.post(&regenerate("c1", "Weather in Paris?")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(roles(&page, 2), ["user"]);
-    assert_eq!(page.chat.pending("c1"), ["call_3"]);
+    assert_eq!(page.pending("c1").await, ["call_3"]);
 
     // Regenerated while its call waits: the held call is dropped, never run.
     let (status, _, body) = page.post(&regenerate("c1", "Weather in Lyon?")).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(roles(&page, 3), ["user"]);
     assert_eq!(page.model.requests()[3]["messages"][0]["content"], "Weather in Lyon?");
-    assert_eq!(page.chat.pending("c1"), ["call_4"]);
+    assert_eq!(page.pending("c1").await, ["call_4"]);
 
     // A follow-up after it keeps the whole chat.
     page.post(&answer("c1", "call_4", json!({"id": "call_4", "approved": false}))).await;
