@@ -11,7 +11,11 @@ self-check (a body with an unknown key nested deep in each API's types must
 be refused), builds the driver (`tools-agent/examples/conformance.rs`; the
 test command's features, so cargo reuses its build) unless given one, runs
 it, and then checks on its own side that every case ran and passed and that
-no request failed validation. It prints the SDK versions, a table of
+no request failed validation. The `long_conversation*` scenarios go on from
+300 turns (about 1 MB) under a context policy of 8,000 tokens: each
+request is checked for the agent's own estimate of it (which the driver
+reports), its size, its first message and every result's call, and what it
+keeps of the history. It prints the SDK versions, a table of
 scenario x client x plain/streamed (`pass*`: passing but for a check main
 does not pass yet, listed under it), and the times; it exits non-zero if
 anything failed.

@@ -16,8 +16,13 @@ the SDKs' response models (`wire.py`).
 Control endpoints, for the driver:
 - `GET /_control/cases`: the versions, and every case with what it expects;
 - `GET /_control/requests/{case}`: the requests a case received, read;
+- `GET /_control/history/{scenario}`: the conversation a scenario's run goes
+  on from (`scenarios.Context.history`), as `wire.Api.read` writes messages;
 - `GET /_control/check/{case}`: what is wrong with them (`{"problems": [...],
   "pending": [...]}`, the second the checks main does not pass yet);
+- `POST /_control/estimates/{case}`: the agent's own estimate of each
+  request of a case under a context policy (`ContextPolicy::estimate`), in
+  the order sent, kept on each request as `estimate` for the checks;
 - `POST /_control/outcome/{case}`: the driver's result of a case, for the table.
 
     python3 tests/conformance/standin.py    # serves until interrupted; prints its URL
@@ -116,6 +121,11 @@ class Handler(BaseHTTPRequestHandler):
         path = unquote(self.path)
         if path == "/_control/cases":
             return self._json(200, {"versions": validate.versions(), "cases": cases()})
+        if path.startswith("/_control/history/"):
+            scenario = BY_NAME.get(path.removeprefix("/_control/history/"))
+            if scenario is None or scenario.context is None:
+                return self._json(404, {"error": {"message": f"no history at {path}"}})
+            return self._json(200, scenario.context.history)
         if path.startswith("/_control/requests/"):
             return self._json(200, self.recorder.of(path.removeprefix("/_control/requests/")))
         if path.startswith("/_control/check/"):
@@ -131,6 +141,16 @@ class Handler(BaseHTTPRequestHandler):
             case = path.removeprefix("/_control/outcome/")
             with self.recorder.lock:
                 self.recorder.outcomes[case] = json.loads(raw)
+            return self._json(200, {})
+        if path.startswith("/_control/estimates/"):
+            case = path.removeprefix("/_control/estimates/")
+            estimates = json.loads(raw)
+            with self.recorder.lock:
+                requests = self.recorder.requests.get(case, [])
+                for request, estimate in zip(requests, estimates):
+                    request["estimate"] = estimate
+            if len(requests) != len(estimates):
+                self.recorder.fail(case, f"{len(estimates)} requests estimated, {len(requests)} received")
             return self._json(200, {})
         parts = path.split("/", 5)  # "", "c", scenario, client, mode, rest
         if len(parts) < 6 or parts[1] != "c" or parts[2] not in BY_NAME or parts[3] not in APIS \
@@ -159,6 +179,7 @@ class Handler(BaseHTTPRequestHandler):
             "path": rest,
             "headers": {name.lower(): value for name, value in self.headers.items()},
             "body": body,
+            "size": len(raw),
             "invalid": invalid,
             "read": None,
         }
@@ -171,15 +192,16 @@ class Handler(BaseHTTPRequestHandler):
         if invalid is not None:
             self.recorder.fail(case, f"request {index}: {invalid}")
             return self._json(400, wire.error(400, invalid))
-        if index >= len(scenario.turns):
-            problem = f"request {index}: the scenario has {len(scenario.turns)} turns"
+        replies = scenario.replies()
+        if index >= len(replies):
+            problem = f"request {index}: the scenario has {len(replies)} replies"
             self.recorder.fail(case, problem)
             return self._json(400, wire.error(400, problem))
-        if scenario.turns[index].end == "outage":
+        if replies[index].end == "outage":
             status, error = wire.outage()
             return self._json(status, error)
         try:
-            content_type, chunks = wire.reply(scenario.turns[index], streamed, body)
+            content_type, chunks = wire.reply(replies[index], streamed, body)
         except Exception as error:  # a bug of the stand-in: say so, and fail the case at once (no 5xx to resend)
             problem = f"request {index}: the stand-in could not build its reply: {error!r}"
             self.recorder.fail(case, problem)

@@ -10,7 +10,9 @@
 //! driver checks the run against it (stop and reason, or the error it
 //! failed with; answer, each request's `Usage`, the messages kept, the
 //! reasoning each assistant message of the transcript keeps, the calls run,
-//! the streamed text and reasoning),
+//! the streamed text and reasoning), tells the stand-in the agent's own
+//! estimate of each request of a case under a `ContextPolicy`
+//! (`ContextPolicy::estimate`, `POST /_control/estimates/{case}`),
 //! asks the stand-in to check the requests it received (`GET
 //! /_control/check/{case}`: valid for the SDK's types, the conversation,
 //! the tools, the headers; and the checks main does not pass yet, reported
@@ -22,18 +24,21 @@
 //! CONFORMANCE_URL=http://127.0.0.1:PORT cargo run -p tools-agent --example conformance
 //! ```
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tools_agent::{
     Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
-    CacheTtl, Content, FallbackModel, Gemini, Message, Model, ModelSettings, OpenAiChat, OpenAiResponses,
-    ResendPolicy, RunInput, RunResult, RunState, StopReason, Transcript,
+    CacheTtl, Content, ContextPolicy, FallbackModel, Gemini, Message, Model, ModelError, ModelRequest,
+    ModelResponse, ModelSettings, ModelStream, OpenAiChat, OpenAiResponses, ResendPolicy, RunInput,
+    RunResult, RunState, StopReason, Strategy, Summarizer, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
-use tools_core::{Part, ToolContext, ToolError};
+use tools_core::{Outcome, Part, ToolCall, ToolContext, ToolError, ToolResult};
 use tools_macros::tool;
 
 /// The header the client that resumes a saved run sends, so the stand-in
@@ -89,10 +94,109 @@ fn cache_settings(client: &str) -> CacheSettings {
     }
 }
 
+/// A client that records [`ContextPolicy::estimate`] of each request it
+/// sends (the summary requests too), plain or streamed, and sends it.
+struct Measured<M> {
+    inner: M,
+    estimates: Arc<Mutex<Vec<u64>>>,
+}
+
+impl<M: Model> Measured<M> {
+    fn record(&self, request: &ModelRequest<'_>) {
+        let estimate = ContextPolicy::estimate(&self.inner, request);
+        self.estimates.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(estimate);
+    }
+}
+
+impl<M: Model> Model for Measured<M> {
+    fn provider(&self) -> &str {
+        self.inner.provider()
+    }
+
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+
+    fn dialect(&self) -> Option<tools_provider::Dialect> {
+        self.inner.dialect()
+    }
+
+    fn native_answers(&self) -> bool {
+        self.inner.native_answers()
+    }
+
+    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.record(&request);
+        self.inner.request(request)
+    }
+
+    fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
+        self.record(&request);
+        self.inner.stream(request)
+    }
+}
+
+/// The policy of a case that goes on from a long conversation: the
+/// default strategies, or with `summarize`, clear old results, summarize
+/// with the agent's model, drop the oldest turns (`scenarios.Context`).
+fn context_policy(context: &Value) -> ContextPolicy {
+    let policy = ContextPolicy::new(context["budget"].as_u64().unwrap_or_default());
+    if !context["summarize"].as_bool().unwrap_or(false) {
+        return policy;
+    }
+    policy.with_strategies([
+        Strategy::ClearToolResults { keep_last: 3 },
+        Strategy::Summarize(Summarizer::new()),
+        Strategy::DropOldestTurns,
+    ])
+}
+
+/// A conversation as the stand-in writes it (`["user", text]`,
+/// `["assistant", text, [[id, name, args]...]]`, `["results", [[id,
+/// content]...]]`, `["summary", text, covers]`), as a transcript's
+/// messages: each result named by its call.
+fn messages(history: &Value) -> Result<Vec<Message>, String> {
+    let mut out = Vec::new();
+    let mut names = std::collections::HashMap::new();
+    let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
+    for entry in history.as_array().into_iter().flatten() {
+        let message = match entry[0].as_str() {
+            Some("user") => Message::user(text(&entry[1])),
+            Some("assistant") => {
+                let calls = entry[2].as_array().into_iter().flatten().map(|call| {
+                    names.insert(text(&call[0]), text(&call[1]));
+                    ToolCall::new(text(&call[0]), text(&call[1]), call[2].to_string())
+                });
+                Message::assistant(text(&entry[1]), calls.collect::<Vec<_>>())
+            }
+            Some("results") => Message::Tool {
+                results: entry[1]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|result| {
+                        let name = names.get(&text(&result[0])).cloned().unwrap_or_default();
+                        ToolResult::new(text(&result[0]), name, text(&result[1]), Outcome::Success)
+                    })
+                    .collect(),
+            },
+            Some("summary") => {
+                Message::summary(text(&entry[1]), entry[2].as_u64().unwrap_or_default() as usize)
+            }
+            _ => return Err(format!("not a message of the history: {entry}")),
+        };
+        out.push(message);
+    }
+    Ok(out)
+}
+
 /// One case of the suite, as the stand-in describes it.
 struct Case {
     spec: Value,
     root: String,
+    /// [`ContextPolicy::estimate`] of each request, for a case under a
+    /// context policy.
+    estimates: Arc<Mutex<Vec<u64>>>,
 }
 
 impl Case {
@@ -115,6 +219,28 @@ impl Case {
             }
             None => Ok(RunInput::from(self.str("prompt"))),
         }
+    }
+
+    /// The context policy of a case that goes on from a long conversation.
+    fn context(&self) -> Option<&Value> {
+        self.spec.get("context").filter(|context| !context.is_null())
+    }
+
+    /// What the run starts from: the prompt, or, for a case that goes on
+    /// from a long conversation, the stand-in's history and the prompt.
+    async fn input(&self, http: &reqwest::Client) -> Result<RunInput, String> {
+        let prompt = self.prompt()?;
+        if self.context().is_none() {
+            return Ok(prompt);
+        }
+        let url = format!("{}/_control/history/{}", self.root, self.str("scenario"));
+        let mut transcript = Transcript::new();
+        transcript.messages = messages(&get(http, &url).await?)?;
+        match prompt {
+            RunInput::Prompt(parts) => transcript.push(Message::user_parts(parts)),
+            other => return Err(format!("a prompt that is not one: {other:?}")),
+        }
+        Ok(RunInput::Transcript(transcript))
     }
 
     fn streamed(&self) -> bool {
@@ -140,6 +266,10 @@ impl Case {
                 match fallback {
                     // Down means down: the next model, without resending.
                     Some(next) => self.fallback(client.with_resend(ResendPolicy::none()), next, tools),
+                    None if self.context().is_some() => {
+                        Agent::new(Measured { inner: client, estimates: self.estimates.clone() }, tools)
+                            .map_err(|e| e.to_string())
+                    }
                     None => Agent::new(client, tools).map_err(|e| e.to_string()),
                 }
             }};
@@ -155,6 +285,9 @@ impl Case {
         if self.spec.get("answer").and_then(Value::as_bool).unwrap_or(false) {
             let answer = AnswerType::of::<Forecast>().with_mode(AnswerMode::Native);
             agent = agent.with_answer_type(answer).map_err(|e| e.to_string())?;
+        }
+        if let Some(context) = self.context() {
+            agent = agent.with_context_policy(context_policy(context));
         }
         if self.spec.get("cache").and_then(Value::as_bool).unwrap_or(false) {
             agent =
@@ -204,10 +337,10 @@ fn succeeded(ran: Ran) -> Result<(RunResult, Vec<AgentEvent>), String> {
 }
 
 /// Run one case; what did not go as expected.
-async fn run_case(case: &Case) -> Result<Vec<String>, String> {
+async fn run_case(case: &Case, http: &reqwest::Client) -> Result<Vec<String>, String> {
     let streamed = case.streamed();
     let agent = case.agent(false)?;
-    let ran = run(&agent, case.prompt()?, streamed).await?;
+    let ran = run(&agent, case.input(http).await?, streamed).await?;
     // A case that must fail: the error, as it prints, is what is compared.
     if let Some(expected) = case.expect("error").as_str() {
         return Ok(match ran.0 {
@@ -369,14 +502,23 @@ async fn main() {
     let began = Instant::now();
     let (total, mut failed) = (cases.len(), 0);
     for spec in cases {
-        let case = Case { spec, root: root.clone() };
+        let case = Case { spec, root: root.clone(), estimates: Arc::default() };
         let name = case.str("case").to_owned();
         let started = Instant::now();
-        let mut problems = match tokio::time::timeout(CASE_TIMEOUT, run_case(&case)).await {
+        let mut problems = match tokio::time::timeout(CASE_TIMEOUT, run_case(&case, &http)).await {
             Ok(Ok(problems)) => problems,
             Ok(Err(error)) => vec![error],
             Err(_) => vec![format!("the case took more than {CASE_TIMEOUT:?}")],
         };
+        // A case under a context policy: the agent's own estimate of each
+        // request, for the stand-in's checks (each under the budget).
+        let estimates = case.estimates.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+        if case.context().is_some() {
+            let url = format!("{root}/_control/estimates/{name}");
+            if let Err(error) = http.post(&url).json(&estimates).send().await {
+                problems.push(format!("POST {url}: {error}"));
+            }
+        }
         // The stand-in's checks of the requests; those main does not pass
         // yet come apart, as pending.
         let mut pending = Vec::new();
@@ -394,12 +536,21 @@ async fn main() {
             Err(error) => problems.push(error),
         }
         let ms = started.elapsed().as_secs_f64() * 1000.0;
-        let outcome = json!({"ok": problems.is_empty(), "problems": problems, "pending": pending, "ms": ms});
+        let outcome = json!({"ok": problems.is_empty(), "problems": problems, "pending": pending, "ms": ms,
+            "estimates": estimates});
         if let Err(error) = http.post(format!("{root}/_control/outcome/{name}")).json(&outcome).send().await {
             eprintln!("reporting {name}: {error}");
         }
         if problems.is_empty() {
-            println!("ok    {name} ({ms:.0} ms)");
+            match (estimates.iter().max(), case.context()) {
+                (Some(most), Some(context)) => {
+                    println!(
+                        "ok    {name} ({ms:.0} ms; requests estimated at {most} tokens at most, budget {})",
+                        context["budget"]
+                    );
+                }
+                _ => println!("ok    {name} ({ms:.0} ms)"),
+            }
             for check in &pending {
                 println!("      pending: {} ({})", check["check"].as_str().unwrap_or("?"), check["problems"]);
             }

@@ -18,7 +18,9 @@
 //!   and the summary is appended to the transcript as a
 //!   [`Message::Summary`], so it is stored with the conversation and sent
 //!   from then on in place of what it covers (as user text marked as
-//!   history written by a separate model: [`Message::summary_text`]).
+//!   history written by a separate model: [`Message::summary_text`]);
+//! - [`Strategy::Native`]: the provider keeps the context itself, as
+//!   [`NativeContext`] says (below).
 //!
 //! Each keeps the request one a provider takes: the first message sent is
 //! a user message (or the summary), a tool result is never sent without
@@ -48,6 +50,46 @@
 //! Each request that left something out traces an event (target
 //! `tools_agent::context`) with how many results were cleared, how many
 //! messages were dropped, whether a summary was made, and the estimate.
+//!
+//! # The provider's own context management
+//!
+//! With [`Strategy::Native`] in the policy, a model whose provider keeps
+//! the context in the window itself is left to do so: every request
+//! sends the transcript as it is (its latest summary standing for what it
+//! covers) and asks the provider to manage it, triggered at the policy's
+//! budget, counted by the provider's own tokenizer
+//! ([`ModelSettings::native_context`], written by each client):
+//!
+//! | client | what the request carries | what comes back |
+//! |---|---|---|
+//! | [`Anthropic`](crate::Anthropic) | `context_management.edits`: `clear_tool_uses_20250919` (trigger: the budget in input tokens), `clear_thinking_20251015` if asked, `compact_20260112` if asked; the `anthropic-beta` header `context-management-2025-06-27` (and `compact-2026-01-12` for compaction) | `context_management.applied_edits` (traced, target `tools_agent::context`); a `compaction` block, kept in the assistant message and sent back |
+//! | [`OpenAiResponses`](crate::OpenAiResponses) | `context_management: [{"type": "compaction", "compact_threshold": budget}]` | a `compaction` item with `encrypted_content`, kept in the assistant message; later requests send it and leave out the items before it |
+//! | [`OpenAiChat`](crate::OpenAiChat), [`Gemini`](crate::Gemini) | none: they have no such mechanism | |
+//!
+//! The opaque items come back as [`Content::Native`](crate::Content::Native)
+//! pieces of the assistant message, so they are saved with the
+//! transcript, round-trip through serde, and are sent only to the API that
+//! made them (another provider's writer leaves them out, and the
+//! transcript, kept whole, still has everything they stand for).
+//!
+//! For a model without such a mechanism (Chat Completions, Gemini, a
+//! [`FallbackModel`](crate::FallbackModel) one of whose models has none),
+//! the policy's other strategies apply instead, in their order: so
+//! `[Native, ClearToolResults, DropOldestTurns]` keeps the context on every
+//! client. A policy of [`Strategy::Native`] alone has no fallback: the
+//! request goes out with [`ModelSettings::native_context`] set, and a
+//! client that cannot take it refuses it before sending
+//! ([`ModelError::Setting`](crate::ModelError::Setting)); a model of your
+//! own reads the setting or not.
+//!
+//! Sources: <https://platform.claude.com/docs/en/build-with-claude/context-editing>,
+//! <https://platform.claude.com/docs/en/build-with-claude/compaction>,
+//! <https://developers.openai.com/api/docs/guides/compaction>, and the
+//! official SDKs' types (`anthropic`: `BetaContextManagementConfigParam`,
+//! `BetaClearToolUses20250919EditParam`, `BetaClearThinking20251015EditParam`,
+//! `BetaCompact20260112EditParam`, `BetaCompactionBlock`,
+//! `BetaContextManagementResponse`; `openai`: `response_create_params.ContextManagement`,
+//! `ResponseCompactionItem`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -55,6 +97,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tools_core::{Outcome, Part, ToolResult, Toolset};
+use tools_provider::Dialect;
 
 use crate::{Effects, Message, Model, ModelError, ModelRequest, ModelResponse, ModelSettings};
 
@@ -153,6 +196,25 @@ impl ContextPolicy {
         bytes.div_ceil(4)
     }
 
+    /// The provider's own context management to ask `model` for, with
+    /// its trigger (the budget unless set): where every provider the
+    /// model stands for has one, or where the policy has no other
+    /// strategy (a client without one then refuses it). `None` when the
+    /// other strategies apply.
+    pub(crate) fn native_for(&self, model: &dyn Model) -> Option<NativeContext> {
+        let native = self.strategies.iter().find_map(|strategy| match strategy {
+            Strategy::Native(native) => Some(native),
+            _ => None,
+        })?;
+        let dialects = model.dialects();
+        let takes = !dialects.is_empty() && dialects.iter().all(|dialect| has_native(*dialect));
+        let others = self.strategies.iter().any(|strategy| !matches!(strategy, Strategy::Native(_)));
+        (takes || !others).then(|| NativeContext {
+            trigger_tokens: Some(native.trigger_tokens.unwrap_or(self.budget)),
+            ..native.clone()
+        })
+    }
+
     /// The bytes the messages of a request may take: the budget in bytes,
     /// scaled by the calibration `(reported tokens, estimated tokens)`,
     /// less the `fixed` bytes of instructions and tools.
@@ -211,7 +273,7 @@ impl ContextPolicy {
                         return Applied::Summarize(ask);
                     }
                 }
-                Strategy::Summarize(_) => {}
+                Strategy::Summarize(_) | Strategy::Native(_) => {}
             }
         }
         Applied::Send { entries, cleared, dropped }
@@ -240,6 +302,160 @@ pub enum Strategy {
     /// summary in the transcript ([`Message::Summary`]); it is then sent
     /// in place of them. At most one summary is made before each request.
     Summarize(Summarizer),
+    /// Let the provider keep the context in the window (Anthropic's
+    /// context editing and compaction, the Responses API's compaction),
+    /// triggered at the budget unless the [`NativeContext`] sets its own
+    /// trigger. Where the model's provider has it, it takes the place of
+    /// every other strategy; where it has not, the others apply (the
+    /// module documentation has the table and the rules).
+    ///
+    /// ```
+    /// use tools_agent::{ContextPolicy, NativeContext, Strategy};
+    ///
+    /// // The provider's own on Anthropic and OpenAI Responses; the
+    /// // model-agnostic strategies on the other clients.
+    /// let policy = ContextPolicy::new(150_000).with_strategies([
+    ///     Strategy::Native(NativeContext::new().with_keep_tool_uses(5)),
+    ///     Strategy::ClearToolResults { keep_last: 3 },
+    ///     Strategy::DropOldestTurns,
+    /// ]);
+    /// assert_eq!(policy.strategies().len(), 3);
+    /// ```
+    Native(NativeContext),
+}
+
+/// The provider's own context management, as [`Strategy::Native`] asks
+/// for it and [`ModelSettings::native_context`] carries it to a client.
+///
+/// By default: on Anthropic, clear the oldest tool results once the
+/// input is over the trigger (`clear_tool_uses_20250919`, keeping the
+/// API's default of the last 3 tool uses); on OpenAI Responses,
+/// server-side compaction over the trigger (the Responses API's only
+/// mechanism). The trigger is the policy's budget, unless
+/// [`Self::with_trigger_tokens`] sets one.
+///
+/// | option | Anthropic | OpenAI Responses |
+/// |---|---|---|
+/// | trigger | `trigger: {"type": "input_tokens", "value"}` of each edit (the API's defaults: 100,000 for clearing, 150,000 for compaction) | `compact_threshold` |
+/// | [`with_keep_tool_uses`](Self::with_keep_tool_uses) | `keep: {"type": "tool_uses", "value"}` | refused |
+/// | [`with_clear_at_least`](Self::with_clear_at_least) | `clear_at_least: {"type": "input_tokens", "value"}` | refused |
+/// | [`with_exclude_tools`](Self::with_exclude_tools) | `exclude_tools` | refused |
+/// | [`with_keep_thinking_turns`](Self::with_keep_thinking_turns), [`with_keep_all_thinking`](Self::with_keep_all_thinking) | a `clear_thinking_20251015` edit, first (thinking must be on: refused otherwise) | refused |
+/// | [`with_compaction`](Self::with_compaction) | a `compact_20260112` edit (trigger at least 50,000: refused below), beta `compact-2026-01-12` | always on |
+/// | [`with_clear_tool_uses`](Self::with_clear_tool_uses)`(false)` | no `clear_tool_uses_20250919` edit | nothing |
+///
+/// What a client cannot take is refused before anything is sent
+/// ([`ModelError::Setting`](crate::ModelError::Setting)), as every
+/// setting is; Chat Completions and Gemini refuse the whole setting.
+///
+/// ```
+/// use tools_agent::NativeContext;
+///
+/// let native = NativeContext::new()
+///     .with_trigger_tokens(120_000)
+///     .with_keep_tool_uses(4)
+///     .with_clear_at_least(10_000)
+///     .with_exclude_tools(["memory"])
+///     .with_compaction(true);
+/// assert_eq!(native.trigger_tokens(), Some(120_000));
+/// assert!(native.compaction());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NativeContext {
+    pub(crate) trigger_tokens: Option<u64>,
+    pub(crate) clear_tool_uses: Option<bool>,
+    pub(crate) keep_tool_uses: Option<u32>,
+    pub(crate) clear_at_least: Option<u64>,
+    pub(crate) exclude_tools: Vec<String>,
+    pub(crate) keep_thinking: Option<KeepThinking>,
+    pub(crate) compaction: bool,
+}
+
+/// How many assistant turns keep their thinking blocks
+/// (`clear_thinking_20251015`'s `keep`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeepThinking {
+    /// The last this many turns.
+    Turns(u32),
+    /// All of them (what keeps a prompt cache).
+    All,
+}
+
+impl NativeContext {
+    /// The provider's defaults, triggered at the policy's budget.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Trigger at this many input tokens, rather than at the policy's
+    /// budget.
+    pub fn with_trigger_tokens(mut self, tokens: u64) -> Self {
+        self.trigger_tokens = Some(tokens);
+        self
+    }
+
+    /// Whether Anthropic clears old tool uses (on by default; off leaves
+    /// compaction or thinking clearing alone).
+    pub fn with_clear_tool_uses(mut self, yes: bool) -> Self {
+        self.clear_tool_uses = Some(yes);
+        self
+    }
+
+    /// How many of the latest tool uses Anthropic keeps when it clears.
+    pub fn with_keep_tool_uses(mut self, uses: u32) -> Self {
+        self.keep_tool_uses = Some(uses);
+        self
+    }
+
+    /// Clear at least this many tokens or nothing (so that a cleared
+    /// prompt cache is worth it), on Anthropic.
+    pub fn with_clear_at_least(mut self, tokens: u64) -> Self {
+        self.clear_at_least = Some(tokens);
+        self
+    }
+
+    /// Tools whose uses Anthropic never clears.
+    pub fn with_exclude_tools(mut self, tools: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.exclude_tools = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Clear the thinking blocks of all but the last `turns` assistant
+    /// turns, on Anthropic with thinking on.
+    pub fn with_keep_thinking_turns(mut self, turns: u32) -> Self {
+        self.keep_thinking = Some(KeepThinking::Turns(turns));
+        self
+    }
+
+    /// Keep every thinking block (the API otherwise keeps only the last
+    /// turn's when thinking is on), on Anthropic with thinking on.
+    pub fn with_keep_all_thinking(mut self) -> Self {
+        self.keep_thinking = Some(KeepThinking::All);
+        self
+    }
+
+    /// Whether Anthropic compacts the conversation into a summary when
+    /// the input is over the trigger (server-side compaction, on the
+    /// models that have it); the Responses API always does.
+    pub fn with_compaction(mut self, yes: bool) -> Self {
+        self.compaction = yes;
+        self
+    }
+
+    /// The trigger in input tokens, if one is set.
+    pub fn trigger_tokens(&self) -> Option<u64> {
+        self.trigger_tokens
+    }
+
+    /// Whether Anthropic's compaction is asked for.
+    pub fn compaction(&self) -> bool {
+        self.compaction
+    }
+
+    /// Whether Anthropic's tool use clearing is asked for.
+    pub(crate) fn clears_tool_uses(&self) -> bool {
+        self.clear_tool_uses.unwrap_or(true)
+    }
 }
 
 /// How [`Strategy::Summarize`] asks for a summary: the model (the agent's
@@ -338,10 +554,11 @@ impl Summarizer {
             return None;
         }
         let covers = entries[first_kept].origin;
-        // The summary request stays under the budget too, its instructions
-        // and the ask around the conversation aside.
-        let room =
-            usize::try_from(limit.saturating_sub(self.instructions.len() as u64 + 200)).unwrap_or(usize::MAX);
+        // The summary request stays under the budget too, its instructions,
+        // the ask around the conversation and the message's JSON aside,
+        // each counted as it is sent: escaped.
+        let around = escaped_len(&self.instructions) + 400;
+        let room = usize::try_from(limit.saturating_sub(around as u64)).unwrap_or(usize::MAX);
         let conversation = as_text(&entries[..first_kept], room);
         let prompt = format!(
             "Summarize the conversation below, which is history: the newest turns are not in it and stay as \
@@ -402,6 +619,17 @@ impl SummaryAsk<'_> {
         };
         effects.request(model, request).await
     }
+}
+
+/// Whether the API of `dialect` keeps the context itself.
+fn has_native(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::Anthropic
+            | Dialect::AnthropicStrict
+            | Dialect::OpenAiResponses
+            | Dialect::OpenAiResponsesStrict
+    )
 }
 
 /// Trace what a policy left out of a request, and a request still over
@@ -561,16 +789,23 @@ fn drop_oldest(entries: &mut Vec<Entry<'_>>, limit: u64) -> usize {
     cut
 }
 
+/// The bytes of `text` as a JSON string holds it, quotes aside: what the
+/// estimate counts (a newline or a quote is two bytes there).
+fn escaped_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(text.len(), |json| json.len().saturating_sub(2))
+}
+
 /// The entries as text for a summary request, at most about `room` bytes
-/// (the oldest turns left out first; an earlier summary is always shown).
+/// as sent (the oldest turns left out first; an earlier summary is always
+/// shown).
 fn as_text(entries: &[Entry<'_>], room: usize) -> String {
     let mut blocks: Vec<String> = entries.iter().map(|entry| entry_text(&entry.message)).collect();
     let pinned =
         usize::from(matches!(entries.first().map(|entry| &*entry.message), Some(Message::Summary { .. })));
-    let mut total: usize = blocks.iter().map(String::len).sum();
+    let mut total: usize = blocks.iter().map(|block| escaped_len(block)).sum();
     let mut from = pinned;
     while total > room && from + 1 < blocks.len() {
-        total -= blocks[from].len();
+        total -= escaped_len(&blocks[from]);
         blocks[from].clear();
         from += 1;
     }

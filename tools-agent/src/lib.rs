@@ -76,7 +76,7 @@ pub use answer::{AnswerMode, AnswerType, Typed};
 pub use approval::{Decision, PausedTurn, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
-pub use context::{ContextPolicy, Strategy, Summarizer};
+pub use context::{ContextPolicy, NativeContext, Strategy, Summarizer};
 pub use effects::{Effects, InProcess};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;

@@ -36,6 +36,7 @@ pub use tools_provider::ToolChoice;
 /// | `seed` | `seed` | refused | refused | `seed` |
 /// | `reasoning` | `reasoning_effort` | `reasoning` (and `include`, below) | `thinking`, `output_config.effort` | `thinkingConfig` |
 /// | `cache` (on by default) | `prompt_cache_key`, `prompt_cache_retention` | `prompt_cache_key`, `prompt_cache_retention` | `cache_control` on the last tool, the system prompt and the last message's last block (`ttl`) | nothing: implicit caching (key, retention, TTL refused) |
+/// | `native_context` | refused | `context_management` (compaction) | `context_management.edits`, `anthropic-beta` | refused |
 /// | `extra` | merged into the body | merged | merged | merged |
 ///
 /// [`ReasoningSettings`](crate::ReasoningSettings) has the reasoning fields'
@@ -107,6 +108,11 @@ pub struct ModelSettings {
     /// How the provider's prompt cache is used: Anthropic's breakpoints
     /// (on by default), OpenAI's key and retention ([`crate::CacheSettings`]).
     pub cache: crate::CacheSettings,
+    /// The provider's own context management, if asked for
+    /// ([`Self::with_native_context`]; the agent sets it from a
+    /// [`ContextPolicy`](crate::ContextPolicy) with
+    /// [`Strategy::Native`](crate::Strategy::Native)).
+    pub native_context: Option<crate::NativeContext>,
     /// How long one HTTP request may take, retries aside.
     pub request_timeout: Option<Duration>,
     /// JSON merged into every request body last, for the fields the SDK

@@ -199,8 +199,16 @@ impl<'a> Run<'a> {
             }
         }
         // What is sent: the transcript with its latest summary standing for
-        // what it covers, kept under the context policy's budget.
-        let room = match agent.context_policy.as_ref() {
+        // what it covers, kept under the context policy's budget; or, where
+        // the policy leaves it to the provider, the transcript as it is,
+        // with the provider's own context management asked for.
+        let policy = agent.context_policy.as_ref();
+        let native = policy.and_then(|policy| policy.native_for(agent.model.as_ref()));
+        let (settings, policy) = match native {
+            Some(native) => (Cow::Owned(agent.settings.clone().with_native_context(native)), None),
+            None => (Cow::Borrowed(&agent.settings), policy),
+        };
+        let room = match policy {
             Some(policy) => match self.make_room(policy, with_tools).await {
                 Some(room) => Some((policy, room)),
                 None => return Ok(None),
@@ -219,7 +227,7 @@ impl<'a> Run<'a> {
             instructions: self.transcript.instructions.as_deref(),
             messages: &sent,
             tools: with_tools.then_some(&*self.tools),
-            settings: &agent.settings,
+            settings: &settings,
             answer: agent.answer.as_ref().filter(|answer| answer.mode() == AnswerMode::Native),
         };
         let span = crate::trace::chat_span(agent);

@@ -74,6 +74,25 @@ impl ModelSettings {
         self
     }
 
+    /// The provider's own context management ([`NativeContext`](crate::NativeContext)):
+    /// what a [`ContextPolicy`](crate::ContextPolicy) with
+    /// [`Strategy::Native`](crate::Strategy::Native) sets on each request;
+    /// set it here to ask for it on requests made without the agent.
+    /// Anthropic and OpenAI Responses take it, Chat Completions and Gemini
+    /// refuse it ([`ModelError::Setting`]).
+    ///
+    /// ```
+    /// use tools_agent::{ModelSettings, NativeContext};
+    ///
+    /// let settings = ModelSettings::default()
+    ///     .with_native_context(NativeContext::new().with_trigger_tokens(100_000));
+    /// assert_eq!(settings.native_context.unwrap().trigger_tokens(), Some(100_000));
+    /// ```
+    pub fn with_native_context(mut self, native: crate::NativeContext) -> Self {
+        self.native_context = Some(native);
+        self
+    }
+
     /// How long one HTTP request may take, resends aside.
     pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
         self.request_timeout = Some(timeout);

@@ -42,9 +42,24 @@ pub enum Content {
     /// A provider's own item, sent back to that provider as it came and
     /// left out for others: Anthropic's server tools (`server_tool_use`,
     /// `web_search_tool_result`...), whose paused turn continues only if
-    /// they go back unchanged.
+    /// they go back unchanged, and the opaque summaries of server-side
+    /// compaction (Anthropic's `compaction` blocks, the Responses API's
+    /// `compaction` items), which stand for the conversation before them
+    /// for that provider alone.
+    ///
+    /// ```
+    /// use tools_provider::{Content, Message, openai};
+    ///
+    /// let compaction = Content::Native {
+    ///     provider: openai::responses::NATIVE.into(),
+    ///     item: serde_json::json!({"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAA"}),
+    /// };
+    /// let message = Message::Assistant { content: vec![compaction] };
+    /// let saved = serde_json::to_string(&message).unwrap();
+    /// assert_eq!(serde_json::from_str::<Message>(&saved).unwrap(), message);
+    /// ```
     Native {
-        /// The provider whose item it is (`"anthropic"`).
+        /// The provider whose item it is (`"anthropic"`, `"openai_responses"`).
         provider: String,
         /// The item.
         item: serde_json::Value,

@@ -32,6 +32,15 @@
 //!   system prompt (then a list of text blocks) and the last user message,
 //!   on by default (`CacheSettings`, written by `clients::cache`):
 //!   <https://platform.claude.com/docs/en/build-with-claude/prompt-caching>.
+//! - Context management (`ModelSettings::native_context`, written by
+//!   `clients::native`): `context_management.edits` behind the
+//!   `anthropic-beta` header; the response's `context_management.applied_edits`
+//!   (on the message, or a stream's `message_delta`) is traced (target
+//!   `tools_agent::context`), and a `compaction` block (its `content`
+//!   streamed as `compaction_delta`s) is kept as a native piece of the
+//!   message and sent back:
+//!   <https://platform.claude.com/docs/en/build-with-claude/context-editing>,
+//!   <https://platform.claude.com/docs/en/build-with-claude/compaction>.
 
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -98,6 +107,12 @@ impl Provider for AnthropicApi {
         headers.insert(HeaderName::from_static("anthropic-version"), HeaderValue::from_static(VERSION));
     }
 
+    /// The betas of the context management asked for, beside the
+    /// application's own `anthropic-beta`.
+    fn settings_headers(&self, settings: &crate::ModelSettings, headers: &mut HeaderMap) {
+        super::native::anthropic_headers(settings, headers);
+    }
+
     /// The request body, as <https://docs.anthropic.com/en/api/messages> shows it;
     /// the settings' fields (thinking among them) from `fields::anthropic`,
     /// the extra JSON last.
@@ -113,6 +128,7 @@ impl Provider for AnthropicApi {
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(self.dialect(), request)?);
         fields::anthropic(settings, &mut body)?;
+        super::native::anthropic(settings, &mut body)?;
         if let Some(answer) = request.answer {
             super::answer::anthropic(answer, &mut body)?;
         }
@@ -128,6 +144,7 @@ impl Provider for AnthropicApi {
     /// thinking, server tools: `tools_provider::anthropic::content`).
     fn read(&self, value: &Value) -> Result<ModelResponse, ModelError> {
         let content = anthropic::content(value).map_err(|error| malformed(value, error))?;
+        trace_edits(value);
         let usage = value.get("usage").map(read_usage).unwrap_or_default();
         let finish =
             value.get("stop_reason").and_then(Value::as_str).map(anthropic::finish).unwrap_or_default();
@@ -154,6 +171,20 @@ fn read_usage(usage: &Value) -> Usage {
         cache_read_tokens: read,
         cache_write_tokens: written,
         reasoning_tokens: usage.pointer("/output_tokens_details/thinking_tokens").and_then(Value::as_u64),
+    }
+}
+
+/// Trace the context edits the API applied, if it reports any
+/// (`context_management.applied_edits` of a message or a `message_delta`:
+/// each with its type and the input tokens it cleared).
+fn trace_edits(value: &Value) {
+    let edits = value.pointer("/context_management/applied_edits").and_then(Value::as_array);
+    if let Some(edits) = edits.filter(|edits| !edits.is_empty()) {
+        let cleared: u64 =
+            edits.iter().filter_map(|edit| edit.get("cleared_input_tokens").and_then(Value::as_u64)).sum();
+        let applied = Value::Array(edits.clone());
+        tracing::debug!(target: "tools_agent::context", cleared_input_tokens = cleared, %applied,
+            "the provider edited the context");
     }
 }
 
@@ -259,9 +290,12 @@ impl Decode for Decoder {
                             .piece(index, || Content::Reasoning(Reasoning::RedactedThinking { data }));
                     }
                     // A server tool's use (its input streams as JSON, like a
-                    // call's) and its result: sent back whole.
+                    // call's) and its result, and a compaction block (its
+                    // summary streams as `compaction_delta`s): sent back whole.
                     (Some(kind), Some(index))
-                        if kind == "server_tool_use" || kind.ends_with("_tool_result") =>
+                        if kind == "server_tool_use"
+                            || kind.ends_with("_tool_result")
+                            || kind == anthropic::COMPACTION =>
                     {
                         let item = block.clone();
                         self.content
@@ -293,10 +327,22 @@ impl Decode for Decoder {
                         }
                     }
                     (Some("signature_delta"), Some(index)) => {
-                        if let Content::Reasoning(Reasoning::Thinking { signature, .. }) =
-                            self.content.piece(index, thinking_block)
-                        {
-                            signature.push_str(field("signature"));
+                        match self.content.piece(index, thinking_block) {
+                            Content::Reasoning(Reasoning::Thinking { signature, .. }) => {
+                                signature.push_str(field("signature"));
+                            }
+                            Content::Native { item, .. } => append(item, "signature", field("signature")),
+                            _ => {}
+                        }
+                    }
+                    // A compaction block's summary and opaque content.
+                    (Some("compaction_delta"), Some(index)) => {
+                        if let Content::Native { item, .. } = self.content.piece(index, compaction_block) {
+                            for name in ["content", "encrypted_content"] {
+                                if let Some(piece) = delta.get(name).and_then(Value::as_str) {
+                                    append(item, name, piece);
+                                }
+                            }
                         }
                     }
                     _ => {}
@@ -314,6 +360,7 @@ impl Decode for Decoder {
                 }
             }
             "message_delta" => {
+                trace_edits(&data);
                 if let Some(usage) = data.get("usage") {
                     update(&mut self.usage, read_usage(usage));
                 }
@@ -339,6 +386,21 @@ impl Decode for Decoder {
             provider: PROVIDER.into(),
             message: "the stream closed before `message_stop`".into(),
         })
+    }
+}
+
+/// A compaction block not started yet.
+fn compaction_block() -> Content {
+    Content::Native { provider: anthropic::NATIVE.into(), item: json!({"type": anthropic::COMPACTION}) }
+}
+
+/// Add `piece` to the string at `name` of a native item (a `null` or
+/// absent one starts empty).
+fn append(item: &mut Value, name: &str, piece: &str) {
+    if let Some(fields) = item.as_object_mut() {
+        let earlier = fields.get(name).and_then(Value::as_str).unwrap_or_default();
+        let joined = format!("{earlier}{piece}");
+        fields.insert(name.to_owned(), Value::String(joined));
     }
 }
 

@@ -100,6 +100,7 @@ impl Provider for GeminiApi {
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
         fields::gemini(settings, &mut body)?;
+        super::native::unsupported(fields::GEMINI, settings)?;
         super::cache::gemini(&settings.cache)?;
         if let Some(answer) = request.answer {
             super::answer::gemini(answer, &mut body)?;

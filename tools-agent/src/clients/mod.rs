@@ -11,6 +11,7 @@ mod anthropic;
 mod cache;
 mod fields;
 mod gemini;
+mod native;
 mod openai_chat;
 mod openai_common;
 mod openai_responses;
@@ -26,7 +27,7 @@ use serde_json::{Map, Value};
 use tools_provider::Dialect;
 
 use crate::http::{Decode, Endpoint, model_stream};
-use crate::model::{ModelRequest, ModelResponse, ModelStream};
+use crate::model::{ModelRequest, ModelResponse, ModelSettings, ModelStream};
 use crate::{ApiKey, Model, ModelError, ResendPolicy};
 
 /// What one provider's API adds to the shared [`Client`]: where requests
@@ -64,6 +65,10 @@ pub trait Provider: Clone + Default + Send + Sync + 'static {
 
     /// The provider's own fixed headers (a version), besides the key's.
     fn headers(&self, _headers: &mut HeaderMap) {}
+
+    /// Headers that depend on the request's settings (Anthropic's betas
+    /// for its context management), added last.
+    fn settings_headers(&self, _settings: &ModelSettings, _headers: &mut HeaderMap) {}
 
     /// Whether a request without a key is refused before it is sent: by
     /// default always; OpenAI only for its own base URL (local servers
@@ -262,7 +267,8 @@ impl<P: Provider> Model for Client<P> {
     fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         Box::pin(async move {
             let body = self.provider.body(&self.model, &request, false)?;
-            let headers = self.request_headers()?;
+            let mut headers = self.request_headers()?;
+            self.provider.settings_headers(request.settings, &mut headers);
             let timeout = request.settings.request_timeout;
             let answer = self.endpoint.post_json(&self.url(false), headers, &body, timeout).await;
             self.provider.read(&answer.map_err(|error| self.provider.refine(error))?)
@@ -272,7 +278,8 @@ impl<P: Provider> Model for Client<P> {
     fn stream<'a>(&'a self, request: ModelRequest<'a>) -> ModelStream<'a> {
         let opening = Box::pin(async move {
             let body = self.provider.body(&self.model, &request, true)?;
-            let headers = self.request_headers()?;
+            let mut headers = self.request_headers()?;
+            self.provider.settings_headers(request.settings, &mut headers);
             let timeout = request.settings.request_timeout;
             let events = self.endpoint.post_events(&self.url(true), headers, &body, timeout).await;
             events.map_err(|error| self.provider.refine(error))

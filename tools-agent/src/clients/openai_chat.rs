@@ -91,6 +91,7 @@ impl Provider for OpenAiChatApi {
         body.extend(super::tool_fields(dialect, request)?);
         let settings = request.settings;
         fields::openai_chat(settings, &mut body)?;
+        super::native::unsupported(fields::CHAT, settings)?;
         super::cache::openai(fields::CHAT, &settings.cache, &mut body)?;
         if let Some(answer) = request.answer {
             super::answer::openai_chat(answer, &mut body)?;

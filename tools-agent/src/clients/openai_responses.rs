@@ -20,6 +20,14 @@
 //!
 //! Requests say `store: false`: the transcript is the state, sent whole
 //! each turn, and nothing is kept on OpenAI's side.
+//!
+//! - Server-side compaction (`ModelSettings::native_context`, written by
+//!   `clients::native`): `context_management: [{"type": "compaction",
+//!   "compact_threshold"}]`; the `compaction` output item comes back in the
+//!   response's `output` (so a stream's `response.completed` has it) and
+//!   is kept as a native piece of the assistant message, which
+//!   `tools_provider::openai::responses::input` sends back, leaving out
+//!   what came before it: <https://developers.openai.com/api/docs/guides/compaction>.
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
@@ -95,6 +103,7 @@ impl Provider for OpenAiResponsesApi {
         body.extend(super::tool_fields(dialect, request)?);
         let settings = request.settings;
         fields::openai_responses(model, settings, &mut body)?;
+        super::native::openai_responses(settings, &mut body)?;
         super::cache::openai(fields::RESPONSES, &settings.cache, &mut body)?;
         if let Some(answer) = request.answer {
             super::answer::openai_responses(answer, &mut body)?;

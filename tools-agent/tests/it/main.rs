@@ -21,6 +21,7 @@ mod continue_across;
 mod dialect_check;
 mod fallback;
 mod http_client;
+mod native_context;
 mod otel;
 mod parts;
 mod prompt_parts;

@@ -43,8 +43,14 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// [`messages`] sends back, unchanged, when the turn continues, as
 /// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking#preserving-thinking-blocks>
 /// requires; a server tool's use and result as [`Content::Native`] items,
-/// sent back whole too (a `pause_turn` continues only so). Other blocks are
-/// skipped.
+/// sent back whole too (a `pause_turn` continues only so); a `compaction`
+/// block (server-side compaction, the `compact_20260112` edit: its
+/// summary, `encrypted_content` and `signature`, which "users should
+/// round-trip ... to subsequent requests":
+/// <https://platform.claude.com/docs/en/build-with-claude/compaction>) as a
+/// [`Content::Native`] item too, so that the API, which "drops all message
+/// blocks prior to the compaction block", continues from it. Other blocks
+/// are skipped.
 ///
 /// ```
 /// use tools_provider::{Content, Reasoning, anthropic};
@@ -87,7 +93,7 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
                 let redacted: Redacted = read(RESPONSE, block).map_err(problem)?;
                 Content::Reasoning(Reasoning::RedactedThinking { data: redacted.data })
             }
-            Some(kind) if is_server_tool(kind) => {
+            Some(kind) if is_server_tool(kind) || kind == COMPACTION => {
                 Content::Native { provider: NATIVE.into(), item: block.clone() }
             }
             _ => continue,
@@ -99,6 +105,10 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
 
 /// The name [`Content::Native`] items of Anthropic's carry.
 pub const NATIVE: &str = "anthropic";
+
+/// The type of the block server-side compaction returns:
+/// <https://platform.claude.com/docs/en/build-with-claude/compaction>.
+pub const COMPACTION: &str = "compaction";
 
 /// A server tool's blocks: its use, and its result (`web_search_tool_result`,
 /// `web_fetch_tool_result`, `code_execution_tool_result`...):

@@ -34,7 +34,9 @@
 mod messages;
 mod strict;
 
-pub use messages::{IMAGE_TYPES, NATIVE, content, format_results, messages, parse_calls, tool_input};
+pub use messages::{
+    COMPACTION, IMAGE_TYPES, NATIVE, content, format_results, messages, parse_calls, tool_input,
+};
 pub use strict::strict_schema;
 
 use serde_json::{Value, json};

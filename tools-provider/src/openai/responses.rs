@@ -72,9 +72,11 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// The output of a Responses response (the whole response, or its `output`
 /// array) as content, in order: `reasoning` items (id, summary texts,
 /// encrypted content), the `output_text` and `refusal` parts of `message`
-/// items, and `function_call` items. Other items (web search calls) are
-/// skipped. Reasoning items go back before the calls they came with, as a
-/// stateless (`store: false`) conversation needs them:
+/// items, `function_call` items, and `compaction` items (server-side
+/// compaction's opaque `encrypted_content`, kept as a [`Content::Native`]
+/// item of [`NATIVE`]: [`input`] sends it back). Other items (web search
+/// calls) are skipped. Reasoning items go back before the calls they came
+/// with, as a stateless (`store: false`) conversation needs them:
 /// <https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context>.
 ///
 /// ```
@@ -105,6 +107,14 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
                 let encrypted_content = item.encrypted_content;
                 content.push(Content::Reasoning(Reasoning::Item { id: item.id, summary, encrypted_content }));
             }
+            Some(COMPACTION) => {
+                let compaction: CompactionItem = read(RESPONSES, item).map_err(problem)?;
+                let mut item = json!({"type": COMPACTION, "encrypted_content": compaction.encrypted_content});
+                if let Some(id) = compaction.id {
+                    item["id"] = Value::String(id);
+                }
+                content.push(Content::Native { provider: NATIVE.into(), item });
+            }
             Some("message") => {
                 for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
                     let text = match part.get("type").and_then(Value::as_str) {
@@ -122,6 +132,26 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
         }
     }
     Ok(content)
+}
+
+/// The name [`Content::Native`] items of the Responses API carry: its
+/// `compaction` items, which only the Responses API takes back.
+pub const NATIVE: &str = "openai_responses";
+
+/// The type of the item server-side compaction returns, an opaque
+/// `{"type": "compaction", "id", "encrypted_content"}`:
+/// <https://developers.openai.com/api/docs/guides/compaction> and the
+/// `ResponseCompactionItem` type of the official SDK.
+pub const COMPACTION: &str = "compaction";
+
+/// A `compaction` output item, as much of it as goes back: the input item
+/// takes `type`, `encrypted_content` and `id` (`created_by` is the output's
+/// alone).
+#[derive(Deserialize)]
+struct CompactionItem {
+    #[serde(default)]
+    id: Option<String>,
+    encrypted_content: String,
 }
 
 #[derive(Deserialize)]
@@ -148,6 +178,30 @@ struct SummaryText {
 /// [`format_results`] writes them, in `dialect` (named by a refused part's
 /// error). The instructions go in the request's own
 /// `instructions` field: <https://platform.openai.com/docs/api-reference/responses/create>.
+///
+/// A `compaction` item (server-side compaction, [`content`]) goes back as
+/// it came, and the items before the latest one are left out: "you can drop
+/// items that came before the most recent compaction item ... The latest
+/// compaction item carries the necessary context to continue the
+/// conversation" (<https://developers.openai.com/api/docs/guides/compaction>).
+/// The transcript itself keeps them.
+///
+/// ```
+/// use tools_provider::{Content, Dialect, Message, openai};
+/// let compaction = serde_json::json!({"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAA"});
+/// let transcript = [
+///     Message::user("A long question."),
+///     Message::Assistant { content: vec![
+///         Content::Native { provider: openai::responses::NATIVE.into(), item: compaction.clone() },
+///         Content::text("A long answer."),
+///     ]},
+///     Message::user("And now?"),
+/// ];
+/// let input = openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap();
+/// assert_eq!(input.len(), 3);
+/// assert_eq!(input[0], compaction);
+/// assert_eq!(input[2]["content"], "And now?");
+/// ```
 ///
 /// ```
 /// use tools_core::ToolCall;
@@ -183,6 +237,11 @@ pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, Mes
             ),
         }
     }
+    let compacted =
+        input.iter().rposition(|item| item.get("type").and_then(Value::as_str) == Some(COMPACTION));
+    if let Some(at) = compacted {
+        input.drain(..at);
+    }
     Ok(input)
 }
 
@@ -203,6 +262,7 @@ fn item(piece: &Content) -> Option<Value> {
             }
             item
         }
+        Content::Native { provider, item } if provider == NATIVE => item.clone(),
         Content::Reasoning(_) | Content::Native { .. } => return None,
     })
 }
