@@ -228,8 +228,7 @@ impl SqlStore {
     async fn append_to(&self, key: &ConversationKey, append: Append) -> Result<u64, StoreError> {
         key.check()?;
         let conflict = || StoreError::Conflict { key: key.clone(), after: append.after };
-        let bodies =
-            append.messages.iter().map(|message| record::write(message)).collect::<Result<Vec<_>, _>>()?;
+        let bodies = append.messages.iter().map(record::write).collect::<Result<Vec<_>, _>>()?;
         let paused = append.paused.as_ref().map(record::write).transpose()?;
         let paused_format = paused.as_ref().map(|_| FORMAT);
         let (now, added) = (now_ms(), int(bodies.len() as u64));
@@ -237,40 +236,28 @@ impl SqlStore {
         // The revision moves first: the write takes the row (or the new
         // key) before anything else, so a second append waits, then finds
         // the revision moved and is refused.
-        let moved = if append.after == 0 {
-            sqlx::query(
-                "INSERT INTO tools_conversations (owner, id, revision, message_count, paused, paused_format, \
-                 written_by, created_at, updated_at) VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7) \
-                 ON CONFLICT (owner, id) DO NOTHING RETURNING message_count",
-            )
-            .bind(&key.owner)
-            .bind(&key.id)
-            .bind(added)
-            .bind(paused)
-            .bind(paused_format)
-            .bind(WRITER)
-            .bind(now)
-            .fetch_optional(&mut *tx)
-            .await
+        let sql = if append.after == 0 {
+            "INSERT INTO tools_conversations (owner, id, revision, message_count, paused, paused_format, \
+             written_by, created_at, updated_at) VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7) \
+             ON CONFLICT (owner, id) DO NOTHING RETURNING message_count"
         } else {
-            sqlx::query(
-                "UPDATE tools_conversations SET revision = revision + 1, \
-                 message_count = COALESCE(CAST($9 AS BIGINT), message_count) + $3, \
-                 paused = $4, paused_format = $5, written_by = $6, updated_at = $7 \
-                 WHERE owner = $1 AND id = $2 AND revision = $8 RETURNING message_count",
-            )
+            "UPDATE tools_conversations SET revision = revision + 1, \
+             message_count = COALESCE(CAST($9 AS BIGINT), message_count) + $3, \
+             paused = $4, paused_format = $5, written_by = $6, updated_at = $7 \
+             WHERE owner = $1 AND id = $2 AND revision = $8 RETURNING message_count"
+        };
+        let mut query = sqlx::query(sql)
             .bind(&key.owner)
             .bind(&key.id)
             .bind(added)
             .bind(paused)
             .bind(paused_format)
             .bind(WRITER)
-            .bind(now)
-            .bind(int(append.after))
-            .bind(append.keep.map(int))
-            .fetch_optional(&mut *tx)
-            .await
-        };
+            .bind(now);
+        if append.after != 0 {
+            query = query.bind(int(append.after)).bind(append.keep.map(int));
+        }
+        let moved = query.fetch_optional(&mut *tx).await;
         let Some(moved) = moved.map_err(database)? else { return Err(conflict()) };
         let count: i64 = moved.try_get(0).map_err(database)?;
         let first = count - added;

@@ -16,7 +16,9 @@
 //! - `sqlite`: a [`SqlStore`] file: nothing of a chat stays in the process.
 //!
 //! The model is the scripted Chat Completions server on loopback, through
-//! the real client, streamed; each question is 2 KB.
+//! the real client, streamed; each question is 2 KB. The scripted server
+//! runs in the first process (it keeps every request it received, which
+//! is not the chat server's memory).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -40,15 +42,24 @@ const STORES: [&str; 3] = ["memory, unbounded", "memory, 1,000", "sqlite"];
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|arg| arg != "--bench").collect();
-    if let [flag, store, chats] = args.as_slice()
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
+    if let [flag, store, chats, model] = args.as_slice()
         && flag == "--child"
     {
         let chats: usize = chats.parse().expect("a count of chats");
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
-        runtime.block_on(child(store, chats));
+        runtime.block_on(child(store, chats, model));
         return;
     }
     let chats: usize = args.first().and_then(|count| count.parse().ok()).unwrap_or(10_000);
+    let model = runtime.block_on(ScriptedServer::answering(|request: &Value| {
+        let n = request["messages"].as_array()?.len();
+        Some(Reply::calls([ToolCall::new(
+            format!("call_{n}").as_str(),
+            "get_weather",
+            r#"{"city":"Paris"}"#,
+        )]))
+    }));
+    let model = model.expect("the scripted server");
     println!(
         "RSS of a ChatServer process after {chats} chats, each paused on a held call, its stream ended:"
     );
@@ -57,7 +68,7 @@ fn main() {
     let exe = std::env::current_exe().expect("this program");
     for store in STORES {
         let output = std::process::Command::new(&exe)
-            .args(["--child", store, &chats.to_string()])
+            .args(["--child", store, &chats.to_string(), &model.base_url()])
             .output()
             .expect("the child runs");
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -76,18 +87,8 @@ fn rss() -> u64 {
     kb * 1024
 }
 
-async fn child(store_name: &str, chats: usize) {
-    let model = ScriptedServer::answering(|request: &Value| {
-        let n = request["messages"].as_array()?.len();
-        Some(Reply::calls([ToolCall::new(
-            format!("call_{n}").as_str(),
-            "get_weather",
-            r#"{"city":"Paris"}"#,
-        )]))
-    })
-    .await
-    .expect("the scripted server");
-    let client = OpenAiChat::from_values("gpt-4o", None, Some(model.base_url()));
+async fn child(store_name: &str, chats: usize, model: &str) {
+    let client = OpenAiChat::from_values("gpt-4o", None, Some(model));
     let tools = Toolset::builder().add(GetWeather).build().expect("the toolset");
     let agent = Agent::new(client, tools).expect("the agent");
     let dir = tempfile::tempdir().expect("a directory");

@@ -185,7 +185,8 @@ impl Asked {
     fn of(request: &ChatRequest) -> Self {
         let Some(last) = request.messages.last() else { return Self::Nothing };
         if last.role == "assistant" {
-            let decided = last.approval_responses().into_iter().map(|r| (r.approval_id, r.approved)).collect();
+            let decided =
+                last.approval_responses().into_iter().map(|r| (r.approval_id, r.approved)).collect();
             return Self::Decisions(decided);
         }
         let again = request.trigger.as_deref() == Some("regenerate-message");
@@ -197,7 +198,9 @@ impl Asked {
         match self {
             Self::Nothing => crate::ui_messages(&messages, paused),
             Self::Question { text, again } => {
-                if *again && let Some(asked_at) = messages.iter().rposition(|m| matches!(m, Message::User { .. })) {
+                if *again
+                    && let Some(asked_at) = messages.iter().rposition(|m| matches!(m, Message::User { .. }))
+                {
                     messages.truncate(asked_at);
                 }
                 messages.push(Message::user(text.clone()));

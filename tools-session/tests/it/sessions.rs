@@ -144,3 +144,65 @@ async fn a_streamed_run_is_kept_before_its_end_is_told() {
     assert_eq!(result.answer, "Streamed.");
     assert_eq!(session.messages().await.unwrap().len(), 2);
 }
+
+/// The `gen_ai.conversation.id` of every span made while `run` runs.
+fn conversation_ids<T>(run: impl FnOnce() -> T) -> (T, Vec<(String, String)>) {
+    use std::sync::Mutex;
+    use tracing_subscriber::layer::{Context, SubscriberExt};
+
+    #[derive(Default, Clone)]
+    struct Seen(Arc<Mutex<Vec<(String, String)>>>);
+
+    struct Field<'a>(&'a mut Option<String>);
+
+    impl tracing::field::Visit for Field<'_> {
+        fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+            if field.name() == "gen_ai.conversation.id" {
+                *self.0 = Some(value.to_owned());
+            }
+        }
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "gen_ai.conversation.id" {
+                *self.0 = Some(format!("{value:?}"));
+            }
+        }
+    }
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Seen {
+        fn on_new_span(&self, attrs: &tracing::span::Attributes<'_>, _: &tracing::Id, _: Context<'_, S>) {
+            let mut id = None;
+            attrs.record(&mut Field(&mut id));
+            if let Some(id) = id {
+                self.0.lock().unwrap().push((attrs.metadata().name().to_owned(), id));
+            }
+        }
+    }
+
+    // A global subscriber that wants every span, so that a test thread with
+    // none cannot have a span's callsite cached as unwanted before this one
+    // catches it (the anchor tools-core's span tests use too).
+    static ANCHOR: std::sync::Once = std::sync::Once::new();
+    ANCHOR.call_once(|| {
+        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    });
+    let seen = Seen::default();
+    let subscriber = tracing_subscriber::registry().with(seen.clone());
+    let out = tracing::subscriber::with_default(subscriber, run);
+    let seen = seen.0.lock().unwrap().clone();
+    (out, seen)
+}
+
+#[test]
+fn a_sessions_runs_are_traced_as_its_conversation() {
+    let (_, seen) = conversation_ids(|| {
+        futures::executor::block_on(async {
+            let session = Session::new(Arc::new(tools_session::MemoryStore::default()), key("traced"));
+            let agent = support::agent(ScriptedModel::new().then_text("Hi."), &Refunds::default());
+            session.run(&agent, "Hello").await.unwrap();
+        })
+    });
+    assert_eq!(
+        seen,
+        [("agent_run".to_owned(), "traced".to_owned()), ("model_request".to_owned(), "traced".to_owned())]
+    );
+}

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
 use tools_agent::scripted_server::{Reply, ScriptedServer};
 use tools_agent::{Agent, OpenAiChat};
 use tools_core::toolset::Toolset;
@@ -205,18 +206,24 @@ async fn slow_agent() -> (Agent, ScriptedServer, Gate) {
     (agent, server, gate)
 }
 
-#[tokio::test]
-async fn a_reloaded_page_reattaches_to_the_running_stream_from_its_start() {
-    let (agent, _model, gate) = slow_agent().await;
+/// Alice asks in chat `c1` of a server on `agent`, and the slow call
+/// starts: the server, alice, and her request's answer to come.
+async fn a_slow_run_going(agent: Agent, gate: &Gate) -> (ChatServer, Arc<Client>, JoinHandle<(u16, String)>) {
     let chat = with_users(ChatServer::new(agent));
-    let base = serve(&chat).await;
-    let alice = Arc::new(Client::new(&base, "alice"));
+    let alice = Arc::new(Client::new(&serve(&chat).await, "alice"));
     let first = tokio::spawn({
         let alice = alice.clone();
         async move { alice.post(&ask("c1", "Find it")).await }
     });
-    // The call runs: the page reloads and reattaches.
     gate.started.acquire().await.unwrap().forget();
+    (chat, alice, first)
+}
+
+#[tokio::test]
+async fn a_reloaded_page_reattaches_to_the_running_stream_from_its_start() {
+    let (agent, _model, gate) = slow_agent().await;
+    // The call runs: the page reloads and reattaches.
+    let (chat, alice, first) = a_slow_run_going(agent, &gate).await;
     assert_eq!(chat.running(), 1);
     let again = tokio::spawn({
         let alice = alice.clone();
@@ -227,7 +234,10 @@ async fn a_reloaded_page_reattaches_to_the_running_stream_from_its_start() {
     let (status, body) = alice.get("/api/chat/c1").await;
     assert_eq!(status, 200, "{body}");
     let page: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(page, json!([{"id": "msg-0", "role": "user", "parts": [{"type": "text", "text": "Find it"}]}]));
+    assert_eq!(
+        page,
+        json!([{"id": "msg-0", "role": "user", "parts": [{"type": "text", "text": "Find it"}]}])
+    );
     // A new question while it runs is refused.
     let (status, body) = alice.post(&ask("c1", "Anything else?")).await;
     assert_eq!((status, body.as_str()), (409, "chat `c1` has a run going: wait for its end, or stop it"));
@@ -244,14 +254,7 @@ async fn a_reloaded_page_reattaches_to_the_running_stream_from_its_start() {
 #[tokio::test]
 async fn a_stopped_run_ends_and_keeps_what_it_did() {
     let (agent, model, gate) = slow_agent().await;
-    let chat = with_users(ChatServer::new(agent));
-    let base = serve(&chat).await;
-    let alice = Arc::new(Client::new(&base, "alice"));
-    let first = tokio::spawn({
-        let alice = alice.clone();
-        async move { alice.post(&ask("c1", "Find it")).await }
-    });
-    gate.started.acquire().await.unwrap().forget();
+    let (chat, alice, first) = a_slow_run_going(agent, &gate).await;
     let (status, _) = alice.send(reqwest::Method::POST, "/api/chat/c1/stop", None).await;
     assert_eq!(status, 204);
     let (status, body) = first.await.unwrap();
