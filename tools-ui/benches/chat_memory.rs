@@ -68,7 +68,7 @@ fn main() {
     let exe = std::env::current_exe().expect("this program");
     for store in STORES {
         let output = std::process::Command::new(&exe)
-            .args(["--child", store, &chats.to_string(), &model.base_url()])
+            .args(["--child", store, &chats.to_string(), model.base_url()])
             .output()
             .expect("the child runs");
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));

@@ -79,6 +79,7 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 /// ```no_run
 /// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
+/// use axum::response::IntoResponse;
 /// use tools_agent::{Agent, OpenAiChat};
 /// use tools_core::toolset::Toolset;
 /// use tools_session::SqlStore;
@@ -90,7 +91,7 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 ///     .with_store(Arc::new(store))
 ///     .with_auth(|parts| {
 ///         let user = parts.headers.get("x-user").and_then(|value| value.to_str().ok()).map(str::to_owned);
-///         Box::pin(async move { user.ok_or_else(|| axum::http::StatusCode::UNAUTHORIZED.into()) })
+///         Box::pin(async move { user.ok_or_else(|| axum::http::StatusCode::UNAUTHORIZED.into_response()) })
 ///     })
 ///     .router();
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;

@@ -299,3 +299,94 @@ async fn a_body_past_the_limit_is_refused() {
     assert_eq!((status, body.as_str()), (413, "the request body is over 1000 bytes"));
     assert!(model.requests().is_empty());
 }
+
+/// A store whose appends (and, when asked, loads) fail, over a memory store.
+#[derive(Default)]
+struct Failing {
+    inner: tools_session::MemoryStore,
+    loads_fail: std::sync::atomic::AtomicBool,
+    appends_fail: std::sync::atomic::AtomicBool,
+}
+
+impl Failing {
+    fn broken(on: &std::sync::atomic::AtomicBool) -> Option<tools_session::StoreError> {
+        on.load(std::sync::atomic::Ordering::Relaxed)
+            .then(|| tools_session::StoreError::Database("the disk is full".into()))
+    }
+}
+
+impl SessionStore for Failing {
+    fn load<'a>(
+        &'a self,
+        key: &'a tools_session::ConversationKey,
+    ) -> futures::future::BoxFuture<'a, Result<Option<tools_session::Conversation>, tools_session::StoreError>>
+    {
+        match Self::broken(&self.loads_fail) {
+            Some(error) => Box::pin(async { Err(error) }),
+            None => self.inner.load(key),
+        }
+    }
+
+    fn append<'a>(
+        &'a self,
+        key: &'a tools_session::ConversationKey,
+        append: tools_session::Append,
+    ) -> futures::future::BoxFuture<'a, Result<u64, tools_session::StoreError>> {
+        match Self::broken(&self.appends_fail) {
+            Some(error) => Box::pin(async { Err(error) }),
+            None => self.inner.append(key, append),
+        }
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: &'a str,
+    ) -> futures::future::BoxFuture<'a, Result<Vec<tools_session::ConversationInfo>, tools_session::StoreError>>
+    {
+        self.inner.list(owner)
+    }
+
+    fn delete<'a>(
+        &'a self,
+        key: &'a tools_session::ConversationKey,
+    ) -> futures::future::BoxFuture<'a, Result<bool, tools_session::StoreError>> {
+        self.inner.delete(key)
+    }
+}
+
+#[tokio::test]
+async fn a_store_that_fails_leaves_the_chat_as_it_was() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (agent, model) = weather_agent().await;
+    let store = Arc::new(Failing::default());
+    let chat = ChatServer::new(agent).with_store(store.clone());
+    let alice = Client::new(&serve(&chat).await, "alice");
+    alice.post(&ask("c1", "Weather in Paris?")).await;
+    // The approved run's end cannot be kept: its stream ends in an error,
+    // and the call still waits, as before the run.
+    store.appends_fail.store(true, Relaxed);
+    let (status, body) = alice.post(&approve("c1", "call_1", true)).await;
+    assert_eq!(status, 200);
+    let chunks = chunks(&body);
+    let last = chunks.last().unwrap();
+    assert_eq!(last["type"], "error", "{chunks:?}");
+    let said = last["errorText"].as_str().unwrap();
+    assert!(said.contains("the run was not kept") && said.contains("the disk is full"), "{said}");
+    store.appends_fail.store(false, Relaxed);
+    assert_eq!(chat.pending(tools_ui::ANONYMOUS, "c1").await.unwrap(), ["call_1"]);
+    // A store that cannot be read: 500 before any stream, and no model request.
+    store.loads_fail.store(true, Relaxed);
+    let asked = model.requests().len();
+    let (status, body) = alice.post(&approve("c1", "call_1", true)).await;
+    assert_eq!(
+        (status, body.as_str()),
+        (500, "the chat could not be read: the session store failed: the disk is full")
+    );
+    assert_eq!(alice.get("/api/chat/c1").await.0, 500);
+    assert_eq!(model.requests().len(), asked);
+    // Readable again, the held call is approved and the run finishes.
+    store.loads_fail.store(false, Relaxed);
+    let (status, body) = alice.post(&approve("c1", "call_1", true)).await;
+    assert_eq!(status, 200);
+    assert_eq!(text(&crate::support::chunks(&body)), "The tool said: 18°C and sunny in Paris");
+}
