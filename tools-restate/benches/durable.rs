@@ -12,7 +12,6 @@
 //! cargo bench -p tools-restate --bench durable
 //! ```
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -104,11 +103,12 @@ fn median(mut times: Vec<Duration>) -> Duration {
 async fn main() {
     let restate = support::Restate::start().await;
     let agent = Agent::new(Script, toolset()).unwrap_or_else(|error| panic!("{error}"));
-    let port = support::free_port();
+    // Bound before serving, on a port the system picks: no port race.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
     let endpoint =
         Endpoint::builder().bind(AgentRun::new(agent.clone())).bind(Bare { tools: toolset() }).build();
-    tokio::spawn(HttpServer::new(endpoint).listen_and_serve(SocketAddr::from(([127, 0, 0, 1], port))));
-    support::listening(port).await;
+    tokio::spawn(HttpServer::new(endpoint).serve(listener));
     restate.register(port).await;
     let client = reqwest::Client::new();
     let ingress = restate.ingress();

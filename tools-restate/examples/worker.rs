@@ -7,7 +7,10 @@
 //! refunds only with a person's approval (`issue_refund`).
 //!
 //! ```sh
-//! # a worker on port 9080, for a Restate server to call
+//! # a worker on port 9080 of loopback, for a Restate server to call (0: a
+//! # port the system picks; `serve 10.0.0.7:9080` for another interface);
+//! # it prints `listening on 127.0.0.1:PORT`, and an address it cannot
+//! # listen on is an error naming it
 //! OPENAI_API_KEY=sk-... BACKEND_URL=http://127.0.0.1:7000 \
 //!     cargo run -p tools-restate --example worker -- serve 9080
 //! # the same agent run in this process, printed as JSON (no Restate)
@@ -25,6 +28,7 @@ use std::net::SocketAddr;
 use anyhow::{Context as _, bail};
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
+use tokio::net::TcpListener;
 use tools_agent::{Agent, OpenAiChat};
 use tools_core::toolset::Toolset;
 use tools_core::{ToolContext, ToolError};
@@ -101,9 +105,19 @@ fn agent() -> anyhow::Result<Agent> {
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["serve", port] => {
-            let port: u16 = port.parse().context("the port is a number")?;
-            tools_restate::serve(agent()?, SocketAddr::from(([127, 0, 0, 1], port))).await;
+        ["serve", at] => {
+            // A port of loopback, or a whole address (another interface).
+            let address = match at.parse::<u16>() {
+                Ok(port) => SocketAddr::from(([127, 0, 0, 1], port)),
+                Err(_) => at.parse().context("serve PORT, or serve IP:PORT")?,
+            };
+            // Bound here, so the port the system picks for 0 is known
+            // before serving: printed for whoever started the worker.
+            let listener = TcpListener::bind(address)
+                .await
+                .map_err(|error| anyhow::anyhow!("the worker cannot listen on {address}: {error}"))?;
+            println!("listening on {}", listener.local_addr()?);
+            tools_restate::serve_on(agent()?, listener).await?;
         }
         ["local", prompt] => {
             let result = agent()?.run(prompt).await?;
@@ -116,7 +130,7 @@ async fn main() -> anyhow::Result<()> {
             };
             println!("{}", serde_json::to_string(&finished)?);
         }
-        _ => bail!("usage: worker serve PORT | worker local PROMPT"),
+        _ => bail!("usage: worker serve PORT|IP:PORT | worker local PROMPT"),
     }
     Ok(())
 }

@@ -10,8 +10,12 @@
 //!   step, the wait for a decision an awakeable;
 //! - [`Finished`], [`Waiting`], [`Decisions`]: what goes in and out of the
 //!   handlers, as JSON;
-//! - [`serve`]: a worker, the workflow served over HTTP for a Restate
-//!   server to call.
+//! - [`serve`], [`serve_on`]: a worker, the workflow served over HTTP for
+//!   a Restate server to call, at an address or on a listener bound
+//!   beforehand (an address it cannot listen on is a [`ServeError`]
+//!   naming it);
+//! - [`Admin`]: what the runs wait on, read from the server's state
+//!   through its admin API, with no worker up.
 //!
 //! A worker; register it with the Restate server once (its admin API:
 //! `POST /deployments {"uri": "http://127.0.0.1:9080"}`), then start runs
@@ -23,7 +27,7 @@
 //!
 //! # async fn worker() -> Result<(), Box<dyn std::error::Error>> {
 //! let agent = Agent::new(OpenAiChat::new("gpt-4.1-mini"), Toolset::new())?;
-//! tools_restate::serve(agent, "127.0.0.1:9080".parse()?).await;
+//! tools_restate::serve(agent, "127.0.0.1:9080".parse()?).await?;
 //! # Ok(()) }
 //! ```
 //!
@@ -63,8 +67,12 @@
 //! durable run as they do in-process.
 #![deny(missing_docs)]
 
+mod admin;
 mod journal;
+mod serve;
 mod workflow;
 
+pub use admin::{Admin, AdminError};
 pub use journal::{Decisions, Journal, unknown_result};
-pub use workflow::{AgentRun, Finished, Waiting, serve};
+pub use serve::{ServeError, serve, serve_on};
+pub use workflow::{AgentRun, Finished, Waiting};

@@ -2,8 +2,6 @@
 //! id), `waiting` shows the calls held for a person, `decide` takes their
 //! decisions.
 
-use std::net::SocketAddr;
-
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
 use tools_agent::{Agent, Pending, StopReason, Transcript};
@@ -114,13 +112,4 @@ impl AgentRun {
         ctx.resolve_awakeable(&waiting.awakeable, Json(decisions));
         Ok(())
     }
-}
-
-/// Serve `agent`'s runs at `address` until the process is stopped: one
-/// worker. Register it with the Restate server once (its admin API,
-/// `POST /deployments {"uri": "http://ADDRESS"}`); every worker serving
-/// the same agent can be registered, and Restate spreads the runs over
-/// them.
-pub async fn serve(agent: Agent, address: SocketAddr) {
-    HttpServer::new(Endpoint::builder().bind(AgentRun::new(agent)).build()).listen_and_serve(address).await;
 }

@@ -6,4 +6,6 @@
 mod approval;
 mod chaos;
 mod durable;
+mod serve;
 mod support;
+mod waiting;

@@ -8,7 +8,7 @@ pub(crate) mod shop;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -17,6 +17,7 @@ use hyper::server::conn::http2;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpListener;
 use tokio::process::{Child, Command};
 
@@ -230,17 +231,54 @@ pub(crate) async fn local_run(shop: &str, prompt: &str) -> tools_restate::Finish
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// One worker's place: its port and its process, when it has one.
+/// One worker's place: its process, when it has one, and the port the
+/// process said it listens on. A worker listens on a port the system
+/// picks (`serve 0`) and prints it: no port chosen in advance that
+/// another process could take meanwhile.
 struct Slot {
-    port: u16,
     process: Mutex<Option<Child>>,
+    /// The port the worker printed; 0 before the first one did.
+    port: AtomicU16,
+    /// The process id of the worker that printed `port`.
+    announced: AtomicU32,
 }
 
-/// Worker processes on their ports, each started again when it dies,
-/// behind one balancer that passes each of Restate's requests (an HTTP/2
-/// stream) to the next worker in turn, as a load balancer in front of
-/// one deployment does: Restate pins a run to its deployment, not to a
-/// process, so a run cut on one worker goes on in another.
+impl Slot {
+    /// Whether the worker in this place runs and listens on `port`.
+    fn listening(&self) -> bool {
+        let mut process = self.process.lock().unwrap();
+        process.as_mut().is_some_and(|child| {
+            child.try_wait().ok().flatten().is_none()
+                && child.id() == Some(self.announced.load(Ordering::SeqCst))
+        })
+    }
+}
+
+/// Start a worker in `slot`: its port, once it prints it, is the slot's.
+fn spawn_worker(slot: &Arc<Vec<Slot>>, index: usize, shop: &str) -> Child {
+    let mut child = worker_command(shop).args(["serve", "0"]).spawn().unwrap();
+    let (pid, stdout) = (child.id().unwrap(), child.stdout.take().unwrap());
+    let slots = Arc::clone(slot);
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stdout).lines();
+        if let Ok(Some(line)) = lines.next_line().await
+            && let Some(address) = line.strip_prefix("listening on ")
+        {
+            let address: SocketAddr = address.parse().unwrap();
+            slots[index].port.store(address.port(), Ordering::SeqCst);
+            slots[index].announced.store(pid, Ordering::SeqCst);
+        }
+        // Read to the end: the worker never writes to a closed pipe.
+        while let Ok(Some(_)) = lines.next_line().await {}
+    });
+    child
+}
+
+/// Worker processes, each started again when it dies, behind one
+/// balancer that passes each of Restate's requests (an HTTP/2 stream) to
+/// the next worker in turn, as a load balancer in front of one deployment
+/// does: Restate pins a run to its deployment, not to a process, so a run
+/// cut on one worker goes on in another.
 pub(crate) struct Workers {
     /// The balancer's port: the deployment's URI.
     pub(crate) port: u16,
@@ -254,34 +292,38 @@ pub(crate) struct Workers {
 
 impl Workers {
     pub(crate) async fn start(count: usize, shop: &str) -> Self {
-        let slots: Arc<Vec<Slot>> =
-            Arc::new((0..count).map(|_| Slot { port: free_port(), process: Mutex::new(None) }).collect());
+        let slots: Arc<Vec<Slot>> = Arc::new(
+            (0..count)
+                .map(|_| Slot {
+                    process: Mutex::new(None),
+                    port: AtomicU16::new(0),
+                    announced: AtomicU32::new(0),
+                })
+                .collect(),
+        );
         let shop = shop.to_owned();
         let keep = Arc::clone(&slots);
         // The keeper: a worker that died is started again.
         let keeper = tokio::spawn(async move {
             loop {
-                for slot in keep.iter() {
+                for (index, slot) in keep.iter().enumerate() {
                     let mut process = slot.process.lock().unwrap();
                     let dead = match process.as_mut() {
                         None => true,
                         Some(child) => child.try_wait().ok().flatten().is_some(),
                     };
                     if dead {
-                        *process = Some(
-                            worker_command(&shop).args(["serve", &slot.port.to_string()]).spawn().unwrap(),
-                        );
+                        *process = Some(spawn_worker(&keep, index, &shop));
                     }
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
         });
-        for slot in slots.iter() {
-            listening(slot.port).await;
-        }
         let served: Arc<Vec<AtomicUsize>> = Arc::new((0..count).map(|_| AtomicUsize::new(0)).collect());
         let (port, balancer) = balance(Arc::clone(&slots), Arc::clone(&served)).await;
-        Self { port, slots, killed: Arc::default(), served, tasks: vec![keeper, balancer] }
+        let workers = Self { port, slots, killed: Arc::default(), served, tasks: vec![keeper, balancer] };
+        workers.ready().await;
+        workers
     }
 
     /// What kills (SIGKILL) the worker with a process id, if it is one of
@@ -320,11 +362,15 @@ impl Workers {
             .collect()
     }
 
-    /// Wait until every worker listens.
+    /// Wait until every worker runs and listens on the port it printed.
     pub(crate) async fn ready(&self) {
-        for slot in self.slots.iter() {
-            listening(slot.port).await;
-        }
+        tokio::time::timeout(PATIENCE, async {
+            while !self.slots.iter().all(Slot::listening) {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("the workers did not start"));
     }
 
     /// Stop the keeper and the balancer, and kill the workers.
@@ -358,7 +404,7 @@ async fn balance(slots: Arc<Vec<Slot>>, served: Arc<Vec<AtomicUsize>>) -> (u16, 
             let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
                 let index = next.fetch_add(1, Ordering::Relaxed) % slots.len();
                 served[index].fetch_add(1, Ordering::Relaxed);
-                let address = SocketAddr::from(([127, 0, 0, 1], slots[index].port));
+                let address = SocketAddr::from(([127, 0, 0, 1], slots[index].port.load(Ordering::SeqCst)));
                 let path = request.uri().path_and_query().map_or("/", |p| p.as_str()).to_owned();
                 *request.uri_mut() = format!("http://{address}{path}").parse().unwrap();
                 let client = client.clone();
