@@ -152,6 +152,9 @@ class Scenario:
     answer: bool = False
     #: the agent's cache settings are `CACHE`'s (the driver's `cache_settings`)
     cache: bool = False
+    #: the agent's settings are every one its API takes (the driver's
+    #: `every_setting`; each request checked by `SETTINGS`)
+    settings: bool = False
     #: the prompt as parts (`tools_core::Part` in its JSON form), the first
     #: a text part that is `prompt`
     prompt_parts: Optional[tuple[dict, ...]] = None
@@ -282,6 +285,59 @@ def _cache_fields_sent(api: str, streamed: bool, requests: list[dict]) -> list[s
         if text.count('"cache_control"') != 3:
             problems.append(f"{at}: {text.count(chr(34) + 'cache_control' + chr(34))} breakpoints, expected 3")
     return problems
+
+
+#: Every setting of `ModelSettings` each API takes, as the driver's
+#: `every_setting` sets them (max tokens 2,000, temperature 0.2, top_p 0.9,
+#: top_k 40, a stop sequence, seed 7, reasoning, the tool choice `Auto`
+#: without parallel calls, the cache settings of `CACHE`), and where each
+#: request must carry it: `(path, value)`, a path a tuple of keys, `None`
+#: for "not sent". The bodies are valid for the SDKs' request types besides
+#: (every request is validated); these pin what was sent. Anthropic's model
+#: is Claude Opus 4.7, which takes no sampling: its temperature, top_p and
+#: top_k are set and must not be sent (the client drops them with a
+#: warning), and the pinned SDK's `MessageCreateParams` (anthropic 2.x,
+#: API version 2026-10-21) has none of them, so the check of the types
+#: would refuse any. OpenAI's sampling goes with reasoning off (GPT-5.1's
+#: effort `none`); Gemini 2.5 takes a thinking budget, and has no switch
+#: for parallel calls.
+SETTINGS_MODELS = {"chat": "gpt-5.1", "responses": "gpt-5.1", "anthropic": "claude-opus-4-7",
+                   "gemini": "gemini-2.5-flash"}
+STOPS = ["\n\nObservation:"]
+SETTINGS: dict[str, tuple] = {
+    "chat": ((("max_completion_tokens",), 2000), (("max_tokens",), None), (("temperature",), 0.2),
+             (("top_p",), 0.9), (("stop",), STOPS), (("seed",), 7), (("reasoning_effort",), "none"),
+             (("tool_choice",), "auto"), (("parallel_tool_calls",), False),
+             (("prompt_cache_key",), CACHE_KEY), (("prompt_cache_retention",), "24h")),
+    "responses": ((("max_output_tokens",), 2000), (("temperature",), 0.2), (("top_p",), 0.9),
+                  (("reasoning",), {"effort": "none"}), (("tool_choice",), "auto"),
+                  (("parallel_tool_calls",), False), (("prompt_cache_key",), CACHE_KEY),
+                  (("prompt_cache_retention",), "24h"), (("store",), False),
+                  (("include",), ["reasoning.encrypted_content"])),
+    "anthropic": ((("max_tokens",), 2000), (("stop_sequences",), STOPS),
+                  (("thinking",), {"type": "adaptive", "display": "summarized"}),
+                  (("output_config",), {"effort": "high"}),
+                  (("tool_choice",), {"type": "auto", "disable_parallel_tool_use": True}),
+                  (("temperature",), None), (("top_p",), None), (("top_k",), None), (("seed",), None)),
+    "gemini": ((("generationConfig",), {"maxOutputTokens": 2000, "temperature": 0.2, "topP": 0.9, "topK": 40,
+                                        "stopSequences": STOPS, "seed": 7,
+                                        "thinkingConfig": {"thinkingBudget": 1024, "includeThoughts": True}}),
+               (("toolConfig",), {"functionCallingConfig": {"mode": "AUTO"}})),
+}
+
+
+def _settings_sent(api: str, streamed: bool, requests: list[dict]) -> list[str]:
+    """Every request carries every setting as its API takes it (`SETTINGS`),
+    and the cache settings too (`_cache_fields_sent`): Anthropic's
+    breakpoints with their TTL."""
+    problems = []
+    for index, request in enumerate(requests):
+        body = request.get("body") or {}
+        for path, value in SETTINGS[api]:
+            found = _at(body, path)
+            if found != value:
+                problems.append(f"request {index}: {'.'.join(path)} is {found!r}, expected {value!r}")
+    return problems + _cache_fields_sent(api, streamed, requests)
 
 
 # A prompt of text, an image and a PDF (the first bytes of each), as the
@@ -550,6 +606,15 @@ SCENARIOS: list[Scenario] = [
         "Weather in Oslo, then the time there?",
         (Turn(calls=(WEATHER,)), Turn(calls=(TIME,)), Turn(text="12°C at noon.")),
         cache=True, checks=(Check("cache_fields_sent", _cache_fields_sent),)),
+    # Every setting to every provider, through the SDKs' types (issue 45).
+    Scenario(
+        "every_setting", "every setting each API takes, from the agent's ModelSettings (max tokens, temperature, "
+        "top_p, top_k, stop sequences, seed, reasoning, the tool choice, no parallel calls, the cache settings), "
+        "over a tool turn and the answer: each request carries each as its API writes it, valid for the SDK's "
+        "types; Anthropic's model (Claude Opus 4.7) takes no sampling, and is sent none",
+        "Weather in Oslo?",
+        (Turn(calls=(WEATHER,)), Turn(text="It is 12°C in Oslo.")),
+        models=SETTINGS_MODELS, settings=True, checks=(Check("settings_sent", _settings_sent),)),
     # Multimodal input (issue 31).
     Scenario(
         "prompt_with_image_and_pdf", "a prompt of text, a PNG and a PDF as bytes (Chat image_url and file "
@@ -978,6 +1043,7 @@ def cases() -> list[dict]:
                     "web_search": scenario.web_search,
                     "answer": scenario.answer,
                     "cache": scenario.cache,
+                    "settings": scenario.settings,
                     "follow_up": scenario.follow_up and scenario.follow_up.prompt,
                     "pause": None if pause is None else {
                         "pending": list(pause.pending),

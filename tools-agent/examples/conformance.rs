@@ -34,8 +34,9 @@ use serde_json::{Value, json};
 use tools_agent::{
     Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
     CacheTtl, Content, ContextPolicy, FallbackModel, Gemini, Message, Model, ModelError, ModelRequest,
-    ModelResponse, ModelSettings, ModelStream, OpenAiChat, OpenAiResponses, ResendPolicy, RunInput,
-    RunResult, RunState, StopReason, Strategy, Summarizer, Transcript,
+    ModelResponse, ModelSettings, ModelStream, OpenAiChat, OpenAiResponses, ReasoningEffort,
+    ReasoningSettings, ReasoningSummary, ResendPolicy, RunInput, RunResult, RunState, StopReason, Strategy,
+    Summarizer, ToolChoice, Transcript,
 };
 use tools_core::toolset::{Toolset, WebSearch};
 use tools_core::{Outcome, Part, ToolCall, ToolContext, ToolError, ToolResult};
@@ -91,6 +92,43 @@ fn cache_settings(client: &str) -> CacheSettings {
         }
         "anthropic" => CacheSettings::new().with_ttl(CacheTtl::OneHour),
         _ => CacheSettings::new(),
+    }
+}
+
+/// Every setting a client's API takes, as a case that sends them all sets
+/// them (`scenarios.SETTINGS`): the length, sampling, stop sequences, seed,
+/// reasoning, tool choice, parallel calls and cache, each where the API
+/// has it. Anthropic's model takes no sampling (Claude Opus 4.7): its
+/// temperature, `top_p` and `top_k` are set, and must not be sent.
+fn every_setting(client: &str) -> ModelSettings {
+    let stops = ["\n\nObservation:"];
+    let settings = ModelSettings::default()
+        .with_max_tokens(2_000)
+        .with_temperature(0.2)
+        .with_top_p(0.9)
+        .with_tool_choice(ToolChoice::Auto)
+        .with_cache(cache_settings(client))
+        .with_request_timeout(CASE_TIMEOUT);
+    // OpenAI's sampling with reasoning off (GPT-5.1's effort `none`).
+    let off = ReasoningSettings::new().with_effort(ReasoningEffort::None);
+    match client {
+        "chat" => settings
+            .with_stop_sequences(stops)
+            .with_seed(7)
+            .with_parallel_tool_calls(false)
+            .with_reasoning(off),
+        "responses" => settings.with_parallel_tool_calls(false).with_reasoning(off),
+        "anthropic" => {
+            settings.with_top_k(40).with_stop_sequences(stops).with_parallel_tool_calls(false).with_reasoning(
+                ReasoningSettings::new()
+                    .with_effort(ReasoningEffort::High)
+                    .with_summary(ReasoningSummary::Auto),
+            )
+        }
+        // Gemini has no switch for parallel calls; a 2.5 model's budget.
+        _ => settings.with_top_k(40).with_stop_sequences(stops).with_seed(7).with_reasoning(
+            ReasoningSettings::new().with_budget_tokens(1_024).with_summary(ReasoningSummary::Auto),
+        ),
     }
 }
 
@@ -292,6 +330,9 @@ impl Case {
         if self.spec.get("cache").and_then(Value::as_bool).unwrap_or(false) {
             agent =
                 agent.with_settings(ModelSettings::default().with_cache(cache_settings(self.str("client"))));
+        }
+        if self.spec.get("settings").and_then(Value::as_bool).unwrap_or(false) {
+            agent = agent.with_settings(every_setting(self.str("client")));
         }
         Ok(agent)
     }

@@ -29,9 +29,9 @@ pub use tools_provider::ToolChoice;
 /// | setting | OpenAI Chat | OpenAI Responses | Anthropic | Gemini `generationConfig` |
 /// |---|---|---|---|---|
 /// | `max_tokens` | `max_completion_tokens` | `max_output_tokens` | `max_tokens` (required: 4,096 if unset, plus the thinking budget if there is one) | `maxOutputTokens` |
-/// | `temperature` | `temperature` | `temperature` | `temperature` (only 1 with thinking) | `temperature` |
-/// | `top_p` | `top_p` | `top_p` | `top_p` (0.95 to 1 with thinking) | `topP` |
-/// | `top_k` | refused | refused | `top_k` (refused with thinking) | `topK` |
+/// | `temperature` | `temperature` | `temperature` | `temperature` (only 1 with thinking; dropped, with a warning, where the model takes no sampling: below) | `temperature` |
+/// | `top_p` | `top_p` | `top_p` | `top_p` (0.95 to 1 with thinking; refused with a temperature where the model takes one of them; dropped where it takes none) | `topP` |
+/// | `top_k` | refused | refused | `top_k` (refused with thinking; dropped where the model takes no sampling) | `topK` |
 /// | `stop_sequences` | `stop` | refused | `stop_sequences` | `stopSequences` |
 /// | `seed` | `seed` | refused | refused | `seed` |
 /// | `reasoning` | `reasoning_effort` | `reasoning` (and `include`, below) | `thinking`, `output_config.effort` | `thinkingConfig` |
@@ -44,6 +44,20 @@ pub use tools_provider::ToolChoice;
 /// ([`Self::with_extra`]): `top_k` for a compatible server that takes it
 /// (`with_extra(json!({"top_k": 40}))`), Anthropic's `thinking.display:
 /// "omitted"`.
+///
+/// Anthropic's sampling fields, by model family (the client sends
+/// `anthropic-version: 2023-06-01`):
+///
+/// | models | `temperature`, `top_p`, `top_k` |
+/// |---|---|
+/// | Claude Opus 4.7 and later, Sonnet 5 and later, Haiku 5.5, Fable, Mythos (any `claude-*` of version 5 or more) | none: each set is dropped, with a warning (target `tools_agent::settings`), where the API answers 400 ("`temperature` is deprecated for this model") |
+/// | Claude Opus 4.1 to 4.6, Sonnet 4.5 and 4.6, Haiku 4.5 | each, but a temperature and a `top_p` together are refused ("temperature and top_p cannot both be specified for this model") |
+/// | Claude 3, Sonnet 4, Opus 4, and a model name that is not Claude's | all three |
+///
+/// The official SDKs' current request types (anthropic-sdk-python 2.x,
+/// which sends `anthropic-version: 2026-10-21`, where any sampling field is
+/// refused on every model) have none of the three; the conformance suite
+/// checks that a model that takes none is sent none.
 ///
 /// OpenAI Responses requests say `store: false`, so a reasoning model's
 /// reasoning reaches the next turn only as encrypted content: every
@@ -58,6 +72,11 @@ pub use tools_provider::ToolChoice;
 /// <https://platform.openai.com/docs/api-reference/responses/create>,
 /// <https://docs.anthropic.com/en/api/messages>,
 /// <https://platform.claude.com/docs/en/build-with-claude/extended-thinking#feature-compatibility>,
+/// <https://platform.claude.com/docs/en/about-claude/models/migration-guide> (Opus 4.7),
+/// <https://platform.claude.com/docs/en/models/sonnet-5/migration-guide>,
+/// <https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide>,
+/// <https://platform.claude.com/docs/en/about-claude/models/migrating-to-claude-4>
+/// (Sonnet and Haiku 4.5: a temperature or a `top_p`, not both),
 /// <https://ai.google.dev/api/generate-content#generationconfig>,
 /// <https://platform.claude.com/docs/en/build-with-claude/prompt-caching>,
 /// <https://platform.openai.com/docs/guides/prompt-caching>,

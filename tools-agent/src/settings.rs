@@ -31,7 +31,8 @@ impl ModelSettings {
         self
     }
 
-    /// The sampling temperature.
+    /// The sampling temperature (not sent to the Claude models that take
+    /// no sampling: see the table on [`ModelSettings`]).
     pub fn with_temperature(mut self, temperature: f64) -> Self {
         self.temperature = Some(temperature);
         self
@@ -155,9 +156,11 @@ impl ModelSettings {
 ///
 /// Anthropic and Gemini have one kind of summary: any [`ReasoningSummary`]
 /// asks for it. With Anthropic thinking on (enabled or adaptive), a
-/// temperature other than 1, a `top_k`, or a `top_p` below 0.95 is refused;
-/// with a budget (manual thinking), so is a tool choice that forces a call
-/// (`Required`, a named tool). Which efforts, budgets and summaries a
+/// temperature other than 1, a `top_k`, or a `top_p` below 0.95 is refused
+/// (on the models that take sampling at all: see [`ModelSettings`]), and so
+/// is a tool choice that forces a call (`Required`, a named tool), with
+/// manual thinking (a budget) and adaptive alike: the API answers it
+/// "Thinking may not be enabled when tool_choice forces tool use". Which efforts, budgets and summaries a
 /// model takes is the model's: the provider's error says it.
 ///
 /// Sources: <https://platform.openai.com/docs/api-reference/chat/create>

@@ -3,7 +3,8 @@
 //! The shapes this client relies on, from Anthropic's documentation:
 //!
 //! - The request (`model`, `max_tokens` (required), `system`, `messages`,
-//!   `tools`, `tool_choice`, `temperature`, `stream`), the headers
+//!   `tools`, `tool_choice`, `temperature`, `stream`; the sampling fields
+//!   by what the model takes of them: `fields::anthropic_sampling`), the headers
 //!   (`x-api-key`, `anthropic-version: 2023-06-01`), and the response
 //!   (`content` blocks, `usage.input_tokens` / `usage.output_tokens`):
 //!   <https://docs.anthropic.com/en/api/messages>. The messages (merged
@@ -127,7 +128,7 @@ impl Provider for AnthropicApi {
         let messages = anthropic::messages(self.dialect(), request.messages)?;
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(self.dialect(), request)?);
-        fields::anthropic(settings, &mut body)?;
+        fields::anthropic(model, settings, &mut body)?;
         super::native::anthropic(settings, &mut body)?;
         if let Some(answer) = request.answer {
             super::answer::anthropic(answer, &mut body)?;

@@ -138,9 +138,83 @@ pub(crate) fn anthropic_max_tokens(settings: &ModelSettings, default: u32) -> u3
     settings.max_tokens.unwrap_or_else(|| default.saturating_add(budget.unwrap_or(0)))
 }
 
+/// What a Claude model takes of the sampling settings (`temperature`,
+/// `top_p`, `top_k`) under the `anthropic-version` the client sends
+/// (`2023-06-01`), by its family and version as the model's name says
+/// them (`claude-opus-4-7`, `claude-sonnet-4-5-20250929`, Bedrock's
+/// `anthropic.claude-…-v1:0`, Vertex's `claude-…@date`):
+///
+/// - [`Sampling::None`]: Claude Opus 4.7 and later, Sonnet 5, Haiku 5.5,
+///   Fable and Mythos (and any Claude of version 5 or more) take none: their
+///   migration guides list the sampling parameters as removed, a
+///   non-default `temperature`, `top_p` or `top_k` answered with a 400
+///   (<https://platform.claude.com/docs/en/about-claude/models/migration-guide>,
+///   Opus 4.7; <https://platform.claude.com/docs/en/models/sonnet-5/migration-guide>;
+///   <https://platform.claude.com/docs/en/models/haiku-5-5/migration-guide>).
+///   The API's words: "`temperature` is deprecated for this model."
+/// - [`Sampling::OneOf`]: Claude Opus 4.1 to 4.6, Sonnet 4.5 and 4.6,
+///   Haiku 4.5 take a temperature or a `top_p`, not both (a breaking change
+///   from Claude Sonnet 3.7:
+///   <https://platform.claude.com/docs/en/about-claude/models/migrating-to-claude-4>);
+///   the API's words: "temperature and top_p cannot both be specified for
+///   this model".
+/// - [`Sampling::All`]: the models before them (Claude 3, Sonnet 4 and
+///   Opus 4), and a name that is not Claude's (a compatible server's).
+///
+/// The official SDKs' request types (anthropic-sdk-python 2.x, which sends
+/// `anthropic-version: 2026-10-21`) have no sampling fields at all: that
+/// API version refuses them on every model, even at their defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sampling {
+    /// `temperature`, `top_p` and `top_k`, together.
+    All,
+    /// `temperature` or `top_p`, not both; `top_k`.
+    OneOf,
+    /// None of them.
+    None,
+}
+
+/// What `model` takes of the sampling settings ([`Sampling`]).
+pub(crate) fn anthropic_sampling(model: &str) -> Sampling {
+    let model = model.to_ascii_lowercase();
+    let Some(at) = model.find("claude-") else {
+        return Sampling::All;
+    };
+    let mut words = model[at + "claude-".len()..].split(|c: char| !c.is_ascii_alphanumeric());
+    let family = words.next().unwrap_or_default();
+    if family.is_empty() || family.starts_with(|c: char| c.is_ascii_digit()) {
+        // `claude-3-5-sonnet-…`, `claude-2.1`: the old names, before Claude 4.
+        return Sampling::All;
+    }
+    if matches!(family, "fable" | "mythos") {
+        return Sampling::None;
+    }
+    let number = |word: Option<&str>, digits: std::ops::RangeInclusive<usize>| {
+        word.filter(|word| digits.contains(&word.len()) && word.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|word| word.parse::<u32>().ok())
+    };
+    let Some(major) = number(words.next(), 1..=2) else {
+        return Sampling::All;
+    };
+    // A minor version of one or two digits; a date (`20250514`) is none.
+    let minor = number(words.next(), 1..=2).unwrap_or(0);
+    match (family, major, minor) {
+        (_, 5.., _) | ("opus", 4, 7..) => Sampling::None,
+        ("opus", 4, 1..) | ("sonnet" | "haiku", 4, 5..) => Sampling::OneOf,
+        _ => Sampling::All,
+    }
+}
+
 /// Messages (<https://docs.anthropic.com/en/api/messages>): `temperature`,
 /// `top_p`, `top_k`, `stop_sequences`; no seed (refused). `max_tokens` is
 /// written with the body ([`anthropic_max_tokens`]), and read here.
+///
+/// The sampling settings by what `model` takes of them
+/// ([`anthropic_sampling`]): a model that takes none gets none of them,
+/// each set dropped with a warning (target `tools_agent::settings`) rather
+/// than the API's 400, so that settings made for other models (a
+/// [`FallbackModel`](crate::FallbackModel)'s, an agent's) still run on it;
+/// a model that takes a temperature or a `top_p` has both refused.
 ///
 /// Reasoning is `thinking`: `{"type": "enabled", "budget_tokens"}` with a
 /// budget (at least 1,024 and below `max_tokens`:
@@ -155,11 +229,16 @@ pub(crate) fn anthropic_max_tokens(settings: &ModelSettings, default: u32) -> u3
 /// tool use", and takes a `top_p` between 0.95 and 1 (the same page,
 /// feature compatibility; the API's words: "`temperature` may only be set
 /// to 1 when thinking is enabled or in adaptive mode"); tool use with
-/// manual thinking "only supports `tool_choice: {"type": "auto"}` (the
-/// default) or `tool_choice: {"type": "none"}`" (the same page, extended
-/// thinking with tool use). Each is refused before sending. A forced
-/// choice with adaptive thinking is left to the API.
-pub(crate) fn anthropic(settings: &ModelSettings, body: &mut Map<String, Value>) -> Result<(), ModelError> {
+/// thinking "only supports `tool_choice: {"type": "auto"}` (the default)
+/// or `tool_choice: {"type": "none"}`" (the same page, extended thinking
+/// with tool use), which holds for adaptive thinking as for manual: the
+/// API answers a forced choice with either "Thinking may not be enabled
+/// when tool_choice forces tool use." Each is refused before sending.
+pub(crate) fn anthropic(
+    model: &str,
+    settings: &ModelSettings,
+    body: &mut Map<String, Value>,
+) -> Result<(), ModelError> {
     if settings.seed.is_some() {
         return Err(refused(ANTHROPIC, "seed", "the Messages API has no seed"));
     }
@@ -168,6 +247,23 @@ pub(crate) fn anthropic(settings: &ModelSettings, body: &mut Map<String, Value>)
         Some(reasoning) => anthropic_thinking(reasoning, body)?,
         None => false,
     };
+    let sampling = anthropic_sampling(model);
+    if sampling == Sampling::None {
+        let set: Vec<&str> = [
+            ("temperature", settings.temperature.is_some()),
+            ("top_p", settings.top_p.is_some()),
+            ("top_k", settings.top_k.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect();
+        if !set.is_empty() {
+            let dropped = set.join(", ");
+            tracing::warn!(target: "tools_agent::settings", model, dropped,
+                "{model} takes no sampling settings (the API refuses them): {dropped} not sent");
+        }
+        return Ok(());
+    }
     if thinking {
         if let Some(temperature) = settings.temperature.filter(|temperature| *temperature != 1.0) {
             let reason = format!("thinking takes no temperature but 1, and {temperature} was set");
@@ -181,6 +277,11 @@ pub(crate) fn anthropic(settings: &ModelSettings, body: &mut Map<String, Value>)
             return Err(refused(ANTHROPIC, "top_p", reason));
         }
     }
+    if let (Sampling::OneOf, Some(temperature), Some(p)) = (sampling, settings.temperature, settings.top_p) {
+        let reason =
+            format!("{model} takes a temperature or a `top_p`, not both ({temperature} and {p} were set)");
+        return Err(refused(ANTHROPIC, "top_p", reason));
+    }
     put(body, "temperature", settings.temperature.map(Value::from));
     put(body, "top_p", settings.top_p.map(Value::from));
     put(body, "top_k", settings.top_k.map(Value::from));
@@ -188,7 +289,8 @@ pub(crate) fn anthropic(settings: &ModelSettings, body: &mut Map<String, Value>)
 }
 
 /// Anthropic's `thinking` and `output_config.effort`, checked against the
-/// body's `max_tokens` and `tool_choice`; whether thinking is on.
+/// body's `max_tokens` and `tool_choice` (a forced choice is refused with
+/// thinking of either kind); whether thinking is on.
 fn anthropic_thinking(
     reasoning: &ReasoningSettings,
     body: &mut Map<String, Value>,
@@ -223,21 +325,25 @@ fn anthropic_thinking(
                     format!("the thinking budget ({budget}) must be below `max_tokens` ({max_tokens})");
                 return Err(refused(ANTHROPIC, "reasoning.budget_tokens", reason));
             }
-            let forced =
-                body.get("tool_choice").and_then(|choice| choice.get("type")).and_then(Value::as_str);
-            if let Some(forced @ ("any" | "tool")) = forced {
-                let reason = format!(
-                    "manual thinking (a budget) takes the tool choice `auto` or `none`, not `{forced}` \
-                     (the settings' tool choice forces a call)"
-                );
-                return Err(refused(ANTHROPIC, "tool_choice", reason));
-            }
             thinking.insert("type".into(), json!("enabled"));
             thinking.insert("budget_tokens".into(), json!(budget));
         }
         None => {
             thinking.insert("type".into(), json!("adaptive"));
         }
+    }
+    let forced = body.get("tool_choice").and_then(|choice| choice.get("type")).and_then(Value::as_str);
+    if let Some(forced @ ("any" | "tool")) = forced {
+        let kind = if reasoning.budget_tokens.is_some() {
+            "manual thinking (a budget)"
+        } else {
+            "adaptive thinking"
+        };
+        let reason = format!(
+            "{kind} takes the tool choice `auto` or `none`, not `{forced}` (the settings' tool choice \
+             forces a call)"
+        );
+        return Err(refused(ANTHROPIC, "tool_choice", reason));
     }
     if reasoning.summary.is_some() {
         thinking.insert("display".into(), json!("summarized"));

@@ -4,11 +4,17 @@
 //! refuses, which stop the run before anything is sent, naming the
 //! provider and the setting.
 
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex};
+
 use serde_json::{Value, json};
 use tools_agent::{
-    Agent, AgentError, ApiKey, Model, ModelError, ModelRequest, ModelSettings, OpenAiResponses,
+    Agent, AgentError, Anthropic, ApiKey, Model, ModelError, ModelRequest, ModelSettings, OpenAiResponses,
     ReasoningEffort, ReasoningSettings, ReasoningSummary, ToolChoice,
 };
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Level, Metadata, Subscriber};
 use wiremock::MockServer;
 
 use crate::scenarios::{ProviderMock, Turn, bodies, client, mock, received};
@@ -41,7 +47,16 @@ async fn sent<P: ProviderMock>(settings: ModelSettings, streamed: bool) -> Value
 /// named, and the error's text.
 async fn refused<P: ProviderMock>(settings: ModelSettings) -> (&'static str, String) {
     let server = mock(vec![P::reply(&Turn::text("Mild."), false)]).await;
-    let agent = Agent::new(client::<P>(&server, 1), tools()).unwrap().with_settings(settings);
+    refused_by(&server, client::<P>(&server, 1), settings).await
+}
+
+/// The same with this client of the mock.
+async fn refused_by(
+    server: &MockServer,
+    model: impl Model + 'static,
+    settings: ModelSettings,
+) -> (&'static str, String) {
+    let agent = Agent::new(model, tools()).unwrap().with_settings(settings);
     let error: AgentError = agent.run("Weather in Oslo?").await.expect_err("the settings are refused");
     assert!(server.received_requests().await.unwrap_or_default().is_empty(), "a request was sent");
     match error.error {
@@ -218,12 +233,203 @@ async fn anthropic_sends_manual_and_adaptive_thinking_and_sampling() {
     let settings =
         ModelSettings::default().with_reasoning(ReasoningSettings::new().with_budget_tokens(8_000));
     assert_eq!(sent::<P>(settings, false).await["max_tokens"], 8_000 + 4_096);
-    // Without thinking, every sampling setting goes; effort none is thinking disabled.
-    let settings =
-        sampling().with_top_k(5).with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::None));
+    // Without thinking, the sampling settings go (Sonnet 4.5 takes a
+    // temperature or a `top_p`, not both); effort none is thinking disabled.
+    let settings = ModelSettings::default()
+        .with_max_tokens(300)
+        .with_temperature(0.2)
+        .with_top_k(5)
+        .with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::None));
     let body = sent::<P>(settings, false).await;
-    assert_eq!((&body["temperature"], &body["top_p"], &body["top_k"]), (&json!(0.2), &json!(0.9), &json!(5)));
+    assert_eq!((&body["temperature"], &body["top_k"]), (&json!(0.2), &json!(5)));
+    assert!(body.get("top_p").is_none());
     assert_eq!((&body["thinking"], &body["max_tokens"]), (&json!({"type": "disabled"}), &json!(300)));
+}
+
+/// An Anthropic client of the mock for `model`.
+fn claude(server: &MockServer, model: &str) -> Anthropic {
+    Anthropic::from_values(
+        model,
+        Some(ApiKey::new(<anthropic::Mock as ProviderMock>::KEY)),
+        Some(&server.uri()),
+    )
+}
+
+/// Issue 45, point 1: a forced tool choice with adaptive thinking is
+/// refused before sending, as with manual thinking ("Thinking may not be
+/// enabled when tool_choice forces tool use", the API's 400); with
+/// thinking off it is sent.
+#[tokio::test]
+async fn anthropic_refuses_a_forced_tool_choice_with_adaptive_thinking() {
+    type P = anthropic::Mock;
+    for choice in [ToolChoice::Required, ToolChoice::tool("get_weather")] {
+        for reasoning in
+            [ReasoningSettings::new(), ReasoningSettings::new().with_effort(ReasoningEffort::High)]
+        {
+            let settings =
+                ModelSettings::default().with_reasoning(reasoning).with_tool_choice(choice.clone());
+            let (setting, error) = refused::<P>(settings).await;
+            assert_eq!(setting, "tool_choice");
+            assert!(
+                error.starts_with(
+                    "anthropic cannot take `tool_choice`: adaptive thinking takes the tool choice `auto` or `none`"
+                ),
+                "{error}"
+            );
+        }
+    }
+    let off = ModelSettings::default()
+        .with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::None))
+        .with_tool_choice(ToolChoice::Required);
+    let body = sent::<P>(off, false).await;
+    assert_eq!(
+        (&body["tool_choice"]["type"], &body["thinking"]),
+        (&json!("any"), &json!({"type": "disabled"}))
+    );
+}
+
+/// The warnings traced while `run` runs, on a runtime of its own: each
+/// event's fields as `name=value` text.
+fn warned<T>(run: impl std::future::Future<Output = T>) -> (T, Vec<String>) {
+    let warnings = Warnings::default();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let out = crate::spans::capture::traced(warnings.clone(), || runtime.block_on(run));
+    let found = warnings.0.lock().unwrap().clone();
+    (out, found)
+}
+
+/// Keeps the warnings' fields, and nothing else.
+#[derive(Clone, Default)]
+struct Warnings(Arc<Mutex<Vec<String>>>);
+
+struct Text<'a>(&'a mut String);
+
+impl Visit for Text<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        let _ = write!(self.0, "{}={value:?} ", field.name());
+    }
+}
+
+impl Subscriber for Warnings {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        if *event.metadata().level() == Level::WARN {
+            let mut text = String::new();
+            event.record(&mut Text(&mut text));
+            self.0.lock().unwrap().push(text);
+        }
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+/// Issue 45, point 2: the Claude models that take no sampling settings
+/// (Opus 4.7 and later, Sonnet 5, Haiku 5.5, Fable, Mythos: "temperature is
+/// deprecated for this model", a 400) get none of them: each set is
+/// dropped, with a warning naming the model and the settings; the rest of
+/// the request goes as it would, thinking or not.
+#[test]
+fn anthropic_drops_sampling_with_a_warning_for_the_models_that_take_none() {
+    type P = anthropic::Mock;
+    let models = [
+        "claude-opus-4-7",
+        "claude-opus-4-8-20260601",
+        "claude-opus-5",
+        "claude-sonnet-5",
+        "claude-sonnet-5-5",
+        "claude-haiku-5-5",
+        "claude-fable-5-2",
+        "claude-mythos-preview",
+        "us.anthropic.claude-opus-4-7-v1:0",
+    ];
+    for model in models {
+        for streamed in [false, true] {
+            let (body, warnings) = warned(async {
+                let server = mock(vec![P::reply(&Turn::text("Mild."), streamed)]).await;
+                sent_by::<P>(&server, claude(&server, model), sampling().with_top_k(40), streamed).await
+            });
+            for field in ["temperature", "top_p", "top_k"] {
+                assert!(body.get(field).is_none(), "{model}: {field} was sent: {body}");
+            }
+            assert_eq!((&body["max_tokens"], &body["stop_sequences"]), (&json!(300), &json!(["END"])));
+            assert!(
+                warnings
+                    .iter()
+                    .any(|warning| warning.contains(model) && warning.contains("temperature, top_p, top_k")),
+                "{model}: no warning: {warnings:?}"
+            );
+        }
+    }
+    // With adaptive thinking, a temperature it would refuse is dropped too.
+    let settings = ModelSettings::default()
+        .with_temperature(0.3)
+        .with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::High));
+    let (body, warnings) = warned(async {
+        let server = mock(vec![P::reply(&Turn::text("Mild."), false)]).await;
+        sent_by::<P>(&server, claude(&server, "claude-opus-4-7"), settings, false).await
+    });
+    assert!(body.get("temperature").is_none());
+    assert_eq!(body["thinking"], json!({"type": "adaptive"}));
+    assert!(warnings.iter().any(|warning| warning.contains("temperature")), "{warnings:?}");
+    // Nothing set, nothing said.
+    let (_, warnings) = warned(async {
+        let server = mock(vec![P::reply(&Turn::text("Mild."), false)]).await;
+        sent_by::<P>(&server, claude(&server, "claude-opus-4-7"), ModelSettings::default(), false).await
+    });
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// Issue 45, point 2: Opus 4.1 to 4.6, Sonnet 4.5 and 4.6 and Haiku 4.5
+/// take a temperature or a `top_p`, not both ("temperature and top_p cannot
+/// both be specified for this model", a 400): both are refused before
+/// sending; each alone goes, with a `top_k`. The models before them (and a
+/// name that is not Claude's) take all three.
+#[tokio::test]
+async fn anthropic_refuses_temperature_with_top_p_where_the_model_takes_one() {
+    type P = anthropic::Mock;
+    for model in [
+        "claude-sonnet-4-5",
+        "claude-sonnet-4-6",
+        "claude-haiku-4-5-20251001",
+        "claude-opus-4-1",
+        "claude-opus-4-6",
+    ] {
+        let server = mock(vec![P::reply(&Turn::text("Mild."), false)]).await;
+        let (setting, error) = refused_by(&server, claude(&server, model), sampling()).await;
+        assert_eq!(setting, "top_p");
+        assert_eq!(
+            error,
+            format!(
+                "anthropic cannot take `top_p`: {model} takes a temperature or a `top_p`, not both (0.2 and 0.9 were set)"
+            )
+        );
+        for settings in [
+            ModelSettings::default().with_temperature(0.2).with_top_k(40),
+            ModelSettings::default().with_top_p(0.9).with_top_k(40),
+        ] {
+            let server = mock(vec![P::reply(&Turn::text("Mild."), false)]).await;
+            let body = sent_by::<P>(&server, claude(&server, model), settings.clone(), false).await;
+            assert_eq!(body.get("temperature"), settings.temperature.map(Value::from).as_ref());
+            assert_eq!(body.get("top_p"), settings.top_p.map(Value::from).as_ref());
+            assert_eq!(body["top_k"], 40);
+        }
+    }
+    for model in ["claude-sonnet-4-20250514", "claude-3-7-sonnet-latest", "my-proxy-model"] {
+        let server = mock(vec![P::reply(&Turn::text("Mild."), false)]).await;
+        let body = sent_by::<P>(&server, claude(&server, model), sampling().with_top_k(40), false).await;
+        assert_eq!(
+            (&body["temperature"], &body["top_p"], &body["top_k"]),
+            (&json!(0.2), &json!(0.9), &json!(40)),
+            "{model}"
+        );
+    }
 }
 
 #[tokio::test]
