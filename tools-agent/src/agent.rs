@@ -47,6 +47,10 @@ use crate::{
 /// (`ModelError::Message`, naming the provider and the part:
 /// [`RefusedPart`](tools_provider::RefusedPart)).
 #[derive(Clone, Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made once per run and moved into it; boxing `Paused` would change every match on it"
+)]
 pub enum RunInput {
     /// A new run from one user message: text, images and files, in order.
     Prompt(Vec<Part>),
@@ -92,6 +96,38 @@ impl From<Transcript> for RunInput {
 impl From<RunState> for RunInput {
     fn from(state: RunState) -> Self {
         Self::Paused(state)
+    }
+}
+
+/// The state a pause gives ([`StopReason::Paused`] holds it boxed),
+/// resumed as it is.
+///
+/// ```
+/// use tools_agent::{Agent, ScriptedModel, StopReason};
+/// use tools_core::{ToolCall, ToolContext, ToolError, Toolset};
+///
+/// /// Remove a directory.
+/// #[tools_macros::tool(args, needs_approval, crate = "tools_core")]
+/// async fn remove_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
+///     Ok(format!("removed {path}"))
+/// }
+///
+/// # futures::executor::block_on(async {
+/// let model = ScriptedModel::new()
+///     .then_calls([ToolCall::new("1", "remove_dir", r#"{"path":"tmp"}"#)])
+///     .then_text("Removed tmp.");
+/// let tools = Toolset::builder().add(RemoveDir).build().unwrap();
+/// let agent = Agent::new(model, tools).unwrap();
+/// let paused = agent.run("Clean up").await.unwrap();
+/// let StopReason::Paused(mut state) = paused.stop else { panic!("{:?}", paused.stop) };
+/// state.approve("1").unwrap();
+/// let done = agent.run(state).await.unwrap(); // the `Box<RunState>`, no `*state`
+/// assert_eq!(done.answer, "Removed tmp.");
+/// # });
+/// ```
+impl From<Box<RunState>> for RunInput {
+    fn from(state: Box<RunState>) -> Self {
+        Self::Paused(*state)
     }
 }
 
@@ -615,6 +651,10 @@ impl Agent {
             }
             RunInput::Transcript(transcript) => fresh(transcript),
             RunInput::Paused(state) => {
+                // The run it paused in, in its own trace: linked, not a parent.
+                if let Some(traceparent) = state.traceparent() {
+                    crate::trace::link(&span, traceparent);
+                }
                 // What was spent counts; the limits are this agent's.
                 let parts = state.into_parts();
                 let held = Some((parts.done, parts.pending));
@@ -636,8 +676,11 @@ impl Agent {
         let spent = run.usage.iter().fold(Usage::default(), |total, usage| total + *usage);
         crate::trace::record_usage(&span, &spent);
         match ended {
-            Ok((answer, stop)) => {
+            Ok((answer, mut stop)) => {
                 span.record("stop", stop.label());
+                if let StopReason::Paused(state) = &mut stop {
+                    state.set_traceparent(crate::trace::traceparent(&span));
+                }
                 let typed_answer = run.typed_answer;
                 let answer = typed_answer.as_ref().map_or(answer, ToString::to_string);
                 let (transcript, usage, models) = (run.transcript, run.usage, run.models);

@@ -106,6 +106,12 @@ pub struct PausedTurn {
     models: Vec<ModelName>,
     /// The turns with tools so far.
     turns: usize,
+    /// The W3C trace context (`traceparent`) of the span of the run that
+    /// paused, which the run that resumes it links to; none without the
+    /// feature `otel`, without a trace, or in a state saved before it was
+    /// recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    traceparent: Option<String>,
 }
 
 /// A paused run's parts, as the loop takes them apart to resume it.
@@ -122,12 +128,15 @@ pub(crate) struct Parts {
 impl RunState {
     pub(crate) fn new(parts: Parts) -> Self {
         let Parts { transcript, done, pending, budget, usage, models, turns } = parts;
-        Self { transcript, turn: PausedTurn { done, pending, budget, usage, models, turns } }
+        Self {
+            transcript,
+            turn: PausedTurn { done, pending, budget, usage, models, turns, traceparent: None },
+        }
     }
 
     /// The state's parts, where the run resumes.
     pub(crate) fn into_parts(self) -> Parts {
-        let PausedTurn { done, pending, budget, usage, models, turns } = self.turn;
+        let PausedTurn { done, pending, budget, usage, models, turns, traceparent: _ } = self.turn;
         Parts { transcript: self.transcript, done, pending, budget, usage, models, turns }
     }
 
@@ -165,6 +174,21 @@ impl RunState {
         &self.transcript
     }
 
+    /// The W3C trace context of the run that paused, as a `traceparent`
+    /// (`00-{trace id}-{span id}-{flags}`): its `invoke_agent` span, which
+    /// the run that resumes this state links to (an OpenTelemetry span
+    /// link), in this process or another. Recorded with the feature `otel`
+    /// when the run was traced through tracing-opentelemetry; `None`
+    /// otherwise.
+    pub fn traceparent(&self) -> Option<&str> {
+        self.turn.traceparent()
+    }
+
+    /// Keep the trace context of the run that paused.
+    pub(crate) fn set_traceparent(&mut self, traceparent: Option<String>) {
+        self.turn.traceparent = traceparent;
+    }
+
     /// Decide about the pending call with this id (a later decision
     /// replaces an earlier one).
     pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
@@ -192,6 +216,12 @@ impl PausedTurn {
     /// The calls that wait, in turn order, with what was decided so far.
     pub fn pending(&self) -> &[Pending] {
         &self.pending
+    }
+
+    /// The W3C trace context of the run that paused
+    /// ([`RunState::traceparent`]).
+    pub fn traceparent(&self) -> Option<&str> {
+        self.traceparent.as_deref()
     }
 
     /// Decide about the pending call with this id (a later decision

@@ -45,9 +45,14 @@
 //!   loopback, plain and streamed, by `ScriptedServer` (feature
 //!   `scripted-server`).
 //!
-//! One feature of its own, `scripted-server`: the stand-in's server (the
+//! Two features of its own: `scripted-server`, the stand-in's server (the
 //! facade's feature `agent` brings the crate in; its features
-//! `scripted-server` and `ui` turn the server on). It sits on
+//! `scripted-server` and `ui` turn the server on); and `otel`, with which
+//! a paused run keeps its span's W3C trace context
+//! ([`RunState::traceparent`]) and the run that resumes it links its span
+//! to it, an OpenTelemetry span link, through tracing-opentelemetry (off,
+//! the crate depends on no OpenTelemetry crate; the spans themselves need
+//! no feature). It sits on
 //! `tools-core` (the tools and the toolset that runs their calls) and
 //! `tools-provider` (each provider's wire format, which the clients send).
 #![deny(missing_docs)]

@@ -15,16 +15,19 @@
 use serde_json::{Value, json};
 use tools_core::ToolCall;
 
-/// One model turn as a [`ScriptedServer`] answers it: text, calls, or both.
+/// One model turn as a [`ScriptedServer`] answers it: text, calls, or both;
+/// the tokens it reports ([`Reply::with_usage`]) and its id
+/// ([`Reply::with_id`]) if the test chooses them.
 ///
 /// ```
 /// use tools_agent::scripted_server::{Reply, chat_completion};
 /// use tools_core::ToolCall;
 ///
-/// let reply = Reply::calls([ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#)]);
+/// let reply = Reply::calls([ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#)]).with_usage(120, 7);
 /// let body = chat_completion(&reply);
 /// assert_eq!(body["choices"][0]["finish_reason"], "tool_calls");
 /// assert_eq!(body["choices"][0]["message"]["tool_calls"][0]["function"]["name"], "get_weather");
+/// assert_eq!((body["usage"]["prompt_tokens"].as_u64(), body["usage"]["total_tokens"].as_u64()), (Some(120), Some(127)));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Reply {
@@ -32,36 +35,69 @@ pub struct Reply {
     pub text: String,
     /// The tool calls the assistant makes, in order.
     pub calls: Vec<ToolCall>,
+    /// The tokens the response reports, `(prompt, completion)`, with none
+    /// cached and none of reasoning; `None`: 19 in (16 of them cached) and
+    /// 10 out (4 of them reasoning).
+    pub usage: Option<(u64, u64)>,
+    /// The response's id; `None`: the server numbers its responses
+    /// (`chatcmpl-scripted-1`, `-2`, ...), and [`chat_completion`] and
+    /// [`chat_chunks`] alone write OpenAI's example ids.
+    pub id: Option<String>,
 }
 
 impl Reply {
     /// A turn that answers with this text.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { text: text.into(), calls: Vec::new() }
+        Self { text: text.into(), ..Self::default() }
     }
 
     /// A turn that calls these tools.
     pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        Self { text: String::new(), calls: calls.into_iter().collect() }
+        Self { calls: calls.into_iter().collect(), ..Self::default() }
+    }
+
+    /// The turn reporting these tokens: `prompt` in, `completion` out (the
+    /// `usage` of the body, or of the streamed usage chunk).
+    #[must_use]
+    pub fn with_usage(mut self, prompt: u64, completion: u64) -> Self {
+        self.usage = Some((prompt, completion));
+        self
+    }
+
+    /// The turn answered with this response id (in every chunk, streamed).
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
     }
 }
 
-/// The tokens every scripted body reports: 19 in (16 of them cached), 10
-/// out (4 of them reasoning).
-fn usage() -> Value {
+/// The tokens a scripted body reports: the reply's own, or 19 in (16 of
+/// them cached), 10 out (4 of them reasoning).
+fn usage(reply: Option<&Reply>) -> Value {
+    let (prompt, completion, cached, reasoning) = match reply.and_then(|reply| reply.usage) {
+        Some((prompt, completion)) => (prompt, completion, 0, 0),
+        None => (19, 10, 16, 4),
+    };
     json!({
-        "prompt_tokens": 19, "completion_tokens": 10, "total_tokens": 29,
-        "prompt_tokens_details": {"cached_tokens": 16, "audio_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 4, "audio_tokens": 0,
+        "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": reasoning, "audio_tokens": 0,
             "accepted_prediction_tokens": 0, "rejected_prediction_tokens": 0}
     })
 }
+
+/// The id of a whole body without an id of its own: OpenAI's example.
+const COMPLETION_ID: &str = "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG";
+/// The id of a chunk without an id of its own: OpenAI's example.
+const CHUNK_ID: &str = "chatcmpl-123";
 
 fn finish_reason(reply: &Reply) -> &'static str {
     if reply.calls.is_empty() { "stop" } else { "tool_calls" }
 }
 
-/// The turn as a whole `chat.completion` object (a request without `stream`).
+/// The turn as a whole `chat.completion` object (a request without
+/// `stream`): its id the reply's, or OpenAI's example id.
 pub fn chat_completion(reply: &Reply) -> Value {
     let tool_calls: Vec<Value> = reply
         .calls
@@ -81,7 +117,7 @@ pub fn chat_completion(reply: &Reply) -> Value {
         message["tool_calls"] = json!(tool_calls);
     }
     json!({
-        "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
+        "id": reply.id.as_deref().unwrap_or(COMPLETION_ID),
         "object": "chat.completion",
         "created": 1741570283,
         "model": "gpt-4o-2024-08-06",
@@ -91,7 +127,7 @@ pub fn chat_completion(reply: &Reply) -> Value {
             "logprobs": null,
             "finish_reason": finish_reason(reply)
         }],
-        "usage": usage(),
+        "usage": usage(Some(reply)),
         "service_tier": "default",
         "system_fingerprint": "fp_fc9f1d7035"
     })
@@ -101,8 +137,12 @@ pub fn chat_completion(reply: &Reply) -> Value {
 /// reason, for a stream [`chat_chunks`] does not write (a refusal, calls
 /// that interleave).
 pub fn chat_chunk(delta: Value, finish: Option<&str>) -> String {
+    chunk(CHUNK_ID, delta, finish)
+}
+
+fn chunk(id: &str, delta: Value, finish: Option<&str>) -> String {
     json!({
-        "id": "chatcmpl-123", "object": "chat.completion.chunk", "created": 1694268190,
+        "id": id, "object": "chat.completion.chunk", "created": 1694268190,
         "model": "gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "service_tier": "default",
         "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
         "usage": null
@@ -112,10 +152,14 @@ pub fn chat_chunk(delta: Value, finish: Option<&str>) -> String {
 
 /// The usage chunk that `stream_options.include_usage` adds before `[DONE]`.
 pub fn chat_usage_chunk() -> String {
+    usage_chunk(CHUNK_ID, None)
+}
+
+fn usage_chunk(id: &str, reply: Option<&Reply>) -> String {
     json!({
-        "id": "chatcmpl-123", "object": "chat.completion.chunk", "created": 1694268190,
+        "id": id, "object": "chat.completion.chunk", "created": 1694268190,
         "model": "gpt-4o-mini", "system_fingerprint": "fp_44709d6fcb", "choices": [],
-        "usage": usage()
+        "usage": usage(reply)
     })
     .to_string()
 }
@@ -150,7 +194,8 @@ pub fn argument_pieces(arguments: &str) -> Vec<String> {
 /// The data of each event of the turn streamed (a request with `"stream":
 /// true`): the role, the text in two pieces, each call's head (id, name)
 /// then its arguments in two more pieces ([`argument_pieces`]), the finish,
-/// the usage, `[DONE]`.
+/// the usage, `[DONE]`. Every chunk carries the reply's id, or OpenAI's
+/// example id.
 ///
 /// ```
 /// use tools_agent::scripted_server::{Reply, chat_chunks};
@@ -160,6 +205,8 @@ pub fn argument_pieces(arguments: &str) -> Vec<String> {
 /// assert_eq!(chunks.last().map(String::as_str), Some("[DONE]"));
 /// ```
 pub fn chat_chunks(reply: &Reply) -> Vec<String> {
+    let id = reply.id.as_deref().unwrap_or(CHUNK_ID);
+    let chat_chunk = |delta, finish| chunk(id, delta, finish);
     let mut out = vec![chat_chunk(json!({"role": "assistant", "content": "", "refusal": null}), None)];
     if !reply.text.is_empty() {
         let at = cut(&reply.text, 1, 2);
@@ -173,7 +220,7 @@ pub fn chat_chunks(reply: &Reply) -> Vec<String> {
         out.extend(pieces.map(|piece| chat_chunk(call_piece(index, None, &piece), None)));
     }
     out.push(chat_chunk(json!({}), Some(finish_reason(reply))));
-    out.push(chat_usage_chunk());
+    out.push(usage_chunk(id, Some(reply)));
     out.push("[DONE]".into());
     out
 }
@@ -195,6 +242,7 @@ pub use server::ScriptedServer;
 #[cfg(feature = "scripted-server")]
 mod server {
     use std::collections::VecDeque;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
 
     use axum::Router;
@@ -215,6 +263,8 @@ mod server {
     struct Shared {
         script: Box<Script>,
         requests: Mutex<Vec<Value>>,
+        /// The responses sent so far, which numbers the next one's id.
+        answered: AtomicUsize,
     }
 
     /// A Chat Completions server on `127.0.0.1` (a free port) that answers
@@ -222,7 +272,10 @@ mod server {
     /// ([`ScriptedServer::start`]) or a function of the request
     /// ([`ScriptedServer::answering`]), whole or, when the request says
     /// `"stream": true`, as server-sent events. It records each request's
-    /// body ([`ScriptedServer::requests`]); a request it has no reply for,
+    /// body ([`ScriptedServer::requests`]); each response has an id of its
+    /// own, `chatcmpl-scripted-1`, `-2`, ... in the order they are sent
+    /// (unless the reply names one: [`Reply::with_id`]), and reports the
+    /// reply's tokens ([`Reply::with_usage`]); a request it has no reply for,
     /// or that is not JSON, gets a 400 with OpenAI's error object. It stops
     /// when dropped.
     ///
@@ -276,7 +329,8 @@ mod server {
         async fn serve(script: Box<Script>) -> std::io::Result<Self> {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
             let base_url = format!("http://{}/v1", listener.local_addr()?);
-            let shared = Arc::new(Shared { script, requests: Mutex::new(Vec::new()) });
+            let shared =
+                Arc::new(Shared { script, requests: Mutex::new(Vec::new()), answered: AtomicUsize::new(0) });
             let app = Router::new().route("/v1/chat/completions", post(complete)).with_state(shared.clone());
             let (stop, stopped) = oneshot::channel::<()>();
             tokio::spawn(async move {
@@ -311,9 +365,11 @@ mod server {
         if let Ok(mut requests) = shared.requests.lock() {
             requests.push(request.clone());
         }
-        let Some(reply) = (shared.script)(&request) else {
+        let Some(mut reply) = (shared.script)(&request) else {
             return refuse("the scripted server has no reply for this request: the script is over");
         };
+        let number = shared.answered.fetch_add(1, Ordering::Relaxed) + 1;
+        reply.id.get_or_insert_with(|| format!("chatcmpl-scripted-{number}"));
         if request["stream"] != true {
             return axum::Json(chat_completion(&reply)).into_response();
         }

@@ -20,6 +20,18 @@
 //! model's). A call that did not succeed carries its outcome
 //! (`invalid_arguments`, `failed`, `timed_out`, `panicked`, `denied`,
 //! `cancelled`, `retry`).
+//!
+//! A paused run and the run that resumes it are two traces, hours or
+//! processes apart. With the feature `otel`, the paused run's `invoke_agent`
+//! span context is kept in its [`RunState`](crate::RunState) as a W3C
+//! `traceparent` (data, so a state saved in one process links from
+//! another), and the resumed run's `invoke_agent` span gets an
+//! OpenTelemetry link to it. tracing has no link of its own across
+//! processes (`Span::follows_from` needs both spans alive in one
+//! subscriber), so this goes through tracing-opentelemetry's
+//! `OpenTelemetrySpanExt`, and only with the feature: without it the crate
+//! depends on no OpenTelemetry crate, records no trace context and links
+//! nothing.
 
 use serde_json::{Value, json};
 use tools_core::{Part, ToolResult};
@@ -62,6 +74,64 @@ pub(crate) fn agent_span(agent: &Agent) -> Span {
         turns = Empty,
         stop = Empty,
     )
+}
+
+/// The W3C `traceparent` of `span` (`00-{trace id}-{span id}-{flags}`), if
+/// tracing-opentelemetry traces it.
+#[cfg(feature = "otel")]
+pub(crate) fn traceparent(span: &Span) -> Option<String> {
+    use opentelemetry::trace::TraceContextExt as _;
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    let context = span.context();
+    let span = context.span();
+    let context = span.span_context();
+    context.is_valid().then(|| {
+        format!(
+            "00-{:032x}-{:016x}-{:02x}",
+            context.trace_id(),
+            context.span_id(),
+            context.trace_flags().to_u8()
+        )
+    })
+}
+
+/// Without the feature `otel`, no trace context is known.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn traceparent(_span: &Span) -> Option<String> {
+    None
+}
+
+/// Link `span` to the span a `traceparent` names (one that does not read,
+/// or names no span, is left out).
+#[cfg(feature = "otel")]
+pub(crate) fn link(span: &Span, traceparent: &str) {
+    use opentelemetry::trace::{SpanContext, SpanId, TraceFlags, TraceId, TraceState};
+    use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+    let Some((trace_id, span_id, flags)) = read_traceparent(traceparent) else { return };
+    let (Ok(trace_id), Ok(span_id)) = (TraceId::from_hex(trace_id), SpanId::from_hex(span_id)) else {
+        return;
+    };
+    // Remote: the span was made by another run, maybe another process.
+    let context = SpanContext::new(trace_id, span_id, TraceFlags::new(flags), true, TraceState::NONE);
+    span.add_link(context);
+}
+
+/// Without the feature `otel`, nothing is linked.
+#[cfg(not(feature = "otel"))]
+pub(crate) fn link(_span: &Span, _traceparent: &str) {}
+
+/// The trace id, span id (hex) and flags of a version-00 `traceparent`.
+#[cfg(feature = "otel")]
+fn read_traceparent(traceparent: &str) -> Option<(&str, &str, u8)> {
+    let mut parts = traceparent.split('-');
+    let (version, trace_id, span_id, flags) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let hex = |text: &str, len: usize| text.len() == len && text.bytes().all(|b| b.is_ascii_hexdigit());
+    let valid =
+        version == "00" && parts.next().is_none() && hex(trace_id, 32) && hex(span_id, 16) && hex(flags, 2);
+    valid.then_some(())?;
+    Some((trace_id, span_id, u8::from_str_radix(flags, 16).ok()?))
 }
 
 /// The span of one model request: `chat {model}`, a client span. The

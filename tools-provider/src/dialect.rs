@@ -6,8 +6,8 @@ use super::{DialectError, MessageError, UnknownDialect, anthropic, gemini, limit
 use tools_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, ToolSearch, Toolset, WebSearch};
 use tools_core::{Tool, ToolCall, ToolResult};
 
-/// A provider format: how a toolset is sent ([`Self::tools`],
-/// [`Self::definitions`]), how the model's calls are read from its response
+/// A provider format: how a toolset is sent ([`Self::tool_list`],
+/// [`Self::tools`], [`Self::definitions`]), how the model's calls are read from its response
 /// ([`Self::parse_calls`]) and how the turn's results are sent back
 /// ([`Self::format_results`]); [`Self::tool_choice`] gives the request
 /// fields that say which tools the model may or must call. The strict
@@ -292,15 +292,55 @@ impl Dialect {
         })
     }
 
-    /// The value of the request's `tools` field: an array of the
-    /// [definitions](Self::definitions), except for Gemini, whose function
-    /// declarations share one tool object, next to `{"google_search": {}}`.
+    /// The request's `tools` field as one JSON value, to write into a
+    /// request body (`json!({"tools": dialect.tools(&toolset)?, ...})`):
+    /// always an array, the elements of [`Self::tool_list`]. To work on
+    /// the elements (count them, add one of your own, look one up), take
+    /// [`Self::tool_list`]; for one definition per tool with its name,
+    /// [`Self::definitions`].
     pub fn tools(self, toolset: &Toolset) -> Result<Value, DialectError> {
+        self.tool_list(toolset).map(Value::Array)
+    }
+
+    /// The elements of the request's `tools` field, in order, as a list:
+    /// one [definition](Self::definitions) per entry, except for Gemini,
+    /// whose function declarations share one tool object
+    /// (`{"functionDeclarations": [...]}`), next to `{"google_search": {}}`.
+    /// Empty for an empty toolset (providers refuse an empty `tools`
+    /// array: leave the field out). Fails as [`Self::definitions`] does.
+    ///
+    /// ```
+    /// use tools_core::Toolset;
+    /// use tools_provider::Dialect;
+    /// # use std::sync::LazyLock;
+    /// # use tools_core::{ToolContext, ToolError, ToolSpec, TypedTool};
+    /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Request { city: String }
+    /// # struct GetWeather;
+    /// # impl TypedTool for GetWeather {
+    /// #     type Request = Request; type Output = String; type Error = ToolError;
+    /// #     fn spec(&self) -> &ToolSpec { static S: LazyLock<ToolSpec> = LazyLock::new(|| ToolSpec::new::<Request>("get_weather", "Weather.")); &S }
+    /// #     async fn run(&self, _: &ToolContext, req: Request) -> Result<String, ToolError> { Ok(req.city) }
+    /// # }
+    ///
+    /// let tools = Toolset::builder().add(GetWeather).build().unwrap();
+    /// let list = Dialect::Anthropic.tool_list(&tools).unwrap();
+    /// assert_eq!(list.len(), 1);
+    /// assert_eq!(list[0]["name"], "get_weather");
+    /// // Gemini: the declarations inside one tool object.
+    /// let gemini = Dialect::Gemini.tool_list(&tools).unwrap();
+    /// assert_eq!(gemini[0]["functionDeclarations"][0]["name"], "get_weather");
+    /// // `tools` is the same list as one JSON value.
+    /// assert_eq!(Dialect::Anthropic.tools(&tools).unwrap(), serde_json::Value::Array(list));
+    /// ```
+    pub fn tool_list(self, toolset: &Toolset) -> Result<Vec<Value>, DialectError> {
         let definitions = self.definitions(toolset)?;
         if self == Self::Gemini {
-            return Ok(gemini::assemble(definitions));
+            return Ok(match gemini::assemble(definitions) {
+                Value::Array(tools) => tools,
+                other => vec![other],
+            });
         }
-        Ok(Value::Array(definitions.into_iter().map(|definition| definition.value).collect()))
+        Ok(definitions.into_iter().map(|definition| definition.value).collect())
     }
 
     /// Whether the dialect has model messages to read calls from and answer

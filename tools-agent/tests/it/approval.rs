@@ -443,6 +443,35 @@ async fn streamed_a_declared_tool_pauses_and_resumes_with_its_events() {
     assert_eq!(results[0].content, "removed tmp");
 }
 
+/// Issue 45, point 3: what a pause gives (`StopReason::Paused` holds a
+/// `Box<RunState>`) resumes as it is, with `run` and with `stream`; before
+/// `RunInput: From<Box<RunState>>` this did not compile.
+#[tokio::test]
+async fn the_boxed_state_a_pause_gives_resumes_as_it_is() {
+    let calls = [ToolCall::new("1", "remove_dir", r#"{"path":"tmp"}"#)];
+    let model = ScriptedModel::new()
+        .then_calls(calls.clone())
+        .then_text("Removed tmp.")
+        .then_calls(calls)
+        .then_text("Removed tmp again.");
+    let tools = Toolset::builder().add(RemoveDir).build().unwrap();
+    let agent = Agent::new(model, tools).unwrap();
+
+    let paused = agent.run("Clean up").await.unwrap();
+    let StopReason::Paused(mut state) = paused.stop else { panic!("{:?}", paused.stop) };
+    state.approve("1").unwrap();
+    let state: Box<RunState> = state;
+    let done = agent.run(state).await.unwrap();
+    assert_eq!((done.answer.as_str(), &done.stop), ("Removed tmp.", &StopReason::Answered));
+
+    let paused = agent.run("Clean up again").await.unwrap();
+    let StopReason::Paused(mut state) = paused.stop else { panic!("{:?}", paused.stop) };
+    state.approve("1").unwrap();
+    let mut events: Vec<AgentEvent> = agent.stream(state).collect().await;
+    let Some(AgentEvent::Finished(Ok(done))) = events.pop() else { panic!("no end") };
+    assert_eq!(done.answer, "Removed tmp again.");
+}
+
 /// The kind of each event, with the call id of the call events.
 fn kinds(events: &[AgentEvent]) -> Vec<String> {
     events

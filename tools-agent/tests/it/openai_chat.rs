@@ -32,7 +32,7 @@ fn scripted(turn: &Turn) -> Reply {
         .calls
         .iter()
         .map(|(id, name, arguments)| ToolCall::new(id.as_str(), name.as_str(), arguments.as_str()));
-    Reply { text: turn.text.clone(), calls: calls.collect() }
+    Reply { text: turn.text.clone(), calls: calls.collect(), ..Reply::default() }
 }
 
 /// A `chat.completion` object for one turn.

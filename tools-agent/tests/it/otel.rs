@@ -304,3 +304,131 @@ fn each_client_traces_the_providers_response_id() {
         );
     }
 }
+
+/// Issue 45, point 11: a run resumed from a pause is a trace of its own
+/// whose `invoke_agent` span links to the paused run's (feature `otel`),
+/// from the state as the pause gave it and from the state saved as JSON
+/// and loaded under another tracer provider, as another process would.
+#[cfg(feature = "otel")]
+mod resumed {
+    use opentelemetry::trace::SpanId;
+    use opentelemetry_sdk::trace::SpanData;
+    use tools_agent::{Agent, RunState, ScriptedModel, StopReason};
+    use tools_core::{ToolCall, ToolContext, ToolError, Toolset};
+
+    use super::{exported, named, show};
+
+    /// On a runtime of its own (the exporter's simple processor blocks on
+    /// the futures executor, which cannot run inside another).
+    fn block_on<T>(future: impl Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(future)
+    }
+
+    /// Remove a directory.
+    #[tools_macros::tool(args, needs_approval, crate = "tools_core")]
+    async fn remove_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
+        Ok(format!("removed {path}"))
+    }
+
+    /// An agent whose model asks to remove `tmp`, then answers, `runs` times.
+    fn agent(runs: usize) -> Agent {
+        let mut model = ScriptedModel::new();
+        for _ in 0..runs {
+            model = model
+                .then_calls([ToolCall::new("1", "remove_dir", r#"{"path":"tmp"}"#)])
+                .then_text("Removed.");
+        }
+        Agent::new(model, Toolset::builder().add(RemoveDir).build().unwrap()).unwrap()
+    }
+
+    /// The one `invoke_agent` span among `spans`.
+    fn run_span(spans: &[SpanData]) -> &SpanData {
+        let runs = named(spans, "invoke_agent");
+        assert_eq!(runs.len(), 1, "{}", show(spans));
+        runs[0]
+    }
+
+    /// Pause a run, traced: its state (a decision made) and its span.
+    fn paused(agent: &Agent) -> (Box<RunState>, SpanData) {
+        let (result, spans) = exported(|| block_on(agent.run("Clean up")));
+        let result = result.unwrap();
+        let StopReason::Paused(mut state) = result.stop else { panic!("{:?}", result.stop) };
+        state.approve("1").unwrap();
+        (state, run_span(&spans).clone())
+    }
+
+    /// Resume `state`, traced, and check that its run span is a root in a
+    /// trace of its own, linked to `paused`.
+    fn resumed_links_to(agent: &Agent, state: impl Into<tools_agent::RunInput>, paused: &SpanData) {
+        let (result, spans) = exported(|| block_on(agent.run(state)));
+        assert_eq!(result.unwrap().answer, "Removed.");
+        let run = run_span(&spans);
+        assert_eq!(run.parent_span_id, SpanId::INVALID, "the resumed run is a root");
+        assert_ne!(run.span_context.trace_id(), paused.span_context.trace_id(), "a trace of its own");
+        let links: Vec<_> = run.links.iter().map(|link| &link.span_context).collect();
+        assert_eq!(links.len(), 1, "{links:?}");
+        let (link, to) = (links[0], &paused.span_context);
+        assert_eq!((link.trace_id(), link.span_id()), (to.trace_id(), to.span_id()));
+        assert_eq!(link.trace_flags(), to.trace_flags());
+        assert!(link.is_remote());
+        // Only the run span links; its children are in its own trace.
+        for span in spans.iter().filter(|span| span.name != "invoke_agent") {
+            assert!(span.links.is_empty(), "{}", span.name);
+            assert_eq!(span.span_context.trace_id(), run.span_context.trace_id(), "{}", span.name);
+        }
+    }
+
+    #[test]
+    fn a_resumed_run_links_to_the_run_it_paused_in() {
+        let agent = agent(2);
+        let (state, paused_span) = paused(&agent);
+        let context = &paused_span.span_context;
+        let traceparent = format!(
+            "00-{:032x}-{:016x}-{:02x}",
+            context.trace_id(),
+            context.span_id(),
+            context.trace_flags().to_u8()
+        );
+        assert_eq!(state.traceparent(), Some(traceparent.as_str()));
+        resumed_links_to(&agent, state, &paused_span);
+
+        // Saved as JSON and loaded: the trace context is data.
+        let (state, paused_span) = paused(&agent);
+        let saved = serde_json::to_string(&state).unwrap();
+        let loaded: RunState = serde_json::from_str(&saved).unwrap();
+        assert_eq!(&loaded, state.as_ref());
+        // Kept apart from its transcript, as a store keeps it, too.
+        let (transcript, turn) = loaded.split();
+        let turn: tools_agent::PausedTurn =
+            serde_json::from_value(serde_json::to_value(&turn).unwrap()).unwrap();
+        assert_eq!(turn.traceparent(), state.traceparent());
+        resumed_links_to(&agent, RunState::join(transcript, turn), &paused_span);
+    }
+
+    #[test]
+    fn a_state_without_a_trace_context_resumes_without_a_link() {
+        let agent = agent(2);
+        // Paused without a trace: nothing to link to, and nothing saved.
+        let result = block_on(agent.run("Clean up")).unwrap();
+        let StopReason::Paused(mut state) = result.stop else { panic!("{:?}", result.stop) };
+        assert_eq!(state.traceparent(), None);
+        assert!(!serde_json::to_string(&state).unwrap().contains("traceparent"));
+        state.approve("1").unwrap();
+        let (result, spans) = exported(|| block_on(agent.run(state)));
+        assert_eq!(result.unwrap().answer, "Removed.");
+        assert!(run_span(&spans).links.is_empty());
+
+        // A state saved before the field existed loads; one whose trace
+        // context does not read resumes, unlinked.
+        let (state, _) = paused(&agent);
+        let mut saved = serde_json::to_value(&*state).unwrap();
+        assert!(saved.as_object_mut().unwrap().remove("traceparent").is_some(), "{saved}");
+        let old: RunState = serde_json::from_value(saved.clone()).unwrap();
+        assert_eq!(old.traceparent(), None);
+        saved["traceparent"] = "00-not-a-trace-01".into();
+        let garbled: RunState = serde_json::from_value(saved).unwrap();
+        let (result, spans) = exported(|| block_on(agent.run(garbled)));
+        assert_eq!(result.unwrap().answer, "Removed.");
+        assert!(run_span(&spans).links.is_empty());
+    }
+}

@@ -25,7 +25,7 @@ async fn a_queue_answers_in_order(streamed: bool) {
     let result = result.unwrap();
     assert_eq!(result.answer, "It is 12°C in Paris.");
     assert_eq!(result.stop, StopReason::Answered);
-    // Every body reports the same tokens.
+    // A reply without tokens of its own reports the usual ones.
     let usage = result.usage[0];
     assert_eq!(
         (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens),
@@ -97,4 +97,58 @@ async fn past_the_script_the_client_reads_a_400_with_openais_error_object() {
         other => panic!("{other:?}"),
     }
     assert_eq!(server.requests().len(), 1);
+}
+
+/// Issue 45, point 10: each response has an id of its own and the tokens
+/// its reply chose, plain and streamed, as the real client reads them (the
+/// request spans' `gen_ai.response.id`, the run's usage per request).
+fn each_response_has_its_own_id_and_chosen_tokens(streamed: bool) {
+    use crate::spans::capture::{self, Capture, Spans, field};
+
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let server = runtime
+        .block_on(ScriptedServer::start([
+            Reply::calls([paris()]).with_usage(120, 7),
+            Reply::text("It is 12°C in Paris.").with_usage(150, 12),
+            Reply::text("Bye.").with_id("chatcmpl-mine"),
+        ]))
+        .unwrap();
+    let agent = agent(&server);
+    let spans = Spans::default();
+    let (first, second) = capture::traced(Capture(spans.clone()), || {
+        runtime.block_on(async {
+            let first = run(&agent, "Weather in Paris?", streamed).await.0.unwrap();
+            let second = run(&agent, "Bye?", streamed).await.0.unwrap();
+            (first, second)
+        })
+    });
+    let ids: Vec<String> = spans
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(name, _)| name == "model_request")
+        .map(|(_, fields)| field(fields, "gen_ai.response.id").unwrap_or("(none)").to_owned())
+        .collect();
+    assert_eq!(ids, ["chatcmpl-scripted-1", "chatcmpl-scripted-2", "chatcmpl-mine"], "streamed: {streamed}");
+
+    let tokens: Vec<_> = first.usage.iter().map(|usage| (usage.input_tokens, usage.output_tokens)).collect();
+    assert_eq!(tokens, [(Some(120), Some(7)), (Some(150), Some(12))], "streamed: {streamed}");
+    // Chosen tokens are neither cached nor reasoning.
+    assert_eq!(first.usage[0].cache_read_tokens.unwrap_or(0), 0);
+    // A reply without chosen tokens reports the usual ones.
+    let usage = second.usage[0];
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens),
+        (Some(19), Some(10), Some(16))
+    );
+}
+
+#[test]
+fn each_response_has_its_own_id_and_chosen_tokens_plain() {
+    each_response_has_its_own_id_and_chosen_tokens(false);
+}
+
+#[test]
+fn each_response_has_its_own_id_and_chosen_tokens_streamed() {
+    each_response_has_its_own_id_and_chosen_tokens(true);
 }

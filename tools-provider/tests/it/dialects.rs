@@ -320,6 +320,32 @@ mod behaviour {
         assert_eq!(tools[1], json!({"google_search": {}}));
     }
 
+    /// Issue 45, point 9: the request's tools as a list (`tool_list`, new),
+    /// and `tools` as the same list in one JSON value, in every dialect.
+    #[test]
+    fn tool_list_gives_the_requests_tools_as_a_list() {
+        let set = with_search(WebSearch::new().with_fallback(fallback()));
+        for dialect in Dialect::ALL {
+            let list: Vec<serde_json::Value> = dialect.tool_list(&set).unwrap();
+            assert_eq!(dialect.tools(&set).unwrap(), serde_json::Value::Array(list.clone()), "{dialect:?}");
+            let definitions: Vec<serde_json::Value> =
+                dialect.definitions(&set).unwrap().into_iter().map(|definition| definition.value).collect();
+            if dialect == Dialect::Gemini {
+                // The declarations share one tool object, beside the search.
+                assert_eq!(list.len(), 2);
+                assert_eq!(list[0]["functionDeclarations"].as_array().unwrap().len(), 2);
+                assert_eq!(list[1], json!({"google_search": {}}));
+            } else {
+                assert_eq!(list, definitions, "{dialect:?}: one element per definition");
+            }
+        }
+        for dialect in Dialect::ALL {
+            assert!(dialect.tool_list(&Toolset::new()).unwrap().is_empty(), "{dialect:?}");
+        }
+        let err = Dialect::AnthropicStrict.tool_list(&many(21)).unwrap_err();
+        assert_eq!(err.keyword, "max_tools = 20");
+    }
+
     #[test]
     fn without_a_fallback_search_is_native_only() {
         let set = with_search(WebSearch::new());
