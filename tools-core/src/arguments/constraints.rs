@@ -9,11 +9,10 @@ use jsonschema::paths::LocationSegment;
 use serde_json::Value;
 
 use super::Parameters;
-use super::node::Node;
+use super::node::{Kinds, Node};
+use super::report::worded;
 use crate::ToolError;
 
-/// How many constraint violations one error reports.
-const MAX_REPORTED: usize = 5;
 impl Parameters {
     /// The schema's constraints over a value already read.
     pub(super) fn check_constraints(&self, value: &Value) -> Result<(), ToolError> {
@@ -23,9 +22,8 @@ impl Parameters {
         let validator = validator.as_ref().map_err(|reason| {
             ToolError::failed(format!("the tool's argument schema does not compile: {reason}"))
         })?;
-        let violations: Vec<String> =
-            validator.iter_errors(value).take(MAX_REPORTED).map(|e| self.violation(&e)).collect();
-        if violations.is_empty() { Ok(()) } else { Err(ToolError::invalid_arguments(violations.join("; "))) }
+        let problems = self.problems(validator, value);
+        if problems.is_empty() { Ok(()) } else { Err(ToolError::invalid_arguments(worded(&problems))) }
     }
 }
 
@@ -51,7 +49,7 @@ fn field_path(error: &ValidationError<'_>) -> String {
 impl Parameters {
     /// One constraint violation as the model should read it: "`days` must
     /// be at most 16".
-    fn violation(&self, error: &ValidationError<'_>) -> String {
+    pub(super) fn violation(&self, error: &ValidationError<'_>) -> String {
         match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 self.unknown_fields(error, unexpected)
@@ -62,12 +60,16 @@ impl Parameters {
 
     /// "unknown field `limt`: the fields are `query`, `limit`", for the
     /// object at the error's path.
-    fn unknown_fields(&self, error: &ValidationError<'_>, unexpected: &[String]) -> String {
-        let node =
-            error.instance_path().iter().try_fold(Node::root(&self.schema), |node, segment| match segment {
-                LocationSegment::Property(name) => node.property(&name),
-                LocationSegment::Index(_) => node.items(),
-            });
+    pub(super) fn unknown_fields(&self, error: &ValidationError<'_>, unexpected: &[String]) -> String {
+        // Through `Option`'s union to the one object or array schema.
+        let node = error
+            .instance_path()
+            .iter()
+            .try_fold(Node::root(&self.schema), |node, segment| match segment {
+                LocationSegment::Property(name) => node.container(Kinds::OBJECT)?.property(&name),
+                LocationSegment::Index(_) => node.container(Kinds::ARRAY)?.items(),
+            })
+            .and_then(|node| node.container(Kinds::OBJECT));
         let listed = |names: &mut dyn Iterator<Item = &String>| {
             names.map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
         };

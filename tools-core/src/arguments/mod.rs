@@ -16,6 +16,9 @@
 //! - `parse`: the pipeline itself, typed ([`Parameters::parse`]) and
 //!   untyped ([`Parameters::parse_object`]);
 //! - `reasons`: a failure to read the arguments, in the model's terms;
+//! - `report`: every problem of arguments serde refused at once (unknown
+//!   and missing fields, wrong types, constraints), from the schema's
+//!   validator, up to a bound;
 //! - `constraints`: the schema's constraints, each violation worded with
 //!   its field's path.
 
@@ -27,6 +30,7 @@ mod node;
 mod nulls;
 mod parse;
 mod reasons;
+mod report;
 mod schema;
 
 pub use clean::clean_json;

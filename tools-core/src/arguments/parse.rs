@@ -7,11 +7,13 @@ use std::borrow::Cow;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::error::Category;
 
 use super::lax::{read_lax, read_lax_fields};
 use super::node::Node;
 use super::nulls::drop_null_defaults;
 use super::reasons::{not_json, serde_error, serde_invalid};
+use super::report::serde_steps;
 use super::{ArgumentLimits, JsonObject, Parameters, clean_json};
 use crate::ToolError;
 
@@ -82,6 +84,12 @@ impl Parameters {
         };
         let mut de = serde_json::Deserializer::from_str(&json);
         Err(match serde_path_to_error::deserialize::<_, R>(&mut de) {
+            // serde stops at its first problem of a value: the schema
+            // names the rest. Text that is not JSON has no value to read.
+            Err(error) if error.inner().classify() == Category::Data => {
+                let at = serde_steps(&error);
+                self.with_the_rest(serde_error(error), at, &json)
+            }
             Err(error) => serde_error(error),
             Ok(_) => de.end().map_or_else(serde_invalid, |()| {
                 ToolError::invalid_arguments("the arguments could not be read")

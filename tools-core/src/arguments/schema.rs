@@ -1,7 +1,7 @@
 //! The canonical JSON Schema of a tool's arguments, what it constrains
 //! beyond types, and how deep a request of it can nest.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::Validator;
 use schemars::JsonSchema;
@@ -57,6 +57,10 @@ pub struct Parameters {
     /// that is not a regex): then every call fails and says so, rather than
     /// skipping the checks the schema promises the model.
     pub(super) validator: Option<Result<Arc<Validator>, Arc<str>>>,
+    /// The whole schema's validator for a schema without constraints,
+    /// compiled on the first call serde refuses, to name every problem of
+    /// it and not only serde's first; `None` without validation.
+    pub(super) report: Option<Arc<OnceLock<Option<Arc<Validator>>>>>,
     /// The request is `()` or a unit struct: serde reads it only from
     /// `null`, while the schema (and so the model) says `{}`.
     pub(super) unit: bool,
@@ -92,7 +96,7 @@ impl Parameters {
             root.insert("properties".into(), Value::Object(JsonObject::new()));
         }
         let validator = needs_validator(&root).then(|| compile(&root));
-        Self { schema: Arc::new(root), validator, unit, depth }
+        Self { schema: Arc::new(root), validator, report: Some(Arc::default()), unit, depth }
     }
 
     /// The same schema refusing fields it does not name, at every level:
@@ -117,17 +121,17 @@ impl Parameters {
         close_objects(&mut root);
         let Value::Object(root) = root else { unreachable!("an object stays an object") };
         let validator = Some(compile(&root));
-        Self { schema: Arc::new(root), validator, ..self }
+        Self { schema: Arc::new(root), validator, report: Some(Arc::default()), ..self }
     }
 
     /// A schema given as it is (a remote tool's), with no validation of ours.
     pub fn from_schema(schema: JsonObject) -> Self {
-        Self { schema: Arc::new(schema), validator: None, unit: false, depth: None }
+        Self { schema: Arc::new(schema), validator: None, report: None, unit: false, depth: None }
     }
 
     /// The same schema without constraint checks: only serde checks the input.
     pub fn without_validation(self) -> Self {
-        Self { validator: None, ..self }
+        Self { validator: None, report: None, ..self }
     }
 
     /// The schema as a JSON object.
@@ -150,7 +154,7 @@ impl std::fmt::Debug for Parameters {
     }
 }
 
-fn compile(schema: &JsonObject) -> Result<Arc<Validator>, Arc<str>> {
+pub(super) fn compile(schema: &JsonObject) -> Result<Arc<Validator>, Arc<str>> {
     let built = jsonschema::options().should_validate_formats(false).build(&Value::Object(schema.clone()));
     built.map(Arc::new).map_err(|error| Arc::from(error.to_string()))
 }

@@ -4,6 +4,7 @@ mod common;
 mod spans;
 
 mod approval;
+mod arguments;
 mod compose;
 mod layers;
 mod output;
