@@ -24,8 +24,17 @@
 //! on loopback, reached through the real OpenAI client, streamed: asked
 //! anything, it calls `get_weather {"city":"Paris"}` (the arguments in
 //! several pieces); given the weather it says it, told the person declined
-//! it says so. With `OPENAI_API_KEY` set, the model is OpenAI's
-//! (`OPENAI_MODEL`, default gpt-4o-mini).
+//! it says so, and either way it ends with its typed answer, a
+//! [`Forecast`] (the `final_answer` tool: [`AnswerMode::Tool`]). With
+//! `OPENAI_API_KEY` set, the model is OpenAI's (`OPENAI_MODEL`, default
+//! gpt-4o-mini).
+//!
+//! What the page shows of a run beyond text: `get_weather` gives back the
+//! weather now as JSON (the model reads it; the page gets it as the call's
+//! `output` object), a PNG chart of the day's temperatures (a `file` part,
+//! as a data URL) and the hourly forecast for the page alone, its artifact
+//! (the `data-get_weather` part); the run's [`Forecast`] comes as the
+//! `data-answer` part.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,37 +44,116 @@ use axum::Router;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tools::agent::scripted_server::{Reply, ScriptedServer};
-use tools::agent::{Agent, OpenAiChat};
+use tools::agent::{Agent, AnswerMode, AnswerType, OpenAiChat};
 use tools::session::SqlStore;
 use tools::toolset::Toolset;
 use tools::ui::{AguiServer, ChatServer};
-use tools::{ToolCall, ToolContext, ToolError, tool};
+use tools::{Media, Output, ToolCall, ToolContext, ToolError, tool};
+
+/// The answer the agent ends with: the page shows it as a card.
+#[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+struct Forecast {
+    /// The city.
+    city: String,
+    /// Degrees Celsius now; none when the weather was not looked up.
+    celsius: Option<f64>,
+    /// The sky now (sunny, cloudy...); none when the weather was not looked up.
+    sky: Option<String>,
+    /// One sentence for the person.
+    summary: String,
+}
+
+/// A made-up station's day, the example runs offline: (hour, °C, sky).
+const HOURS: [(&str, u8, &str); 4] =
+    [("09:00", 14, "cloudy"), ("12:00", 17, "sunny"), ("15:00", 18, "sunny"), ("18:00", 16, "sunny")];
 
 /// The current weather in a city.
 #[tool(args, needs_approval)]
-async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
-    // A made-up station: the example runs offline.
-    Ok(format!("18°C and sunny in {city}"))
+async fn get_weather(_ctx: &ToolContext, city: String) -> Result<Output, ToolError> {
+    let (_, celsius, sky) = HOURS[2];
+    let chart =
+        day_chart().map_err(|error| ToolError::failed(format!("drawing the chart failed: {error}")))?;
+    let hours: Vec<Value> = HOURS
+        .iter()
+        .map(|(hour, celsius, sky)| json!({"hour": hour, "celsius": celsius, "sky": sky}))
+        .collect();
+    // The model reads the JSON; the page gets it as JSON, the chart as an
+    // image, and the hours, which the model never sees, as the artifact.
+    Ok(Output::text(json!({"city": city, "celsius": celsius, "sky": sky}).to_string())
+        .with_image(Media::bytes(chart, "image/png").named("today.png"))
+        .with_artifact(json!({"city": city, "hours": hours})))
+}
+
+/// The day's temperatures as bars, 4 pixels a degree, on white: a PNG.
+fn day_chart() -> Result<Vec<u8>, png::EncodingError> {
+    const BAR: usize = 28;
+    const GAP: usize = 10;
+    const HEIGHT: usize = 90;
+    let width = GAP + HOURS.len() * (BAR + GAP);
+    let mut pixels = vec![255u8; width * HEIGHT * 3];
+    for (index, (_, celsius, _)) in HOURS.iter().enumerate() {
+        let bar = (usize::from(*celsius) * 4).min(HEIGHT - 2);
+        let left = GAP + index * (BAR + GAP);
+        for y in HEIGHT - 1 - bar..HEIGHT - 1 {
+            for x in left..left + BAR {
+                let at = (y * width + x) * 3;
+                pixels[at..at + 3].copy_from_slice(&[230, 120, 40]);
+            }
+        }
+    }
+    for x in 0..width {
+        let at = ((HEIGHT - 1) * width + x) * 3;
+        pixels[at..at + 3].copy_from_slice(&[90, 90, 90]);
+    }
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, width as u32, HEIGHT as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&pixels)?;
+    writer.finish()?;
+    Ok(png)
 }
 
 /// The offline model's next turn, from the request OpenAI's client sent:
 /// a user's question calls the tool (call ids count the requests, so each
-/// is new in the chat); the tool's result is answered.
+/// is new in the chat); the tool's result is answered, in text and with
+/// the typed answer (`final_answer`, which ends the run).
 fn scripted_turn(request: &Value, count: usize) -> Option<Reply> {
-    let last = request["messages"].as_array()?.last()?;
-    if last["role"] != "tool" {
+    let Some(result) = tool_result(request["messages"].as_array()?) else {
         let id = format!("call_weather_{count}");
         return Some(Reply::calls([ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Paris"}"#)]));
-    }
-    let result = last["content"].as_str()?;
-    // A denied call's result says so (`ToolError::Denied`).
-    Some(if result.contains("denied") {
-        Reply::text("You declined the weather lookup, so I did not check the weather in Paris.")
-    } else {
-        Reply::text(format!("Right now it is {result}."))
-    })
+    };
+    // The weather as JSON on the first line (a line naming the chart,
+    // which follows in a user message, comes after it); a denied call's
+    // result says so (`ToolError::Denied`).
+    let weather: Option<Value> = serde_json::from_str(result.lines().next().unwrap_or("")).ok();
+    let (text, forecast) = match weather {
+        Some(now) if !result.contains("denied") => {
+            let (city, celsius, sky) =
+                (now["city"].as_str()?, now["celsius"].as_f64()?, now["sky"].as_str()?);
+            let text = format!("Right now it is {celsius}°C and {sky} in {city}.");
+            (text.clone(), json!({"city": city, "celsius": celsius, "sky": sky, "summary": text}))
+        }
+        _ => {
+            let text = "You declined the weather lookup, so I did not check the weather in Paris.";
+            let summary = "Not checked: you declined the weather lookup.";
+            (text.to_owned(), json!({"city": "Paris", "celsius": null, "sky": null, "summary": summary}))
+        }
+    };
+    let answer = ToolCall::new(format!("call_answer_{count}"), "final_answer", forecast.to_string());
+    Some(Reply { text, calls: vec![answer], ..Reply::default() })
+}
+
+/// The content of the tool result the request ends with, if it does: the
+/// last message is the tool message, or the user message after it that
+/// carries the result's images (OpenAI's tool messages take only text).
+fn tool_result(messages: &[Value]) -> Option<&str> {
+    let [.., before, last] = messages else { return None };
+    let tool = if last["role"] == "user" && last["content"].is_array() { before } else { last };
+    (tool["role"] == "tool").then(|| tool["content"].as_str()).flatten()
 }
 
 /// A file of the page, or a 404 that says which is missing.
@@ -99,7 +187,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let tools = Toolset::builder().add(GetWeather).build()?;
     let agent = Agent::new(model, tools)?
-        .with_instructions("You tell people the weather. Use get_weather; if a call is declined, say so.");
+        .with_instructions(
+            "You tell people the weather. Use get_weather; if a call is declined, say so. Say the weather \
+             in one sentence, then give your answer with final_answer.",
+        )
+        .with_answer_type(AnswerType::of::<Forecast>().with_mode(AnswerMode::Tool))?;
     let path = std::env::var_os("CHAT_DB")
         .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chat_ui.db"), PathBuf::from);
     let store = SqlStore::sqlite(&path).await?;

@@ -1,7 +1,9 @@
 // examples/chat_ui/main.rs in Debian's chromium, headless, clicked as a person
 // would: ask for the weather, see the held get_weather call and its
-// arguments, click Approve and see the answer; then, in a fresh chat, click
-// Deny and see the model's reply to the denial. It also checks what the page
+// arguments, click Approve and see the tool's JSON output as a table, its
+// chart (an image decoded), its hourly forecast (its artifact, a table), the
+// answer and the typed answer's card; then, in a fresh chat, click Deny and
+// see the model's reply to the denial and its card, and no chart or table. It also checks what the page
 // sent to /api/chat: the question, then the approval response the server
 // resumes the run from. The page reaches the example through a gate in this
 // script that holds the answer to the question after its first piece of the
@@ -154,10 +156,19 @@ async function startModel() {
       res.writeHead(200, { "content-type": "text/event-stream" });
       const send = (data) => res.write(`data: ${data}\n\n`);
       send(chunk({ role: "assistant", content: "" }));
-      const last = request.messages.at(-1);
+      // The tool's result: the last message, or the one before the user
+      // message that carries its chart (a tool message takes only text).
+      let last = request.messages.at(-1);
+      if (last.role === "user" && Array.isArray(last.content)) last = request.messages.at(-2);
       if (last.role === "tool") {
-        send(chunk({ content: `Right now it is ${last.content}.` }));
-        send(chunk({}, "stop"));
+        // The weather as JSON on the first line; the answer said, then given
+        // as the typed answer (final_answer), as the offline model does.
+        const now = JSON.parse(last.content.split("\n")[0]);
+        const text = `Right now it is ${now.celsius}°C and ${now.sky} in ${now.city}.`;
+        const forecast = JSON.stringify({ ...now, summary: text });
+        send(chunk({ content: text }));
+        send(chunk({ tool_calls: [{ index: 0, id: "call_answer", type: "function", function: { name: "final_answer", arguments: forecast } }] }));
+        send(chunk({}, "tool_calls"));
       } else {
         calls += 1;
         const id = `call_reload_${calls}`;
@@ -351,17 +362,62 @@ async function checkResponseSent(page, { requests }, approved) {
   );
 }
 
-// Approve the held call: the tool runs, its output and the answer show.
+// The cells of each row of a table, as text.
+async function cells(table) {
+  return table.locator("tr").evaluateAll((rows) => rows.map((row) => [...row.cells].map((cell) => cell.textContent)));
+}
+
+// The typed answer's card, with these fields.
+async function seeAnswerCard(page, { celsius, sky, summary }) {
+  const card = page.getByTestId("answer");
+  await card.waitFor();
+  check((await card.count()) === 1, `one answer card, not ${await card.count()}`);
+  const fields = {
+    city: await card.getByTestId("answer-city").innerText(),
+    celsius: await card.getByTestId("answer-celsius").innerText(),
+    sky: await card.getByTestId("answer-sky").innerText(),
+    summary: await card.getByTestId("answer-summary").innerText(),
+  };
+  const want = { city: "Paris", celsius, sky, summary };
+  check(JSON.stringify(fields) === JSON.stringify(want), `the answer card: ${JSON.stringify(fields)}`);
+}
+
+// Approve the held call: the tool runs; its output (JSON, as a table), its
+// chart (decoded), its hourly forecast (the artifact, as a table), the answer
+// and the typed answer's card show.
 async function approveAndSeeAnswer(page, tool) {
   await tool.getByTestId("approve").click();
   await tool.and(page.locator('[data-state="output-available"]')).waitFor();
   check((await tool.getByTestId("approve").count()) === 0, "the buttons are gone once answered");
-  const output = await tool.getByTestId("tool-output").innerText();
-  check(output.trim() !== "", "the tool's output is shown");
+  const output = await cells(tool.getByTestId("tool-output"));
+  check(
+    JSON.stringify(output) === JSON.stringify([["city", "Paris"], ["celsius", "18"], ["sky", "sunny"]]),
+    `the tool's JSON output is shown as a table: ${JSON.stringify(output)}`,
+  );
+  const image = page.getByTestId("file-image");
+  await image.waitFor();
+  await page.waitForFunction(() => document.querySelector("[data-testid=file-image]")?.complete);
+  const size = await image.evaluate((img) => [img.naturalWidth, img.naturalHeight]);
+  check(size[0] > 0 && size[1] > 0, `the tool's chart is decoded: ${size}`);
+  check((await image.getAttribute("src")).startsWith("data:image/png;base64,"), "the chart is a data URL");
+  const hourly = await cells(page.getByTestId("hourly"));
+  check(
+    JSON.stringify(hourly) ===
+      JSON.stringify([
+        ["hour", "°C", "sky"],
+        ["09:00", "14", "cloudy"],
+        ["12:00", "17", "sunny"],
+        ["15:00", "18", "sunny"],
+        ["18:00", "16", "sunny"],
+      ]),
+    `the hourly forecast (the tool's artifact) is shown as a table: ${JSON.stringify(hourly)}`,
+  );
   const answer = page.locator('[data-testid=message][data-role=assistant] [data-testid=text]', { hasText: "Paris" });
   await answer.waitFor();
   const text = await answer.innerText();
   check(text === ANSWER, `the answer gives the weather: ${JSON.stringify(text)}`);
+  await seeAnswerCard(page, { celsius: "18°C", sky: "sunny", summary: ANSWER });
+  check((await page.getByTestId("tool").count()) === 1, "the typed answer's call is not shown as a call");
 }
 
 async function approve(page, chat) {
@@ -377,7 +433,12 @@ async function deny(page, chat) {
   await tool.getByTestId("tool-denied").waitFor();
   check((await tool.getByTestId("tool-output").count()) === 0, "a denied call shows no output");
   await page.locator('[data-testid=message][data-role=assistant] [data-testid=text]', { hasText: /declined/i }).waitFor();
+  // The run still ends in a typed answer, with no weather in it.
+  await seeAnswerCard(page, { celsius: "–", sky: "not checked", summary: "Not checked: you declined the weather lookup." });
   await checkResponseSent(page, chat, false);
+  // The tool did not run: no chart, no hourly forecast.
+  check((await page.getByTestId("file-image").count()) === 0, "a denied call shows no chart");
+  check((await page.getByTestId("hourly").count()) === 0, "a denied call shows no hourly forecast");
 }
 
 // The question shown once, as the chat's first message.

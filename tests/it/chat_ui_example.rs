@@ -85,10 +85,16 @@ async fn the_chat_ui_example_asks_then_answers_an_approval_and_a_denial() {
     let (types, text) = chat(&url, answer("approved", "call_weather_1", true)).await;
     assert_eq!(types[1], "tool-output-available");
     assert!(text.contains("Paris") && text.contains("18°C"), "{text}");
+    // The chart, the hourly forecast, then the typed answer at the end.
+    assert_eq!(types[2..4], ["file", "data-get_weather"], "{types:?}");
+    assert!(types.ends_with(&["data-answer".into(), "finish-step".into(), "finish".into()]), "{types:?}");
 
     chat(&url, ask("denied")).await;
     // The offline model numbers its calls by request: the third.
     let (types, text) = chat(&url, answer("denied", "call_weather_3", false)).await;
     assert_eq!(types[1], "tool-output-denied");
     assert!(text.contains("declined"), "{text}");
+    // The tool did not run: no chart, no forecast; still a typed answer.
+    assert!(!types.iter().any(|kind| kind == "file" || kind == "data-get_weather"), "{types:?}");
+    assert!(types.ends_with(&["data-answer".into(), "finish-step".into(), "finish".into()]), "{types:?}");
 }

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 use tools_agent::{AgentEvent, StopReason};
-use tools_core::{Outcome, ToolCall, ToolResult};
+use tools_core::{Media, Outcome, Part, Source, ToolCall, ToolResult};
 
 use crate::UiChunk;
 use crate::calls::Calls;
@@ -25,10 +25,19 @@ use crate::chunk::DONE;
 ///   (`tool-input-available`, also for a model that does not stream its
 ///   calls); a held call asks for approval (`tool-approval-request`, its
 ///   approval id the call's id);
-/// - results are `tool-output-available` (the content the model reads),
-///   `tool-output-denied` or `tool-output-error`;
-/// - the run's end is `finish` with its reason (`tool-calls` when calls
-///   wait for approval), or `error`.
+/// - results are `tool-output-available` (the content the model reads: as
+///   JSON when it is a JSON object or array, else as a string),
+///   `tool-output-denied` or `tool-output-error`; after a successful
+///   result, each image and file part of it as a `file` chunk (its URL, or
+///   a data URL for bytes up to [`Self::with_max_inline_bytes`], 256 KiB by
+///   default; bigger bytes are left out of the stream), then its artifact
+///   as a `data-{tool name}` chunk whose id is the call's id (kept in the
+///   message, not transient);
+/// - the run's end is its typed answer, when the agent has an answer type
+///   ([`RunResult::typed_answer`](tools_agent::RunResult::typed_answer)), as
+///   a `data-answer` chunk (id `answer`) after the answer's text, then
+///   `finish` with its reason (`tool-calls` when calls wait for approval),
+///   or `error`.
 ///
 /// ```
 /// use tools_agent::AgentEvent;
@@ -39,7 +48,6 @@ use crate::chunk::DONE;
 /// assert_eq!(chunks[0], UiChunk::StartStep);
 /// assert_eq!(chunks[2], UiChunk::TextDelta { id: "text-1".into(), delta: "Hi".into() });
 /// ```
-#[derive(Default)]
 pub struct UiAdapter {
     /// The open text part's id.
     text: Option<String>,
@@ -58,6 +66,24 @@ pub struct UiAdapter {
     /// The response goes on with a message whose calls the page shows
     /// already: until the model writes again, results only update them.
     resumed: bool,
+    /// The most bytes of an image or file sent as a data URL.
+    max_inline: usize,
+}
+
+impl Default for UiAdapter {
+    fn default() -> Self {
+        Self {
+            text: None,
+            reasoning: None,
+            parts: 0,
+            in_step: false,
+            answered: false,
+            calls: Calls::default(),
+            available: HashSet::new(),
+            resumed: false,
+            max_inline: Self::MAX_INLINE_BYTES,
+        }
+    }
 }
 
 impl std::fmt::Debug for UiAdapter {
@@ -67,6 +93,10 @@ impl std::fmt::Debug for UiAdapter {
 }
 
 impl UiAdapter {
+    /// The most bytes of an image or file a new adapter sends in the
+    /// stream, as a data URL: 256 KiB.
+    pub const MAX_INLINE_BYTES: usize = 256 * 1024;
+
     /// An adapter for a new run's response: a new assistant message.
     pub fn new() -> Self {
         Self::default()
@@ -79,6 +109,29 @@ impl UiAdapter {
     /// call's part up in the current step when it is shown).
     pub fn resuming() -> Self {
         Self { resumed: true, ..Self::default() }
+    }
+
+    /// The same adapter, sending images and files of up to `bytes` bytes
+    /// in the stream as data URLs (`data:image/png;base64,...`); bigger
+    /// ones, given as bytes, are left out of the stream (a part given as
+    /// a URL is always sent, as its URL).
+    ///
+    /// ```
+    /// use tools_agent::AgentEvent;
+    /// use tools_core::{Media, Outcome, ToolResult};
+    /// use tools_ui::{UiAdapter, UiChunk};
+    ///
+    /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
+    /// result.parts.push(tools_core::Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
+    /// let chunks = UiAdapter::new().with_max_inline_bytes(3).push(&AgentEvent::ToolResult(result.clone()));
+    /// assert_eq!(chunks[2], UiChunk::File { url: "data:image/png;base64,AQID".into(), media_type: "image/png".into() });
+    /// let chunks = UiAdapter::new().with_max_inline_bytes(2).push(&AgentEvent::ToolResult(result));
+    /// assert!(!chunks.iter().any(|chunk| matches!(chunk, UiChunk::File { .. })));
+    /// ```
+    #[must_use]
+    pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
+        self.max_inline = bytes;
+        self
     }
 
     /// A whole run's events as the body of a UI message stream: each
@@ -146,11 +199,17 @@ impl UiAdapter {
                     self.step(&mut out);
                 }
                 out.push(output(result));
+                out.extend(extras(result, self.max_inline));
                 // What the model writes next is the next step.
                 self.answered = true;
             }
             AgentEvent::Finished(ended) => {
                 self.close_parts(&mut out);
+                if let Ok(result) = ended
+                    && let Some(answer) = &result.typed_answer
+                {
+                    out.push(UiChunk::data("answer", "answer", answer.clone()));
+                }
                 if self.in_step {
                     out.push(UiChunk::FinishStep);
                     self.in_step = false;
@@ -264,11 +323,58 @@ fn output(result: &ToolResult) -> UiChunk {
     let tool_call_id = result.id.to_string();
     match result.outcome {
         Outcome::Success => {
-            UiChunk::ToolOutputAvailable { tool_call_id, output: result.content.clone().into() }
+            UiChunk::ToolOutputAvailable { tool_call_id, output: output_value(&result.content) }
         }
         Outcome::Denied => UiChunk::ToolOutputDenied { tool_call_id },
         _ => UiChunk::ToolOutputError { tool_call_id, error_text: result.content.clone() },
     }
+}
+
+/// A tool's content as the page's `output`: the JSON value when the
+/// content is a JSON object or array, else the text as a string.
+pub(crate) fn output_value(content: &str) -> Value {
+    let trimmed = content.trim_start();
+    if (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && let Ok(value @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str(content)
+    {
+        return value;
+    }
+    Value::String(content.to_owned())
+}
+
+/// What a successful result gives the page beyond its output: a `file`
+/// chunk for each image and file part that can be sent (a URL, or bytes
+/// up to `max_inline` as a data URL), then the artifact as the
+/// `data-{tool}` part whose id is the call's.
+pub(crate) fn extras(result: &ToolResult, max_inline: usize) -> Vec<UiChunk> {
+    if !result.outcome.is_success() {
+        return Vec::new();
+    }
+    let mut out: Vec<UiChunk> = result
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            Part::Image(media) | Part::File(media) => file(media, max_inline),
+            _ => None,
+        })
+        .collect();
+    if let Some(artifact) = &result.artifact {
+        out.push(UiChunk::data(result.name.as_str(), result.id.as_str(), artifact.clone()));
+    }
+    out
+}
+
+/// An image or file as a `file` chunk: its URL, or its bytes as a data
+/// URL if there are at most `max_inline` of them.
+fn file(media: &Media, max_inline: usize) -> Option<UiChunk> {
+    let url = match &media.source {
+        Source::Url(url) => url.clone(),
+        Source::Data(bytes) if bytes.len() <= max_inline => {
+            format!("data:{};base64,{}", media.media_type, media.base64().unwrap_or_default())
+        }
+        _ => return None,
+    };
+    Some(UiChunk::File { url, media_type: media.media_type.clone() })
 }
 
 /// The protocol's finish reason for a run's end.

@@ -99,7 +99,8 @@ pub enum UiChunk {
     ToolOutputAvailable {
         /// The call's id.
         tool_call_id: String,
-        /// The tool's output: the content string the model reads.
+        /// The tool's output: the content the model reads, as JSON when it
+        /// is a JSON object or array, else as a string.
         output: Value,
     },
     /// The call failed (`output-error`).
@@ -114,6 +115,14 @@ pub enum UiChunk {
         /// The call's id.
         tool_call_id: String,
     },
+    /// A file in the message (a `file` part): an image or file a tool
+    /// gave back, shown by the page (`<img src={url}>` for an image).
+    File {
+        /// Where it is: a URL, or a data URL (`data:image/png;base64,...`).
+        url: String,
+        /// Its IANA media type: `image/png`, `application/pdf`...
+        media_type: String,
+    },
     /// The message is complete.
     Finish {
         /// Why: `stop`, `length`, `content-filter`, `tool-calls` (calls
@@ -126,6 +135,31 @@ pub enum UiChunk {
         /// What went wrong.
         error_text: String,
     },
+    /// Data for the application, typed by its name: a `data-{name}` part
+    /// of the message, kept in it (not transient). A later chunk with the
+    /// same name and id replaces the part's data in place.
+    ///
+    /// ```
+    /// use tools_ui::UiChunk;
+    ///
+    /// let chunk = UiChunk::data("answer", "answer", serde_json::json!({"city": "Paris"}));
+    /// assert_eq!(chunk.to_sse(), "data: {\"type\":\"data-answer\",\"id\":\"answer\",\"data\":{\"city\":\"Paris\"}}\n\n");
+    /// ```
+    #[serde(untagged)]
+    Data {
+        /// The part's name: its type is `data-{name}`.
+        #[serde(rename = "type", serialize_with = "data_type")]
+        name: String,
+        /// The part's id, for a later chunk to update it.
+        id: String,
+        /// The data.
+        data: Value,
+    },
+}
+
+/// A data part's type, `data-{name}`.
+fn data_type<S: serde::Serializer>(name: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(&format_args!("data-{name}"))
 }
 
 /// The stream's last event: `data: [DONE]`.
@@ -142,6 +176,11 @@ pub const HEADERS: [(&str, &str); 5] = [
 ];
 
 impl UiChunk {
+    /// A `data-{name}` chunk: the part `name`, `id`, holding `data`.
+    pub fn data(name: impl Into<String>, id: impl Into<String>, data: Value) -> Self {
+        Self::Data { name: name.into(), id: id.into(), data }
+    }
+
     /// The chunk as one server-sent event: `data: {json}` and a blank line.
     pub fn to_sse(&self) -> String {
         // A chunk is strings and JSON values only: serializing cannot fail.

@@ -5,13 +5,19 @@ use serde_json::{Map, Value, json};
 use tools_agent::{Content, Message, PausedTurn, Reasoning};
 use tools_core::Outcome;
 
+use crate::UiAdapter;
+use crate::adapter::{extras, output_value};
+
 /// The conversation's messages as UI messages (the AI SDK's `UIMessage`
 /// JSON): a user message each, and one assistant message for all the
 /// model's turns between two questions, a `step-start` before each turn,
 /// its reasoning (visible text only), text and tool parts, each call in
-/// the state its result left it (`output-available`, `output-error`,
-/// `output-denied`), or `approval-requested` while the paused run holds
-/// it. Summaries a context policy wrote are history for the model, not
+/// the state its result left it (`output-available`, its output as JSON
+/// when it is a JSON object or array, `output-error`, `output-denied`), or
+/// `approval-requested` while the paused run holds it; after a result, its
+/// images and files (`file` parts, as [`UiAdapter`] sends them with its
+/// default size) and its artifact (the `data-{tool}` part). The typed
+/// answer is not in the stored chat: it has no `data-answer` part. Summaries a context policy wrote are history for the model, not
 /// for the page: they are left out.
 ///
 /// ```
@@ -54,7 +60,9 @@ pub fn ui_messages(messages: &[Message], paused: Option<&PausedTurn>) -> Vec<Val
                         continue;
                     };
                     let update: Value = match result.outcome {
-                        Outcome::Success => json!({"state": "output-available", "output": result.content}),
+                        Outcome::Success => {
+                            json!({"state": "output-available", "output": output_value(&result.content)})
+                        }
                         Outcome::Denied => json!({
                             "state": "output-denied",
                             "approval": {"id": result.id.as_str(), "approved": false},
@@ -62,6 +70,9 @@ pub fn ui_messages(messages: &[Message], paused: Option<&PausedTurn>) -> Vec<Val
                         _ => json!({"state": "output-error", "errorText": result.content}),
                     };
                     merge(call, update);
+                    // Its images, files and artifact, as the stream gave them.
+                    let extras = extras(result, UiAdapter::MAX_INLINE_BYTES);
+                    parts.extend(extras.iter().filter_map(|chunk| serde_json::to_value(chunk).ok()));
                 }
             }
             _ => {}

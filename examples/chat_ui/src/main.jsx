@@ -4,9 +4,10 @@
 // shows the chat's stored messages (GET /api/chat/{id}) and reattaches to a
 // run still going (useChat's `resume`: GET /api/chat/{id}/stream).
 import { useChat } from "@ai-sdk/react";
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
+import { DefaultChatTransport, getToolName, lastAssistantMessageIsCompleteWithApprovalResponses } from "ai";
 import { useState } from "react";
 import { createRoot } from "react-dom/client";
+import { DataPart, FilePart, Reasoning } from "./parts.jsx";
 import { ToolCall } from "./tool-call.jsx";
 
 const transport = new DefaultChatTransport({ api: "/api/chat" });
@@ -81,7 +82,13 @@ function Chat({ id, stored, resume }) {
                   </p>
                 );
               }
+              if (part.type === "reasoning") return <Reasoning key={index} part={part} />;
+              if (part.type === "file") return <FilePart key={index} part={part} />;
+              if (part.type.startsWith("data-")) return <DataPart key={`${part.type}-${part.id ?? index}`} part={part} />;
               if (part.type === "dynamic-tool" || part.type.startsWith("tool-")) {
+                // The typed answer's call: its value is shown as the card
+                // of the data-answer part.
+                if (getToolName(part) === "final_answer") return null;
                 return <ToolCall key={part.toolCallId} part={part} respond={addToolApprovalResponse} />;
               }
               return null;

@@ -1,6 +1,8 @@
 // One tool call as the UI message holds it: its name, its arguments (as they
-// stream, then whole), the buttons while it waits for approval, its outcome.
+// stream, then whole), the buttons while it waits for approval, its outcome
+// (JSON output as a table of its fields).
 import { getToolName } from "ai";
+import { FieldTable } from "./parts.jsx";
 
 export function ToolCall({ part, respond }) {
   const { state } = part;
@@ -33,11 +35,15 @@ export function ToolCall({ part, respond }) {
           </button>
         </div>
       )}
-      {state === "output-available" && (
-        <pre className="tool-output" data-testid="tool-output">
-          {typeof part.output === "string" ? part.output : JSON.stringify(part.output)}
-        </pre>
-      )}
+      {state === "output-available" &&
+        (isRecord(part.output) ? (
+          // JSON output (an object): a small table of its fields.
+          <FieldTable value={part.output} testId="tool-output" />
+        ) : (
+          <pre className="tool-output" data-testid="tool-output">
+            {typeof part.output === "string" ? part.output : JSON.stringify(part.output)}
+          </pre>
+        ))}
       {state === "output-error" && (
         <p className="tool-error" data-testid="tool-error">
           {part.errorText}
@@ -50,6 +56,10 @@ export function ToolCall({ part, respond }) {
       )}
     </div>
   );
+}
+
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const STATES = {

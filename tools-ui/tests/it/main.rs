@@ -4,6 +4,8 @@ mod support;
 
 // AgentEvents in, UI message chunks out.
 mod adapter;
+// A tool's JSON, images, files and artifact, and the typed answer.
+mod parts;
 // AgentEvents in, AG-UI events out, and the AG-UI endpoint.
 mod agui;
 // The useChat endpoint over HTTP, against the scripted server.
