@@ -20,7 +20,8 @@
 //! page), the chat routes of [`ChatServer`] (`POST /api/chat`, `GET
 //! /api/chat/{id}` and `/api/chat/{id}/stream`, `POST
 //! /api/chat/{id}/stop`) and, for AG-UI clients, `POST /api/agui`
-//! ([`AguiServer`]: the same agent, a run per request). Offline, the model is a [`ScriptedServer`]
+//! ([`AguiServer`]: the same agent, each thread a conversation in the same
+//! store, a run paused on the call resumed by the client's `resume`). Offline, the model is a [`ScriptedServer`]
 //! on loopback, reached through the real OpenAI client, streamed: asked
 //! anything, it calls `get_weather {"city":"Paris"}` (the arguments in
 //! several pieces); given the weather it says it, told the person declined
@@ -194,14 +195,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_answer_type(AnswerType::of::<Forecast>().with_mode(AnswerMode::Tool))?;
     let path = std::env::var_os("CHAT_DB")
         .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chat_ui.db"), PathBuf::from);
-    let store = SqlStore::sqlite(&path).await?;
+    let store = Arc::new(SqlStore::sqlite(&path).await?);
     let app = Router::new()
         .route("/", get(|| page_file("index.html", "text/html; charset=utf-8")))
         .route("/app.js", get(|| page_file("dist/app.js", "text/javascript; charset=utf-8")))
-        .merge(AguiServer::new(agent.clone()).router())
-        .merge(ChatServer::new(agent).with_store(Arc::new(store)).router());
+        .merge(AguiServer::new(agent.clone()).with_store(store.clone()).router())
+        .merge(ChatServer::new(agent).with_store(store).router());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, app).await?;
+    // Not axum::serve: tools::ui::serve closes the connections clients leave
+    // idle or half-sent, and makes room past its cap.
+    tools::ui::serve(listener, app).await?;
     Ok(())
 }

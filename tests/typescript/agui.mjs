@@ -10,9 +10,18 @@
 // assembled from the events (the assistant message holding the call with
 // its arguments, no other message), the run's interrupt naming the held
 // call, and that the client's event verification and schemas raised nothing
-// (no error, no warning). Without a URL it builds and starts the example.
+// (no error, no warning). Then the interrupt is answered as AG-UI resumes:
+// a second runAgent on the thread whose `resume` entries (built with the
+// client's buildResumeArray) approve the call: the call runs, its result
+// and the answer arrive, the run finishes with success and the thread waits
+// on nothing. A second thread is resumed with a denial: the model reads the
+// reason and says so. Without a URL it builds and starts the example.
 
-import { HttpAgent } from "@ag-ui/client";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import { HttpAgent, buildResumeArray } from "@ag-ui/client";
 
 import { check, startExample } from "./support.mjs";
 
@@ -26,7 +35,9 @@ for (const level of ["warn", "error"]) {
   };
 }
 
-const base = process.argv[2] ?? (await startExample("chat_ui")).url;
+// Its threads in a new file, so a thread of an earlier run is not continued.
+const chats = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agui-")), "chats.db");
+const base = process.argv[2] ?? (await startExample("chat_ui", { env: { CHAT_DB: chats } })).url;
 const sent = [];
 const agent = new HttpAgent({
   url: new URL("/api/agui", base).href,
@@ -78,6 +89,72 @@ check(agent.pendingInterrupts.length === 1 && agent.pendingInterrupts[0].toolCal
 // The held call never ran: no tool message.
 check(!agent.messages.some((message) => message.role === "tool"), `messages: ${JSON.stringify(agent.messages)}`);
 
+const heldEvents = seen.length;
+
+// Approve: the next run on the thread answers the interrupt.
+const approved = await resumeRun(agent, "run-agui-2", { approved: true });
+check(sent.length === 2, `${sent.length} requests`);
+check(sent[1].threadId === "thread-agui" && sent[1].runId === "run-agui-2", `resume ids: ${JSON.stringify(sent[1])}`);
+check(
+  JSON.stringify(sent[1].resume) ===
+    JSON.stringify([{ interruptId: call.id, status: "resolved", payload: { approved: true } }]),
+  `resume: ${JSON.stringify(sent[1].resume)}`,
+);
+const ran = approved.newMessages.find((message) => message.role === "tool");
+check(ran?.toolCallId === call.id && ran.content.includes('"sky":"sunny"'), `tool message: ${JSON.stringify(ran)}`);
+const said = approved.newMessages.filter((message) => message.role === "assistant" && message.content).at(-1);
+check(said?.content === "Right now it is 18°C and sunny in Paris.", `answer: ${JSON.stringify(approved.newMessages)}`);
+// The held call is in the thread once: the resumed run sent its result only.
+const holding = agent.messages.filter((message) => message.toolCalls?.some((held) => held.id === call.id));
+check(holding.length === 1 && holding[0].toolCalls.filter((held) => held.id === call.id).length === 1, "the call twice");
+
+// Deny, on a thread of its own: the model reads the reason.
+const denyAgent = new HttpAgent({
+  url: new URL("/api/agui", base).href,
+  threadId: "thread-agui-deny",
+  initialMessages: [{ id: "user-d1", role: "user", content: "What is the weather in Paris?" }],
+});
+let deniedFinish = null;
+await denyAgent.runAgent({ runId: "run-agui-d1" }, { onRunFinishedEvent: (params) => (deniedFinish = params) });
+check(deniedFinish?.outcome === "interrupt" && denyAgent.pendingInterrupts.length === 1, "the deny thread is not held");
+const deniedCall = denyAgent.pendingInterrupts[0].toolCallId;
+const denied = await resumeRun(denyAgent, "run-agui-d2", { approved: false, reason: "not now" });
+const refused = denied.newMessages.find((message) => message.role === "tool");
+check(
+  refused?.toolCallId === deniedCall && refused.content.includes("denied") && refused.content.includes("not now"),
+  `denied tool message: ${JSON.stringify(refused)}`,
+);
+const told = denied.newMessages.filter((message) => message.role === "assistant" && message.content).at(-1);
+check(told?.content.includes("declined"), `deny answer: ${JSON.stringify(denied.newMessages)}`);
+
 check(complaints.length === 0, `the client complained: ${complaints.join("\n")}`);
-console.log(`agui: ${seen.length} events; ${call.function.name} ${call.function.arguments} held as interrupt ${interrupt.id}`);
+console.log(
+  `agui: ${heldEvents} events; ${call.function.name} ${call.function.arguments} held as interrupt ${interrupt.id}; ` +
+    `approved: "${said.content}"; denied: "${told.content}"`,
+);
 process.exit(0);
+
+// A second runAgent on the agent's thread, answering its one open
+// interrupt with `payload`: checks the run finished with success and the
+// thread waits on nothing; gives runAgent's result.
+async function resumeRun(on, runId, payload) {
+  const [open] = on.pendingInterrupts;
+  const resume = buildResumeArray(on.pendingInterrupts, { [open.id]: { status: "resolved", payload } });
+  let finish = null;
+  let error = null;
+  const types = [];
+  const result = await on.runAgent(
+    { runId, resume },
+    {
+      onEvent: ({ event }) => types.push(event.type),
+      onRunFinishedEvent: (params) => (finish = params),
+      onRunFailed: ({ error: failure }) => (error = failure),
+    },
+  );
+  check(error === null, `the resumed run failed in the client: ${error}`);
+  check(types[0] === "RUN_STARTED" && types.at(-1) === "RUN_FINISHED", `resumed events: ${types}`);
+  check(!types.includes("TOOL_CALL_START") || types.indexOf("TOOL_CALL_RESULT") < types.indexOf("TOOL_CALL_START"), `resumed events: ${types}`);
+  check(finish?.outcome === "success", `resumed outcome: ${JSON.stringify(finish?.outcome)}`);
+  check(on.pendingInterrupts.length === 0, `still pending: ${JSON.stringify(on.pendingInterrupts)}`);
+  return result;
+}

@@ -159,6 +159,21 @@ pub struct Interrupt {
     pub message: String,
     /// The held call.
     pub tool_call_id: String,
+    /// The answer a resume entry gives in its `payload`:
+    /// `{"approved": true}`, or `{"approved": false, "reason": "..."}`.
+    pub response_schema: Value,
+}
+
+/// The JSON Schema of an approval's answer ([`Interrupt::response_schema`]).
+fn approval_schema() -> Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "approved": {"type": "boolean"},
+            "reason": {"type": "string", "description": "why not, for the model (a denial)"},
+        },
+        "required": ["approved"],
+    })
 }
 
 impl AguiEvent {
@@ -181,8 +196,8 @@ impl AguiEvent {
 ///   `RUN_ERROR`. A run paused on calls held for approval finishes with
 ///   the outcome `interrupt`, one interrupt per held call (its id the
 ///   call's). AG-UI resumes by a new run whose `resume` entries answer the
-///   interrupts; [`AguiServer`](crate::AguiServer) does not take them yet
-///   (the useChat endpoint, [`ChatServer`](crate::ChatServer), resumes).
+///   interrupts ([`AguiServer`](crate::AguiServer) takes them); the
+///   adapter of that run is [`AguiAdapter::resuming`].
 ///
 /// Message ids start with the run's id, so runs on one thread never reuse one.
 ///
@@ -207,6 +222,9 @@ pub struct AguiAdapter {
     ids: usize,
     /// The model's turn is over: what it writes next is a new message.
     answered: bool,
+    /// A resumed run, until the model writes: its calls were shown by the
+    /// run that paused.
+    resumed: bool,
     calls: Calls,
 }
 
@@ -227,8 +245,26 @@ impl AguiAdapter {
             reasoning: None,
             ids: 0,
             answered: false,
+            resumed: false,
             calls: Calls::default(),
         }
+    }
+
+    /// An adapter for a run that resumes a paused one: the held calls,
+    /// which the run that paused showed, are not shown again (their
+    /// results are), so a client that keeps the thread's messages holds
+    /// each call once.
+    ///
+    /// ```
+    /// use tools_agent::AgentEvent;
+    /// use tools_core::ToolCall;
+    /// use tools_ui::AguiAdapter;
+    ///
+    /// let mut adapter = AguiAdapter::resuming("thread-1", "run-2");
+    /// assert!(adapter.push(&AgentEvent::ToolCall(ToolCall::new("c1", "get_weather", "{}"))).is_empty());
+    /// ```
+    pub fn resuming(thread_id: impl Into<String>, run_id: impl Into<String>) -> Self {
+        Self { resumed: true, ..Self::new(thread_id, run_id) }
     }
 
     /// A whole run's events as an AG-UI SSE body (`text/event-stream`),
@@ -356,6 +392,7 @@ impl AguiAdapter {
                         reason: "tool_approval".into(),
                         message: format!("`{}` needs approval", pending.call.name),
                         tool_call_id: pending.call.id.to_string(),
+                        response_schema: approval_schema(),
                     })
                     .collect();
                 (RunOutcome::Interrupt { interrupts }, None)
@@ -388,6 +425,7 @@ impl AguiAdapter {
 
     /// The model writes: after a finished turn, that is a new message.
     fn model_output(&mut self) {
+        self.resumed = false;
         if self.answered {
             self.answered = false;
             self.message = None;
@@ -423,7 +461,7 @@ impl AguiAdapter {
     /// A whole call the model did not stream: start, arguments, end.
     fn show(&mut self, out: &mut Vec<AguiEvent>, call: &ToolCall) {
         let tool_call_id = call.id.to_string();
-        if !self.calls.start(&tool_call_id) {
+        if self.resumed || !self.calls.start(&tool_call_id) {
             return;
         }
         out.push(AguiEvent::ToolCallStart {

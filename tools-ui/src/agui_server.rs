@@ -1,18 +1,37 @@
 //! The AG-UI endpoint: [`AguiServer`], an agent served as an axum handler
-//! that reads AG-UI's `RunAgentInput` and answers with the run's events.
+//! that reads AG-UI's `RunAgentInput` and answers with the run's events,
+//! each thread a session of a store, a paused run resumed by the `resume`
+//! entries that answer its interrupts.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
-use tools_agent::Agent;
+use tools_agent::{Agent, AgentEvent, RunInput};
+use tools_session::{
+    ConversationKey, MemoryStore, Session, SessionError, SessionRun, SessionStore, StoreError,
+};
 
-use crate::AguiAdapter;
+use crate::{ANONYMOUS, AguiAdapter, Auth};
+
+/// The reason a denied call's result gives the model when the answer gave none.
+const DECLINED: &str = "the user declined";
+
+/// The reason a cancelled interrupt's call gives the model.
+const CANCELLED: &str = "the user cancelled the call";
+
+/// The largest request body taken by default: 4 MiB.
+const MAX_BODY: usize = 4 << 20;
 
 /// The part of AG-UI's `RunAgentInput` a run starts from (its `tools`,
 /// `state`, `context` and `forwardedProps` are accepted and not used).
@@ -22,18 +41,86 @@ struct RunAgentInput {
     thread_id: String,
     run_id: String,
     messages: Vec<Value>,
+    #[serde(default)]
+    resume: Vec<ResumeEntry>,
+}
+
+/// AG-UI's `ResumeEntry`: the answer to one interrupt.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResumeEntry {
+    interrupt_id: String,
+    status: ResumeStatus,
+    #[serde(default)]
+    payload: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ResumeStatus {
+    Resolved,
+    Cancelled,
+}
+
+impl ResumeEntry {
+    /// Whether the call runs, and if not, the reason the model reads.
+    fn decision(&self) -> Result<Result<(), String>, String> {
+        match self.status {
+            ResumeStatus::Cancelled => Ok(Err(CANCELLED.into())),
+            ResumeStatus::Resolved => {
+                let approved = match &self.payload {
+                    Value::Bool(approved) => Some(*approved),
+                    payload => payload["approved"].as_bool(),
+                };
+                match approved {
+                    Some(true) => Ok(Ok(())),
+                    Some(false) => Ok(Err(self.payload["reason"]
+                        .as_str()
+                        .filter(|r| !r.is_empty())
+                        .unwrap_or(DECLINED)
+                        .into())),
+                    None => Err(format!(
+                        "the resume entry for interrupt `{}` has no payload {{\"approved\": true|false}}",
+                        self.interrupt_id
+                    )),
+                }
+            }
+        }
+    }
 }
 
 /// An agent behind `POST /api/agui`, speaking AG-UI (`@ag-ui/core` 1.0.0)
-/// to a client such as `@ag-ui/client`'s `HttpAgent`.
+/// to a client such as `@ag-ui/client`'s `HttpAgent`, each thread kept in
+/// a [`SessionStore`].
 ///
-/// Each request starts a run from the text of its last message, which
-/// must be the user's (a string, or the `text` parts of a list); the
+/// **A thread is a conversation.** A `RunAgentInput`'s `threadId` names a
+/// session of the store, under the user the auth hook names
+/// ([`AguiServer::with_auth`]; without one, every request is
+/// [`ANONYMOUS`]): a request whose last message is the user's (a string,
+/// or the `text` parts of a list) runs from the thread's stored messages
+/// and that text, so the model is sent the thread so far; the other
+/// messages of the input are not read (the store is the thread). The
 /// response is the run's [`AguiEvent`](crate::AguiEvent)s as server-sent
-/// events. A run held for approval finishes with the outcome `interrupt`
-/// (see [`AguiAdapter`]); this endpoint does not resume it. Refused with
-/// 400 and a plain-text reason: a body that is not a `RunAgentInput`, or
-/// whose last message is not a user's with text.
+/// events; what the run added is kept before `RUN_FINISHED` is sent.
+///
+/// **Interrupts.** A run held for approval finishes with the outcome
+/// `interrupt`, one interrupt per held call, its id the call's (see
+/// [`AguiAdapter`]), and the thread keeps the paused run. A
+/// `RunAgentInput` with `resume` entries resumes it (its messages are not
+/// read): each entry answers one interrupt by its `interruptId`, `status`
+/// `resolved` with `payload` `{"approved": true}` (or `true`) to run the
+/// call, `{"approved": false, "reason": "..."}` (or `false`) to deny it,
+/// the model reading the reason, and `status` `cancelled` to deny it too.
+/// Every interrupt must be answered.
+///
+/// **Refused** before any stream, with a plain-text reason: a body that is
+/// not a `RunAgentInput` (400) or too large (413); a new message whose
+/// last message is not a user's with text (400); a new message while the
+/// thread's interrupts wait (409); resume entries for an interrupt the
+/// thread does not have, that leave one unanswered, or without an answer
+/// (400: the run stays paused), for a thread with no paused run (409) or
+/// no thread (404); any request while the thread's run is going (409); a
+/// store that fails (500).
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
@@ -48,19 +135,70 @@ struct RunAgentInput {
 /// ```
 #[derive(Clone)]
 pub struct AguiServer {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
     agent: Agent,
+    store: Arc<dyn SessionStore>,
+    auth: Option<Auth>,
+    max_body: usize,
+    /// The threads with a run going now.
+    live: Arc<Mutex<HashSet<ConversationKey>>>,
 }
 
 impl std::fmt::Debug for AguiServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AguiServer").finish_non_exhaustive()
+        f.debug_struct("AguiServer").field("running", &self.running()).finish_non_exhaustive()
     }
 }
 
+/// A refusal before the stream: status and a plain-text reason.
+type Refusal = (StatusCode, String);
+
+fn refuse(status: StatusCode, reason: impl Into<String>) -> Refusal {
+    (status, reason.into())
+}
+
 impl AguiServer {
-    /// A server for this agent.
+    /// A server for this agent, its threads in a [`MemoryStore`] of 1,000
+    /// (the least recently used forgotten), every request the same user.
     pub fn new(agent: Agent) -> Self {
-        Self { agent }
+        Self {
+            inner: Arc::new(Inner {
+                agent,
+                store: Arc::new(MemoryStore::default()),
+                auth: None,
+                max_body: MAX_BODY,
+                live: Arc::default(),
+            }),
+        }
+    }
+
+    /// Keep the threads in `store` ([`tools_session::SqlStore`] for SQLite
+    /// or PostgreSQL): they outlive the process, a paused run included.
+    pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        Arc::make_mut(&mut self.inner).store = store;
+        self
+    }
+
+    /// Who a request is from: `auth` reads the request's parts and gives
+    /// the user's id, or the response that refuses the request. A thread
+    /// belongs to its user: another user's `threadId` is a thread of their own.
+    pub fn with_auth<F>(mut self, auth: F) -> Self
+    where
+        F: Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync + 'static,
+    {
+        Arc::make_mut(&mut self.inner).auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// The largest request body taken (4 MiB by default); a larger one is
+    /// refused with 413.
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.inner).max_body = bytes;
+        self
     }
 
     /// A router with `POST /api/agui` on this server; to mount the handler
@@ -69,26 +207,142 @@ impl AguiServer {
         Router::new().route("/api/agui", post(run)).with_state(self.clone())
     }
 
-    /// Answer one `RunAgentInput` body: the run's events, or a refusal.
-    pub fn respond(&self, body: &[u8]) -> Response {
+    /// The ids of the interrupts (the held calls) the user's thread waits
+    /// on (empty: none, or no such thread).
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    pub async fn pending(&self, user: &str, thread_id: &str) -> Result<Vec<String>, StoreError> {
+        let session = self.session(ConversationKey::new(user, thread_id));
+        let state = session.paused().await?;
+        Ok(state
+            .map(|state| state.pending().iter().map(|p| p.call.id.to_string()).collect())
+            .unwrap_or_default())
+    }
+
+    /// How many runs are going now.
+    pub fn running(&self) -> usize {
+        self.live().len()
+    }
+
+    fn live(&self) -> MutexGuard<'_, HashSet<ConversationKey>> {
+        self.inner.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn session(&self, key: ConversationKey) -> Session {
+        Session::new(self.inner.store.clone(), key)
+    }
+
+    /// The request's user, or the auth hook's refusal.
+    async fn user(&self, parts: &Parts) -> Result<String, Response> {
+        match &self.inner.auth {
+            Some(auth) => auth(parts).await,
+            None => Ok(ANONYMOUS.to_owned()),
+        }
+    }
+
+    /// Answer one `RunAgentInput` body from `user`: the events of the run
+    /// it starts or resumes, or a refusal.
+    pub async fn respond(&self, user: &str, body: &[u8]) -> Response {
         let input: RunAgentInput = match serde_json::from_slice(body) {
             Ok(input) => input,
             Err(error) => {
-                return (StatusCode::BAD_REQUEST, format!("not a RunAgentInput: {error}")).into_response();
+                return refuse(StatusCode::BAD_REQUEST, format!("not a RunAgentInput: {error}"))
+                    .into_response();
             }
         };
+        let key = ConversationKey::new(user, input.thread_id.clone());
+        if let Err(invalid) = key.check() {
+            return refuse(StatusCode::BAD_REQUEST, invalid.to_string()).into_response();
+        }
+        // The thread is taken for this run before anything is read, so two
+        // requests at once cannot both start one.
+        if !self.live().insert(key.clone()) {
+            let reason = format!("thread `{}` has a run going: wait for its end", input.thread_id);
+            return refuse(StatusCode::CONFLICT, reason).into_response();
+        }
+        match self.begin(&key, &input).await {
+            Ok(run) => {
+                let adapter = if input.resume.is_empty() {
+                    AguiAdapter::new(input.thread_id, input.run_id)
+                } else {
+                    AguiAdapter::resuming(input.thread_id, input.run_id)
+                };
+                self.stream(key, adapter, run)
+            }
+            Err(refused) => {
+                self.live().remove(&key);
+                refused.into_response()
+            }
+        }
+    }
+
+    /// The run the input asks for, made ready in the thread's session.
+    async fn begin(&self, key: &ConversationKey, input: &RunAgentInput) -> Result<SessionRun, Refusal> {
+        let agent = &self.inner.agent;
+        let session = self.session(key.clone());
+        if !input.resume.is_empty() {
+            let Some(mut state) = session.paused().await.map_err(unavailable)? else {
+                return Err(match session.store().load(key).await.map_err(unavailable)? {
+                    Some(_) => refuse(
+                        StatusCode::CONFLICT,
+                        format!("thread `{}` has no run waiting on interrupts", key.id),
+                    ),
+                    None => refuse(StatusCode::NOT_FOUND, format!("there is no thread `{}`", key.id)),
+                });
+            };
+            for entry in &input.resume {
+                let decision = entry.decision().map_err(|reason| refuse(StatusCode::BAD_REQUEST, reason))?;
+                let decided = match decision {
+                    Ok(()) => state.approve(&entry.interrupt_id),
+                    Err(reason) => state.deny(&entry.interrupt_id, reason),
+                };
+                if let Err(unknown) = decided {
+                    // Nothing was decided: the run waits as it was.
+                    return Err(refuse(
+                        StatusCode::BAD_REQUEST,
+                        format!("thread `{}` has no interrupt `{}`: {unknown}", key.id, entry.interrupt_id),
+                    ));
+                }
+            }
+            let open: Vec<String> = state
+                .pending()
+                .iter()
+                .filter(|pending| pending.decision.is_none())
+                .map(|pending| pending.call.id.to_string())
+                .collect();
+            if !open.is_empty() {
+                return Err(refuse(
+                    StatusCode::BAD_REQUEST,
+                    format!("the resume entries leave interrupts {} unanswered", open.join(", ")),
+                ));
+            }
+            return session.begin(agent, RunInput::Paused(state)).await.map_err(refusal);
+        }
         let text = match input.messages.last().map(user_text) {
             Some(Ok(text)) => text,
-            Some(Err(reason)) => return (StatusCode::BAD_REQUEST, reason).into_response(),
-            None => return (StatusCode::BAD_REQUEST, "the input has no messages").into_response(),
+            Some(Err(reason)) => return Err(refuse(StatusCode::BAD_REQUEST, reason)),
+            None => return Err(refuse(StatusCode::BAD_REQUEST, "the input has no messages")),
         };
-        let adapter = AguiAdapter::new(input.thread_id, input.run_id);
+        session.begin(agent, text).await.map_err(refusal)
+    }
+
+    /// The run as AG-UI events. It goes on in a task of its own, to its
+    /// end even if the client leaves; its end is kept, and the thread is
+    /// free again, before `RUN_FINISHED` is sent.
+    fn stream(&self, key: ConversationKey, adapter: AguiAdapter, run: SessionRun) -> Response {
         let (frames, body) = futures::channel::mpsc::unbounded::<String>();
-        let agent = self.agent.clone();
-        // The run goes on to its end even if the client leaves.
+        let server = self.clone();
         tokio::spawn(async move {
-            let mut events = std::pin::pin!(adapter.stream(agent.stream(text)));
+            let events = run.stream().inspect(|event| {
+                if matches!(event, AgentEvent::Finished(_)) {
+                    server.live().remove(&key);
+                }
+            });
+            let mut events = std::pin::pin!(adapter.stream(events));
             while let Some(frame) = events.next().await {
+                // A client that left only stops reading; the run goes on.
                 let _ = frames.unbounded_send(frame);
             }
         });
@@ -118,7 +372,44 @@ fn user_text(message: &Value) -> Result<String, String> {
     if text.is_empty() { Err("the last user message has no text".into()) } else { Ok(text) }
 }
 
+fn unavailable(error: StoreError) -> Refusal {
+    refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the thread could not be read: {error}"))
+}
+
+/// A session's refusal as the client reads it.
+fn refusal(error: SessionError) -> Refusal {
+    match error {
+        SessionError::Waiting { key, pending } => refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "thread `{}` waits on interrupts {}: answer them with resume entries first",
+                key.id,
+                pending.join(", ")
+            ),
+        ),
+        SessionError::NotPaused { key } => refuse(
+            StatusCode::CONFLICT,
+            format!("thread `{}` has no run waiting on these interrupts", key.id),
+        ),
+        SessionError::Store(error @ StoreError::Conflict { .. }) => {
+            refuse(StatusCode::CONFLICT, error.to_string())
+        }
+        SessionError::Store(error) => unavailable(error),
+        other => refuse(StatusCode::INTERNAL_SERVER_ERROR, other.to_string()),
+    }
+}
+
 /// The `POST /api/agui` handler of [`AguiServer::router`].
-async fn run(State(server): State<AguiServer>, body: Bytes) -> Response {
-    server.respond(&body)
+async fn run(State(server): State<AguiServer>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let user = match server.user(&parts).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    let max = server.inner.max_body;
+    let Ok(body) = to_bytes(body, max).await else {
+        return refuse(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is over {max} bytes"))
+            .into_response();
+    };
+    server.respond(&user, &body).await
 }

@@ -17,7 +17,11 @@
 //!   [`ui_messages`]: a stored chat as the page's initial messages;
 //! - [`AguiEvent`], [`AguiAdapter`], [`AguiServer`]: the same run as
 //!   AG-UI events (`@ag-ui/core` 1.0.0), and the handler
-//!   (`POST /api/agui`) that starts one from a `RunAgentInput`.
+//!   (`POST /api/agui`) that runs a thread (a conversation in the same
+//!   kind of store) from a `RunAgentInput`, or resumes its paused run from
+//!   the input's `resume` answers to its interrupts;
+//! - [`serve`]: those routes served with read timeouts and a cap on
+//!   connections, so that clients left idle cannot hold the server.
 //!
 //! The facade's feature `ui` brings it in (`tools::ui`).
 #![deny(missing_docs)]
@@ -29,6 +33,7 @@ mod calls;
 mod chunk;
 mod history;
 mod request;
+mod serve;
 mod server;
 
 pub use adapter::UiAdapter;
@@ -37,4 +42,5 @@ pub use agui_server::AguiServer;
 pub use chunk::{DONE, HEADERS, UiChunk};
 pub use history::ui_messages;
 pub use request::{ApprovalResponse, ChatRequest, UiMessage};
+pub use serve::{Serve, serve};
 pub use server::{ANONYMOUS, Auth, ChatServer};

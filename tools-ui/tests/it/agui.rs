@@ -1,6 +1,8 @@
 //! AG-UI: an agent's events into the protocol's events (a plain answer,
 //! a streamed call, a failed run, a held call), and `AguiServer` on
-//! loopback with the weather agent on the scripted Chat Completions server.
+//! loopback with the weather agent on the scripted Chat Completions server:
+//! a held call's interrupt, resumed by `resume` entries (approve, deny,
+//! an unknown interrupt refused), and a thread's memory.
 
 use futures::StreamExt;
 use serde_json::{Value, json};
@@ -187,7 +189,11 @@ async fn a_held_call_ends_the_run_with_an_interrupt_naming_it() {
     assert_eq!(
         events[n - 1]["outcome"],
         json!({"type": "interrupt", "interrupts": [{"id": "call_1", "reason": "tool_approval",
-               "message": "`get_weather` needs approval", "toolCallId": "call_1"}]})
+               "message": "`get_weather` needs approval", "toolCallId": "call_1",
+               "responseSchema": {"type": "object",
+                   "properties": {"approved": {"type": "boolean"},
+                                  "reason": {"type": "string", "description": "why not, for the model (a denial)"}},
+                   "required": ["approved"]}}]})
     );
     // The model was asked once, with the user's text; the tool never ran.
     let requests = endpoint.model.requests();
@@ -216,4 +222,164 @@ async fn inputs_without_a_user_message_s_text_are_refused() {
         assert!(body.contains(reason), "{input}: {body}");
     }
     assert!(endpoint.model.requests().is_empty());
+}
+
+/// A `RunAgentInput` on `thread` asking `text` (the messages the client
+/// holds before it are not read: the thread is in the server's store).
+fn ask(thread: &str, run: &str, text: &str) -> Value {
+    json!({
+        "threadId": thread, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
+        "messages": [{"id": format!("{run}-user"), "role": "user", "content": text}],
+    })
+}
+
+/// A `RunAgentInput` on `thread` answering its interrupts with `resume`.
+fn resume(thread: &str, run: &str, resume: Value) -> Value {
+    json!({
+        "threadId": thread, "runId": run, "state": {}, "tools": [], "context": [], "forwardedProps": {},
+        "messages": [{"id": "u1", "role": "user", "content": "Weather in Paris?"},
+                     {"id": "m1", "role": "assistant", "toolCalls": [{"id": "call_1", "type": "function",
+                      "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}],
+        "resume": resume,
+    })
+}
+
+impl Endpoint {
+    /// Ask on `thread` and check the run ends with an interrupt for `call`.
+    async fn interrupted(&self, thread: &str, run: &str, text: &str, call: &str) {
+        let (status, _, body) = self.post(&ask(thread, run, text)).await;
+        assert_eq!(status, 200, "{body}");
+        let events = events(&body);
+        let outcome = &events.last().unwrap()["outcome"];
+        assert_eq!(outcome["type"], "interrupt", "{body}");
+        assert_eq!(outcome["interrupts"][0]["id"], call, "{body}");
+    }
+}
+
+#[tokio::test]
+async fn a_resume_entry_that_approves_runs_the_held_call_and_finishes_the_run() {
+    let endpoint = Endpoint::start().await;
+    endpoint.interrupted("thread-a", "run-1", "Weather in Paris?", "call_1").await;
+    let answer = json!([{"interruptId": "call_1", "status": "resolved", "payload": {"approved": true}}]);
+    let (status, kind, body) = endpoint.post(&resume("thread-a", "run-2", answer)).await;
+    assert_eq!((status, kind.as_deref()), (200, Some("text/event-stream")), "{body}");
+    let events = events(&body);
+    // The held call was shown by the run that paused: only its result
+    // now, then the answer (streamed in pieces).
+    let kinds = types(&events);
+    let n = kinds.len();
+    assert_eq!(kinds[..3], ["RUN_STARTED", "TOOL_CALL_RESULT", "TEXT_MESSAGE_START"], "{body}");
+    assert!(kinds[3..n - 2].iter().all(|kind| *kind == "TEXT_MESSAGE_CONTENT"), "{body}");
+    assert_eq!(kinds[n - 2..], ["TEXT_MESSAGE_END", "RUN_FINISHED"], "{body}");
+    assert_eq!(events[0]["runId"], "run-2");
+    assert_eq!(events[1]["toolCallId"], "call_1");
+    assert_eq!(events[1]["messageId"], "run-2-result-call_1");
+    assert_eq!(events[1]["content"], "18°C and sunny in Paris");
+    assert_eq!(events[2]["messageId"], "run-2-1");
+    let expected = "The tool said: 18°C and sunny in Paris";
+    let text: String = events.iter().filter_map(|event| event["delta"].as_str()).collect();
+    assert_eq!(text, expected);
+    assert_eq!(events[n - 1]["outcome"], json!({"type": "success"}));
+    assert_eq!(events[n - 1]["result"], expected);
+    // The model's second request: the question, the call, its result.
+    let requests = endpoint.model.requests();
+    assert_eq!(requests.len(), 2);
+    let sent = requests[1]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool"]);
+    assert_eq!(sent[2]["tool_call_id"], "call_1");
+    // Answered: the thread waits on nothing, and a second resume finds no pause.
+    let (status, _, body) = endpoint
+        .post(&resume(
+            "thread-a",
+            "run-3",
+            json!([{"interruptId": "call_1", "status": "resolved", "payload": true}]),
+        ))
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("no run waiting"), "{body}");
+}
+
+#[tokio::test]
+async fn a_resume_entry_that_denies_gives_the_model_the_reason() {
+    let endpoint = Endpoint::start().await;
+    endpoint.interrupted("thread-d", "run-1", "Weather in Paris?", "call_1").await;
+    let answer = json!([{"interruptId": "call_1", "status": "resolved",
+                         "payload": {"approved": false, "reason": "not today"}}]);
+    let (status, _, body) = endpoint.post(&resume("thread-d", "run-2", answer)).await;
+    assert_eq!(status, 200, "{body}");
+    let events = events(&body);
+    assert_eq!(types(&events)[..2], ["RUN_STARTED", "TOOL_CALL_RESULT"], "{body}");
+    let content = events[1]["content"].as_str().unwrap();
+    assert!(content.contains("denied") && content.contains("not today"), "{content}");
+    let last = events.last().unwrap();
+    assert_eq!(last["outcome"], json!({"type": "success"}), "{body}");
+    assert!(last["result"].as_str().unwrap().contains("not today"), "{body}");
+    // The tool never ran: the model read the denial.
+    let requests = endpoint.model.requests();
+    let tool = requests[1]["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(tool["role"], "tool");
+    assert!(tool["content"].as_str().unwrap().contains("not today"), "{tool}");
+
+    // A cancelled interrupt is a denial too, with a reason of its own.
+    endpoint.interrupted("thread-c", "run-1", "Weather in Paris?", "call_3").await;
+    let answer = json!([{"interruptId": "call_3", "status": "cancelled"}]);
+    let (status, _, body) = endpoint.post(&resume("thread-c", "run-2", answer)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(self::events(&body)[1]["content"].as_str().unwrap().contains("cancelled"), "{body}");
+}
+
+#[tokio::test]
+async fn resume_entries_the_thread_cannot_take_are_refused_before_any_stream() {
+    let endpoint = Endpoint::start().await;
+    // No such thread; then a thread with nothing paused is another case (409, above).
+    let approve =
+        |id: &str| json!([{"interruptId": id, "status": "resolved", "payload": {"approved": true}}]);
+    let (status, _, body) = endpoint.post(&resume("thread-none", "run-1", approve("call_1"))).await;
+    assert_eq!(status, 404, "{body}");
+
+    endpoint.interrupted("thread-u", "run-1", "Weather in Paris?", "call_1").await;
+    for (answer, reason) in [
+        (approve("call_9"), "no interrupt `call_9`"),
+        (json!([{"interruptId": "call_1", "status": "resolved"}]), "no payload"),
+        (json!([{"interruptId": "call_1", "status": "maybe"}]), "not a RunAgentInput"),
+    ] {
+        let (status, kind, body) = endpoint.post(&resume("thread-u", "run-2", answer.clone())).await;
+        assert_eq!(status, 400, "{answer}: {body}");
+        assert_ne!(kind.as_deref(), Some("text/event-stream"));
+        assert!(body.contains(reason), "{answer}: {body}");
+    }
+    // A new message while the interrupt waits.
+    let (status, _, body) = endpoint.post(&ask("thread-u", "run-2", "Hello?")).await;
+    assert_eq!(status, 409, "{body}");
+    assert!(body.contains("call_1"), "{body}");
+    // Nothing reached the model, and the run still waits: approved, it ends.
+    assert_eq!(endpoint.model.requests().len(), 1);
+    let (status, _, body) = endpoint.post(&resume("thread-u", "run-3", approve("call_1"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(events(&body).last().unwrap()["outcome"]["type"], "success", "{body}");
+}
+
+#[tokio::test]
+async fn a_thread_remembers_its_runs_and_threads_are_apart() {
+    let endpoint = Endpoint::start().await;
+    let approve =
+        |id: &str| json!([{"interruptId": id, "status": "resolved", "payload": {"approved": true}}]);
+    endpoint.interrupted("thread-m", "run-1", "Weather in Paris?", "call_1").await;
+    let (status, _, body) = endpoint.post(&resume("thread-m", "run-2", approve("call_1"))).await;
+    assert_eq!(status, 200, "{body}");
+    // The second message in the thread: the model is sent the first with it.
+    endpoint.interrupted("thread-m", "run-3", "And in Lyon?", "call_3").await;
+    let requests = endpoint.model.requests();
+    assert_eq!(requests.len(), 3);
+    let sent = requests[2]["messages"].as_array().unwrap();
+    let roles: Vec<&str> = sent.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant", "user"]);
+    assert_eq!(sent[0]["content"], "Weather in Paris?");
+    assert_eq!(sent[3]["content"], "The tool said: 18°C and sunny in Paris");
+    assert_eq!(sent[4]["content"], "And in Lyon?");
+    // Another thread starts from nothing.
+    endpoint.interrupted("thread-n", "run-1", "Hi", "call_4").await;
+    let requests = endpoint.model.requests();
+    assert_eq!(requests[3]["messages"].as_array().unwrap().len(), 1);
 }

@@ -13,3 +13,6 @@ mod server;
 
 // The server on a session store: restarts, users, reloads, stops.
 mod chats;
+
+// tools_ui::serve against raw connections: timeouts, the cap, long streams.
+mod connections;
