@@ -3,11 +3,10 @@
 //! each thread a session of a store, a paused run resumed by the `resume`
 //! entries that answer its interrupts.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use axum::Router;
-use axum::body::{Body, to_bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -17,21 +16,17 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
-use tools_agent::{Agent, AgentEvent, RunInput};
-use tools_session::{
-    ConversationKey, MemoryStore, Session, SessionError, SessionRun, SessionStore, StoreError,
-};
+use tools_agent::{Agent, RunInput};
+use tools_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
-use crate::{ANONYMOUS, AguiAdapter, Auth};
+use crate::AguiAdapter;
+use crate::host::{Host, Live, Refusal, refuse};
 
 /// The reason a denied call's result gives the model when the answer gave none.
 const DECLINED: &str = "the user declined";
 
 /// The reason a cancelled interrupt's call gives the model.
 const CANCELLED: &str = "the user cancelled the call";
-
-/// The largest request body taken by default: 4 MiB.
-const MAX_BODY: usize = 4 << 20;
 
 /// The part of AG-UI's `RunAgentInput` a run starts from (its `tools`,
 /// `state`, `context` and `forwardedProps` are accepted and not used).
@@ -96,7 +91,7 @@ impl ResumeEntry {
 /// **A thread is a conversation.** A `RunAgentInput`'s `threadId` names a
 /// session of the store, under the user the auth hook names
 /// ([`AguiServer::with_auth`]; without one, every request is
-/// [`ANONYMOUS`]): a request whose last message is the user's (a string,
+/// [`ANONYMOUS`](crate::ANONYMOUS)): a request whose last message is the user's (a string,
 /// or the `text` parts of a list) runs from the thread's stored messages
 /// and that text, so the model is sent the thread so far; the other
 /// messages of the input are not read (the store is the thread). The
@@ -135,17 +130,7 @@ impl ResumeEntry {
 /// ```
 #[derive(Clone)]
 pub struct AguiServer {
-    inner: Arc<Inner>,
-}
-
-#[derive(Clone)]
-struct Inner {
-    agent: Agent,
-    store: Arc<dyn SessionStore>,
-    auth: Option<Auth>,
-    max_body: usize,
-    /// The threads with a run going now.
-    live: Arc<Mutex<HashSet<ConversationKey>>>,
+    host: Arc<Host>,
 }
 
 impl std::fmt::Debug for AguiServer {
@@ -154,32 +139,17 @@ impl std::fmt::Debug for AguiServer {
     }
 }
 
-/// A refusal before the stream: status and a plain-text reason.
-type Refusal = (StatusCode, String);
-
-fn refuse(status: StatusCode, reason: impl Into<String>) -> Refusal {
-    (status, reason.into())
-}
-
 impl AguiServer {
-    /// A server for this agent, its threads in a [`MemoryStore`] of 1,000
+    /// A server for this agent, its threads in a [`MemoryStore`](tools_session::MemoryStore) of 1,000
     /// (the least recently used forgotten), every request the same user.
     pub fn new(agent: Agent) -> Self {
-        Self {
-            inner: Arc::new(Inner {
-                agent,
-                store: Arc::new(MemoryStore::default()),
-                auth: None,
-                max_body: MAX_BODY,
-                live: Arc::default(),
-            }),
-        }
+        Self { host: Arc::new(Host::new(agent)) }
     }
 
-    /// Keep the threads in `store` ([`tools_session::SqlStore`] for SQLite
+    /// Keep the threads in `store` (`tools_session::SqlStore` for SQLite
     /// or PostgreSQL): they outlive the process, a paused run included.
     pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        Arc::make_mut(&mut self.inner).store = store;
+        Arc::make_mut(&mut self.host).store = store;
         self
     }
 
@@ -190,14 +160,14 @@ impl AguiServer {
     where
         F: Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync + 'static,
     {
-        Arc::make_mut(&mut self.inner).auth = Some(Arc::new(auth));
+        Arc::make_mut(&mut self.host).auth = Some(Arc::new(auth));
         self
     }
 
     /// The largest request body taken (4 MiB by default); a larger one is
     /// refused with 413.
     pub fn with_max_body(mut self, bytes: usize) -> Self {
-        Arc::make_mut(&mut self.inner).max_body = bytes;
+        Arc::make_mut(&mut self.host).max_body = bytes;
         self
     }
 
@@ -214,32 +184,12 @@ impl AguiServer {
     ///
     /// The store's.
     pub async fn pending(&self, user: &str, thread_id: &str) -> Result<Vec<String>, StoreError> {
-        let session = self.session(ConversationKey::new(user, thread_id));
-        let state = session.paused().await?;
-        Ok(state
-            .map(|state| state.pending().iter().map(|p| p.call.id.to_string()).collect())
-            .unwrap_or_default())
+        self.host.pending(ConversationKey::new(user, thread_id)).await
     }
 
     /// How many runs are going now.
     pub fn running(&self) -> usize {
-        self.live().len()
-    }
-
-    fn live(&self) -> MutexGuard<'_, HashSet<ConversationKey>> {
-        self.inner.live.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn session(&self, key: ConversationKey) -> Session {
-        Session::new(self.inner.store.clone(), key)
-    }
-
-    /// The request's user, or the auth hook's refusal.
-    async fn user(&self, parts: &Parts) -> Result<String, Response> {
-        match &self.inner.auth {
-            Some(auth) => auth(parts).await,
-            None => Ok(ANONYMOUS.to_owned()),
-        }
+        self.host.running()
     }
 
     /// Answer one `RunAgentInput` body from `user`: the events of the run
@@ -256,12 +206,10 @@ impl AguiServer {
         if let Err(invalid) = key.check() {
             return refuse(StatusCode::BAD_REQUEST, invalid.to_string()).into_response();
         }
-        // The thread is taken for this run before anything is read, so two
-        // requests at once cannot both start one.
-        if !self.live().insert(key.clone()) {
+        let Some(live) = self.host.take(&key) else {
             let reason = format!("thread `{}` has a run going: wait for its end", input.thread_id);
             return refuse(StatusCode::CONFLICT, reason).into_response();
-        }
+        };
         match self.begin(&key, &input).await {
             Ok(run) => {
                 let adapter = if input.resume.is_empty() {
@@ -269,10 +217,10 @@ impl AguiServer {
                 } else {
                     AguiAdapter::resuming(input.thread_id, input.run_id)
                 };
-                self.stream(key, adapter, run)
+                self.stream(key, live, adapter, run)
             }
             Err(refused) => {
-                self.live().remove(&key);
+                self.host.release(&key);
                 refused.into_response()
             }
         }
@@ -280,8 +228,8 @@ impl AguiServer {
 
     /// The run the input asks for, made ready in the thread's session.
     async fn begin(&self, key: &ConversationKey, input: &RunAgentInput) -> Result<SessionRun, Refusal> {
-        let agent = &self.inner.agent;
-        let session = self.session(key.clone());
+        let agent = &self.host.agent;
+        let session = self.host.session(key.clone());
         if !input.resume.is_empty() {
             let Some(mut state) = session.paused().await.map_err(unavailable)? else {
                 return Err(match session.store().load(key).await.map_err(unavailable)? {
@@ -328,25 +276,19 @@ impl AguiServer {
         session.begin(agent, text).await.map_err(refusal)
     }
 
-    /// The run as AG-UI events. It goes on in a task of its own, to its
-    /// end even if the client leaves; its end is kept, and the thread is
-    /// free again, before `RUN_FINISHED` is sent.
-    fn stream(&self, key: ConversationKey, adapter: AguiAdapter, run: SessionRun) -> Response {
-        let (frames, body) = futures::channel::mpsc::unbounded::<String>();
-        let server = self.clone();
-        tokio::spawn(async move {
-            let events = run.stream().inspect(|event| {
-                if matches!(event, AgentEvent::Finished(_)) {
-                    server.live().remove(&key);
-                }
-            });
-            let mut events = std::pin::pin!(adapter.stream(events));
-            while let Some(frame) = events.next().await {
-                // A client that left only stops reading; the run goes on.
-                let _ = frames.unbounded_send(frame);
-            }
-        });
-        let mut response = Response::new(Body::from_stream(body.map(Ok::<_, std::convert::Infallible>)));
+    /// The run as AG-UI events, going on to its end even if the client
+    /// leaves; its end is kept, and the thread is free again, before
+    /// `RUN_FINISHED` is sent.
+    fn stream(
+        &self,
+        key: ConversationKey,
+        live: Arc<Live>,
+        adapter: AguiAdapter,
+        run: SessionRun,
+    ) -> Response {
+        let frames = live.listen();
+        self.host.spawn(key, live, run, move |events| adapter.stream(events));
+        let mut response = Response::new(Body::from_stream(frames.map(Ok::<_, std::convert::Infallible>)));
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -401,15 +343,8 @@ fn refusal(error: SessionError) -> Refusal {
 
 /// The `POST /api/agui` handler of [`AguiServer::router`].
 async fn run(State(server): State<AguiServer>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let user = match server.user(&parts).await {
-        Ok(user) => user,
-        Err(refused) => return refused,
-    };
-    let max = server.inner.max_body;
-    let Ok(body) = to_bytes(body, max).await else {
-        return refuse(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is over {max} bytes"))
-            .into_response();
-    };
-    server.respond(&user, &body).await
+    match server.host.read(request).await {
+        Ok((user, body)) => server.respond(&user, &body).await,
+        Err(refused) => refused,
+    }
 }

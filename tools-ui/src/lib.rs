@@ -32,6 +32,7 @@ mod agui_server;
 mod calls;
 mod chunk;
 mod history;
+mod host;
 mod request;
 mod serve;
 mod server;

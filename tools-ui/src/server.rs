@@ -3,25 +3,22 @@
 //! user message, resume a paused one from the approval responses, give a
 //! reloaded page its messages and its running stream back, and stop a run.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use axum::Router;
-use axum::body::{Body, Bytes, to_bytes};
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::StreamExt;
-use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
+use futures::channel::mpsc::UnboundedReceiver;
 use futures::future::BoxFuture;
-use tools_agent::{Agent, AgentEvent, Message, PausedTurn, RunInput};
-use tools_core::CancellationToken;
-use tools_session::{
-    ConversationKey, MemoryStore, Session, SessionError, SessionRun, SessionStore, StoreError,
-};
+use tools_agent::{Agent, Message, PausedTurn, RunInput};
+use tools_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
+use crate::host::{Host, Live, Refusal, refuse};
 use crate::request::ChatRequest;
 use crate::{HEADERS, UiAdapter};
 
@@ -30,9 +27,6 @@ const DECLINED: &str = "the user declined";
 
 /// Who every request is when the server has no auth hook.
 pub const ANONYMOUS: &str = "anonymous";
-
-/// The largest request body taken by default: 4 MiB.
-const MAX_BODY: usize = 4 << 20;
 
 /// The auth hook: the request's parts in, the user's id out, or the
 /// response that refuses the request ([`ChatServer::with_auth`]).
@@ -53,10 +47,10 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 /// every route and names the user; a chat belongs to the user who started
 /// it, and another user's chat id is answered as if it did not exist
 /// (404; a new question under it starts that user's own chat). Without a
-/// hook every request is the same user ([`ANONYMOUS`]): a demo's setting.
+/// hook every request is the same user ([`ANONYMOUS`](crate::ANONYMOUS)): a demo's setting.
 ///
 /// **What is kept where.** A chat's messages and its paused run live in
-/// the store (by default a bounded [`MemoryStore`]; [`ChatServer::with_store`]
+/// the store (by default a bounded [`MemoryStore`](tools_session::MemoryStore); [`ChatServer::with_store`]
 /// for SQLite or PostgreSQL), appended when a run ends and before its
 /// `finish` chunk is sent, so an approval sent at once finds it, and a
 /// restarted server loses nothing: a call held before a restart is
@@ -101,79 +95,19 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 /// ```
 #[derive(Clone)]
 pub struct ChatServer {
-    inner: Arc<Inner>,
-}
-
-#[derive(Clone)]
-struct Inner {
-    agent: Agent,
-    store: Arc<dyn SessionStore>,
-    auth: Option<Auth>,
-    max_body: usize,
-    /// The runs going now.
-    live: Arc<Mutex<HashMap<ConversationKey, Arc<Live>>>>,
+    host: Arc<Host>,
 }
 
 impl std::fmt::Debug for ChatServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatServer").field("live", &self.live().len()).finish_non_exhaustive()
-    }
-}
-
-/// One run going: the frames it sent so far and who listens.
-#[derive(Default)]
-struct Live {
-    state: Mutex<LiveState>,
-}
-
-#[derive(Default)]
-struct LiveState {
-    /// What the page sent that the store holds only once the run ends.
-    asked: Asked,
-    frames: Vec<Bytes>,
-    listeners: Vec<UnboundedSender<Bytes>>,
-    ended: bool,
-    /// Cancels the run alone (the agent's other runs go on).
-    stop: Option<CancellationToken>,
-}
-
-impl Live {
-    fn state(&self) -> MutexGuard<'_, LiveState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Every frame from the first, then each as it comes.
-    fn listen(&self) -> UnboundedReceiver<Bytes> {
-        let (sender, receiver) = unbounded();
-        let mut state = self.state();
-        for frame in &state.frames {
-            let _ = sender.unbounded_send(frame.clone());
-        }
-        if !state.ended {
-            state.listeners.push(sender);
-        }
-        receiver
-    }
-
-    fn push(&self, frame: Bytes) {
-        let mut state = self.state();
-        // A listener that left only stops reading; the run goes on.
-        state.listeners.retain(|listener| listener.unbounded_send(frame.clone()).is_ok());
-        state.frames.push(frame);
-    }
-
-    fn end(&self) {
-        let mut state = self.state();
-        state.ended = true;
-        state.listeners.clear();
-        state.frames = Vec::new();
+        f.debug_struct("ChatServer").field("running", &self.host.running()).finish_non_exhaustive()
     }
 }
 
 /// What started a run, for a page that reloads while it goes: the store
 /// holds it only once the run ends.
 #[derive(Clone, Debug, Default)]
-enum Asked {
+pub(crate) enum Asked {
     #[default]
     Nothing,
     /// A question (again, in place of the last one, when `again`).
@@ -223,32 +157,17 @@ impl Asked {
     }
 }
 
-/// A refusal before the stream: status and a plain-text reason.
-type Refusal = (StatusCode, String);
-
-fn refuse(status: StatusCode, reason: impl Into<String>) -> Refusal {
-    (status, reason.into())
-}
-
 impl ChatServer {
-    /// A server for this agent, its chats in a [`MemoryStore`] of 1,000
+    /// A server for this agent, its chats in a [`MemoryStore`](tools_session::MemoryStore) of 1,000
     /// (the least recently used forgotten), every request the same user.
     pub fn new(agent: Agent) -> Self {
-        Self {
-            inner: Arc::new(Inner {
-                agent,
-                store: Arc::new(MemoryStore::default()),
-                auth: None,
-                max_body: MAX_BODY,
-                live: Arc::default(),
-            }),
-        }
+        Self { host: Arc::new(Host::new(agent)) }
     }
 
-    /// Keep the chats in `store` ([`tools_session::SqlStore`] for SQLite or
+    /// Keep the chats in `store` (`tools_session::SqlStore` for SQLite or
     /// PostgreSQL): they outlive the process.
     pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
-        Arc::make_mut(&mut self.inner).store = store;
+        Arc::make_mut(&mut self.host).store = store;
         self
     }
 
@@ -260,14 +179,14 @@ impl ChatServer {
     where
         F: Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync + 'static,
     {
-        Arc::make_mut(&mut self.inner).auth = Some(Arc::new(auth));
+        Arc::make_mut(&mut self.host).auth = Some(Arc::new(auth));
         self
     }
 
     /// The largest request body taken (4 MiB by default); a larger one is
     /// refused with 413.
     pub fn with_max_body(mut self, bytes: usize) -> Self {
-        Arc::make_mut(&mut self.inner).max_body = bytes;
+        Arc::make_mut(&mut self.host).max_body = bytes;
         self
     }
 
@@ -290,32 +209,12 @@ impl ChatServer {
     ///
     /// The store's.
     pub async fn pending(&self, user: &str, chat_id: &str) -> Result<Vec<String>, StoreError> {
-        let session = self.session(ConversationKey::new(user, chat_id));
-        let state = session.paused().await?;
-        Ok(state
-            .map(|state| state.pending().iter().map(|p| p.call.id.to_string()).collect())
-            .unwrap_or_default())
+        self.host.pending(ConversationKey::new(user, chat_id)).await
     }
 
     /// How many runs are going now (each holds its stream's chunks).
     pub fn running(&self) -> usize {
-        self.live().len()
-    }
-
-    fn live(&self) -> MutexGuard<'_, HashMap<ConversationKey, Arc<Live>>> {
-        self.inner.live.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn session(&self, key: ConversationKey) -> Session {
-        Session::new(self.inner.store.clone(), key)
-    }
-
-    /// The request's user, or the auth hook's refusal.
-    async fn user(&self, parts: &Parts) -> Result<String, Response> {
-        match &self.inner.auth {
-            Some(auth) => auth(parts).await,
-            None => Ok(ANONYMOUS.to_owned()),
-        }
+        self.host.running()
     }
 
     /// Answer one `useChat` request body from `user`: the UI message
@@ -332,17 +231,9 @@ impl ChatServer {
         if let Err(invalid) = key.check() {
             return refuse(StatusCode::BAD_REQUEST, invalid.to_string()).into_response();
         }
-        // The chat is taken for this run before anything is read, so two
-        // requests at once cannot both start one.
-        let live = {
-            let mut running = self.live();
-            if running.contains_key(&key) {
-                let reason = format!("chat `{}` has a run going: wait for its end, or stop it", request.id);
-                return refuse(StatusCode::CONFLICT, reason).into_response();
-            }
-            let live = Arc::new(Live::default());
-            running.insert(key.clone(), live.clone());
-            live
+        let Some(live) = self.host.take(&key) else {
+            let reason = format!("chat `{}` has a run going: wait for its end, or stop it", request.id);
+            return refuse(StatusCode::CONFLICT, reason).into_response();
         };
         match self.begin(&key, &request).await {
             Ok((run, resumed)) => {
@@ -350,7 +241,7 @@ impl ChatServer {
                 self.stream(key, live, run, resumed)
             }
             Err(refused) => {
-                self.live().remove(&key);
+                self.host.release(&key);
                 refused.into_response()
             }
         }
@@ -363,8 +254,8 @@ impl ChatServer {
         key: &ConversationKey,
         request: &ChatRequest,
     ) -> Result<(SessionRun, bool), Refusal> {
-        let agent = &self.inner.agent;
-        let session = self.session(key.clone());
+        let agent = &self.host.agent;
+        let session = self.host.session(key.clone());
         let Some(last) = request.messages.last() else {
             return Err(refuse(StatusCode::BAD_REQUEST, "the request has no messages"));
         };
@@ -417,26 +308,13 @@ impl ChatServer {
         Ok((run.map_err(refusal)?, false))
     }
 
-    /// The run as a UI message stream. It goes on in a task of its own, to
-    /// its end even if the page leaves; its end is kept, and the chat is
-    /// free again, before the `finish` chunk is sent.
+    /// The run as a UI message stream, going on to its end even if the
+    /// page leaves; its end is kept, and the chat is free again, before
+    /// the `finish` chunk is sent.
     fn stream(&self, key: ConversationKey, live: Arc<Live>, run: SessionRun, resumed: bool) -> Response {
         let adapter = if resumed { UiAdapter::resuming() } else { UiAdapter::new() };
-        live.state().stop = Some(run.cancellation().clone());
         let listener = live.listen();
-        let server = self.clone();
-        tokio::spawn(async move {
-            let events = run.stream().inspect(|event| {
-                if matches!(event, AgentEvent::Finished(_)) {
-                    server.live().remove(&key);
-                }
-            });
-            let mut frames = std::pin::pin!(adapter.stream(events));
-            while let Some(frame) = frames.next().await {
-                live.push(Bytes::from(frame));
-            }
-            live.end();
-        });
+        self.host.spawn(key, live, run, move |events| adapter.stream(events));
         sse(listener)
     }
 }
@@ -482,22 +360,15 @@ fn refusal(error: SessionError) -> Refusal {
 
 /// The `POST /api/chat` handler.
 async fn chat(State(server): State<ChatServer>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let user = match server.user(&parts).await {
-        Ok(user) => user,
-        Err(refused) => return refused,
-    };
-    let max = server.inner.max_body;
-    let Ok(body) = to_bytes(body, max).await else {
-        return refuse(StatusCode::PAYLOAD_TOO_LARGE, format!("the request body is over {max} bytes"))
-            .into_response();
-    };
-    server.respond(&user, &body).await
+    match server.host.read(request).await {
+        Ok((user, body)) => server.respond(&user, &body).await,
+        Err(refused) => refused,
+    }
 }
 
 /// The user's chat named in the path, after the auth hook.
 async fn chat_of(server: &ChatServer, parts: &Parts, id: String) -> Result<ConversationKey, Response> {
-    let user = server.user(parts).await?;
+    let user = server.host.user(parts).await?;
     let key = ConversationKey::new(user, id);
     key.check().map_err(|invalid| refuse(StatusCode::BAD_REQUEST, invalid.to_string()).into_response())?;
     Ok(key)
@@ -509,8 +380,8 @@ async fn messages(State(server): State<ChatServer>, Path(id): Path<String>, part
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    let live = server.live().get(&key).map(|live| live.state().asked.clone());
-    let stored = match server.inner.store.load(&key).await {
+    let live = server.host.live(&key).map(|live| live.state().asked.clone());
+    let stored = match server.host.store.load(&key).await {
         Ok(stored) => stored,
         Err(error) => return unavailable(error).into_response(),
     };
@@ -536,7 +407,7 @@ async fn reattach(State(server): State<ChatServer>, Path(id): Path<String>, part
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    let live = server.live().get(&key).cloned();
+    let live = server.host.live(&key);
     match live {
         Some(live) => sse(live.listen()),
         None => StatusCode::NO_CONTENT.into_response(),
@@ -549,12 +420,12 @@ async fn stop(State(server): State<ChatServer>, Path(id): Path<String>, parts: P
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    let live = server.live().get(&key).cloned();
+    let live = server.host.live(&key);
     if let Some(stop) = live.and_then(|live| live.state().stop.clone()) {
         stop.cancel();
         return StatusCode::NO_CONTENT.into_response();
     }
-    match server.inner.store.load(&key).await {
+    match server.host.store.load(&key).await {
         Ok(Some(_)) => {
             refuse(StatusCode::CONFLICT, format!("chat `{}` has no run going", key.id)).into_response()
         }
@@ -569,11 +440,11 @@ async fn delete(State(server): State<ChatServer>, Path(id): Path<String>, parts:
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    if server.live().contains_key(&key) {
+    if server.host.live(&key).is_some() {
         return refuse(StatusCode::CONFLICT, format!("chat `{}` has a run going: stop it first", key.id))
             .into_response();
     }
-    match server.inner.store.delete(&key).await {
+    match server.host.store.delete(&key).await {
         Ok(true) => StatusCode::NO_CONTENT.into_response(),
         Ok(false) => no_chat(&key).into_response(),
         Err(error) => unavailable(error).into_response(),
