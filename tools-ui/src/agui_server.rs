@@ -6,13 +6,11 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::StatusCode;
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
@@ -288,11 +286,9 @@ impl AguiServer {
     ) -> Response {
         let frames = live.listen();
         self.host.spawn(key, live, run, move |events| adapter.stream(events));
-        let mut response = Response::new(Body::from_stream(frames.map(Ok::<_, std::convert::Infallible>)));
-        let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        response
+        // `text/event-stream`, `no-cache`, and a keep-alive comment while
+        // no event comes.
+        self.host.sse(frames, &[])
     }
 }
 

@@ -3,16 +3,31 @@
 //! going now, each with the frames it sent so far; one way to read a
 //! request's user and body, and one way to run a conversation's run in a
 //! task of its own and forward its frames.
+//!
+//! **A slow reader.** A run's frames are kept once, in its [`Live`] (for a
+//! page that reattaches), and each listener (a response being sent) reads
+//! them from there at its own pace, with nothing queued for it: a page that
+//! stops reading costs the server no more than the run's own frames, which
+//! it keeps anyway, and holds up nothing (the run goes on to its end, which
+//! is kept in the store). The frames are freed when the run has ended and
+//! its last reader is done.
+//!
+//! **Keep-alive.** The responses go through axum's [`Sse`] with a
+//! [`KeepAlive`]: a comment frame (`:`) every [`KEEP_ALIVE`] while no frame
+//! comes (a tool call that runs long), so proxies and browsers do not take
+//! the connection for dead.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use axum::body::{Bytes, to_bytes};
 use axum::extract::Request;
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender, unbounded};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use tools_agent::{Agent, AgentEvent};
@@ -23,6 +38,9 @@ use crate::{ANONYMOUS, Auth};
 
 /// The largest request body taken by default: 4 MiB.
 const MAX_BODY: usize = 4 << 20;
+
+/// The default interval between keep-alive comments while no frame comes.
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// A refusal before the stream: status and a plain-text reason.
 pub(crate) type Refusal = (StatusCode, String);
@@ -38,6 +56,8 @@ pub(crate) struct Host {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) auth: Option<Auth>,
     pub(crate) max_body: usize,
+    /// The interval between keep-alive comments while no frame comes.
+    pub(crate) keep_alive: Duration,
     /// The conversations with a run going now.
     live: Arc<Mutex<HashMap<ConversationKey, Arc<Live>>>>,
 }
@@ -51,6 +71,7 @@ impl Host {
             store: Arc::new(MemoryStore::default()),
             auth: None,
             max_body: MAX_BODY,
+            keep_alive: KEEP_ALIVE,
             live: Arc::default(),
         }
     }
@@ -119,6 +140,23 @@ impl Host {
         Ok((user, body))
     }
 
+    /// The SSE response of a listener's frames, with these headers too,
+    /// and a keep-alive comment every [`Host::keep_alive`] while no frame
+    /// comes; it ends when the run ends, or when the listener is dropped.
+    pub(crate) fn sse(
+        &self,
+        frames: BoxStream<'static, Bytes>,
+        headers: &[(&'static str, &'static str)],
+    ) -> Response {
+        let events = frames.map(|frame| Ok::<_, Infallible>(event(&frame)));
+        let mut response =
+            Sse::new(events).keep_alive(KeepAlive::new().interval(self.keep_alive)).into_response();
+        for (name, value) in headers {
+            response.headers_mut().insert(HeaderName::from_static(name), HeaderValue::from_static(value));
+        }
+        response
+    }
+
     /// Run `run` in a task of its own, to its end even if the client
     /// leaves, its events rendered into frames by `render`; the frames go
     /// to `live` (and whoever listens there), and the conversation is free
@@ -145,10 +183,12 @@ impl Host {
     }
 }
 
-/// One run going: the frames it sent so far and who listens.
+/// One run going: the frames it sent so far, and a wake-up for those
+/// who read them.
 #[derive(Default)]
 pub(crate) struct Live {
     state: Mutex<LiveState>,
+    arrived: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -157,7 +197,6 @@ pub(crate) struct LiveState {
     /// reloads (the store holds it only once the run ends).
     pub(crate) asked: crate::server::Asked,
     frames: Vec<Bytes>,
-    listeners: Vec<UnboundedSender<Bytes>>,
     ended: bool,
     /// Cancels the run alone (the agent's other runs go on).
     pub(crate) stop: Option<CancellationToken>,
@@ -168,30 +207,127 @@ impl Live {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Every frame from the first, then each as it comes.
-    pub(crate) fn listen(&self) -> UnboundedReceiver<Bytes> {
-        let (sender, receiver) = unbounded();
-        let mut state = self.state();
-        for frame in &state.frames {
-            let _ = sender.unbounded_send(frame.clone());
-        }
-        if !state.ended {
-            state.listeners.push(sender);
-        }
-        receiver
+    /// Every frame from the first, then each as it comes, until the run
+    /// ends; read at the reader's pace from the frames kept.
+    pub(crate) fn listen(self: &Arc<Self>) -> BoxStream<'static, Bytes> {
+        futures::stream::unfold((self.clone(), 0), |(live, next)| async move {
+            loop {
+                // `Some(frame)` to send, `None` at the end; waits meanwhile.
+                let read = {
+                    // Registered before the look, so a frame pushed between
+                    // the look and the wait still wakes it.
+                    let arrived = live.arrived.notified();
+                    let mut arrived = std::pin::pin!(arrived);
+                    arrived.as_mut().enable();
+                    let (frame, ended) = {
+                        let state = live.state();
+                        (state.frames.get(next).cloned(), state.ended)
+                    };
+                    match frame {
+                        Some(frame) => Some(Some(frame)),
+                        None if ended => Some(None),
+                        None => {
+                            arrived.await;
+                            None
+                        }
+                    }
+                };
+                match read {
+                    Some(Some(frame)) => return Some((frame, (live, next + 1))),
+                    Some(None) => return None,
+                    None => {}
+                }
+            }
+        })
+        .boxed()
     }
 
     fn push(&self, frame: Bytes) {
-        let mut state = self.state();
-        // A listener that left only stops reading; the run goes on.
-        state.listeners.retain(|listener| listener.unbounded_send(frame.clone()).is_ok());
-        state.frames.push(frame);
+        self.state().frames.push(frame);
+        self.arrived.notify_waiters();
     }
 
     fn end(&self) {
-        let mut state = self.state();
-        state.ended = true;
-        state.listeners.clear();
-        state.frames = Vec::new();
+        self.state().ended = true;
+        self.arrived.notify_waiters();
+    }
+}
+
+/// A pre-formatted SSE frame (`data: ...` lines, a blank line) as an
+/// [`Event`] that writes the same bytes: each `data:` line's value (one
+/// leading space dropped, as SSE readers do) joined by newlines, which
+/// [`Event::data`] writes back as `data: ` lines; `:` lines as comments,
+/// `event:` and `id:` as those fields.
+fn event(frame: &[u8]) -> Event {
+    let text = String::from_utf8_lossy(frame);
+    let mut event = Event::default();
+    let mut data: Option<String> = None;
+    for line in text.lines().filter(|line| !line.is_empty()) {
+        let (name, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match name {
+            "" => event = event.comment(value),
+            "data" => match &mut data {
+                Some(data) => {
+                    data.push('\n');
+                    data.push_str(value);
+                }
+                None => data = Some(value.to_owned()),
+            },
+            "event" => event = event.event(value),
+            "id" => event = event.id(value),
+            _ => tracing::debug!(line, "an SSE line that is not data, comment, event or id: left out"),
+        }
+    }
+    match data {
+        Some(data) => event.data(data),
+        None => event,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(frame: &str) -> String {
+        let body = Sse::new(futures::stream::iter([Ok::<_, Infallible>(event(frame.as_bytes()))]));
+        let response = body.into_response();
+        let bytes = futures::executor::block_on(to_bytes(response.into_body(), usize::MAX)).unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn a_frame_is_written_as_it_came() {
+        for frame in [
+            "data: {\"type\":\"start\"}\n\n",
+            "data: [DONE]\n\n",
+            "data: one\ndata: two\n\n",
+            "data:  two spaces\n\n",
+            ": a comment\ndata: x\n\n",
+        ] {
+            assert_eq!(written(frame), frame);
+        }
+    }
+
+    #[test]
+    fn each_reader_reads_every_frame_at_its_own_pace() {
+        let live = Arc::new(Live::default());
+        let slow = live.listen();
+        let mut fast = live.listen();
+        for n in 0..1_000 {
+            live.push(Bytes::from(format!("data: {n}\n\n")));
+            // The fast one reads as frames come.
+            let frame = futures::executor::block_on(fast.next()).unwrap();
+            assert_eq!(frame, Bytes::from(format!("data: {n}\n\n")));
+        }
+        // One that comes later starts from the first frame too.
+        let late = live.listen();
+        live.end();
+        assert_eq!(futures::executor::block_on(fast.next()), None);
+        for reader in [slow, late] {
+            let read = futures::executor::block_on(reader.collect::<Vec<_>>());
+            assert_eq!(read.len(), 1_000);
+            assert_eq!(read[999], Bytes::from("data: 999\n\n"));
+        }
     }
 }

@@ -12,9 +12,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use futures::StreamExt;
-use futures::channel::mpsc::UnboundedReceiver;
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 use tools_agent::{Agent, Message, PausedTurn, RunInput};
 use tools_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
@@ -315,17 +314,23 @@ impl ChatServer {
         let adapter = if resumed { UiAdapter::resuming() } else { UiAdapter::new() };
         let listener = live.listen();
         self.host.spawn(key, live, run, move |events| adapter.stream(events));
-        sse(listener)
+        sse(&self.host, listener)
+    }
+
+    /// Send a keep-alive comment every `interval` while no chunk comes
+    /// (15 s by default).
+    #[doc(hidden)]
+    pub fn with_keep_alive(mut self, interval: std::time::Duration) -> Self {
+        Arc::make_mut(&mut self.host).keep_alive = interval;
+        self
     }
 }
 
-/// The SSE response of a stream's frames.
-fn sse(frames: UnboundedReceiver<Bytes>) -> Response {
-    let mut response = Response::new(Body::from_stream(frames.map(Ok::<_, std::convert::Infallible>)));
-    for (name, value) in HEADERS {
-        response.headers_mut().insert(name, HeaderValue::from_static(value));
-    }
-    response
+/// The SSE response of a stream's frames, with the headers the AI SDK
+/// reads ([`HEADERS`]) and a keep-alive comment while no chunk comes; a
+/// reader that falls behind is dropped (see `host`).
+fn sse(host: &Host, frames: BoxStream<'static, Bytes>) -> Response {
+    host.sse(frames, &HEADERS)
 }
 
 fn no_chat(key: &ConversationKey) -> Refusal {
@@ -409,7 +414,7 @@ async fn reattach(State(server): State<ChatServer>, Path(id): Path<String>, part
     };
     let live = server.host.live(&key);
     match live {
-        Some(live) => sse(live.listen()),
+        Some(live) => sse(&server.host, live.listen()),
         None => StatusCode::NO_CONTENT.into_response(),
     }
 }

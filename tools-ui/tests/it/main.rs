@@ -16,3 +16,6 @@ mod chats;
 
 // tools_ui::serve against raw connections: timeouts, the cap, long streams.
 mod connections;
+
+// The SSE responses over raw connections: keep-alive, a reader that stops.
+mod keepalive;
