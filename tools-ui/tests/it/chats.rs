@@ -8,17 +8,15 @@ use std::sync::Arc;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 use tools_agent::scripted_server::{Reply, ScriptedServer};
 use tools_agent::{Agent, OpenAiChat};
 use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
+use tools_core::{ToolCall, ToolContext};
 use tools_session::{SessionStore, SqlStore};
 use tools_ui::ChatServer;
 
-use crate::support::{chunks, text, types, weather_agent};
+use crate::support::{Gate, SlowLookup, chunks, text, types, weather_agent};
 
 /// A server of `chat` on loopback: its base URL.
 async fn serve(chat: &ChatServer) -> String {
@@ -164,28 +162,6 @@ async fn another_users_chat_is_not_there() {
     assert_eq!(chat.pending("alice", "c1").await.unwrap(), ["call_1"]);
     let (status, _) = alice.post(&approve("c1", "call_1", true)).await;
     assert_eq!(status, 200);
-}
-
-/// Look a thing up, slowly: the call waits until the test lets it go.
-#[tool(args, read_only, crate = "tools_core")]
-async fn slow_lookup(ctx: &ToolContext, what: String) -> Result<String, ToolError> {
-    let gate = ctx.get::<Gate>().cloned().ok_or_else(|| ToolError::failed("no gate"))?;
-    gate.started.add_permits(1);
-    let _permit = gate.release.acquire().await.map_err(|_| ToolError::failed("closed"))?;
-    Ok(format!("found {what}"))
-}
-
-/// When the slow call started, and what lets it finish.
-#[derive(Clone)]
-struct Gate {
-    started: Arc<Semaphore>,
-    release: Arc<Semaphore>,
-}
-
-impl Default for Gate {
-    fn default() -> Self {
-        Self { started: Arc::new(Semaphore::new(0)), release: Arc::new(Semaphore::new(0)) }
-    }
 }
 
 async fn slow_agent() -> (Agent, ScriptedServer, Gate) {

@@ -3,7 +3,6 @@
 //! goes on, its end is kept) and reads the whole run when it comes back.
 
 use std::io::Read;
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
@@ -13,7 +12,6 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
 use tools_agent::scripted_server::{Reply, chat_chunks};
 use tools_agent::{Agent, OpenAiChat, RunLimits};
 use tools_core::toolset::Toolset;
@@ -21,7 +19,7 @@ use tools_core::{ToolCall, ToolContext, ToolError};
 use tools_macros::tool;
 use tools_ui::ChatServer;
 
-use crate::support::{chunks, text, types};
+use crate::support::{Gate, SlowLookup, chunks, text, types};
 
 /// A server of `chat` on loopback: its address.
 async fn serve(chat: &ChatServer) -> std::net::SocketAddr {
@@ -38,34 +36,19 @@ fn ask(chat: &str, question: &str) -> Value {
     ]})
 }
 
-/// Wait for the call to be let go.
-#[tool(args, read_only, crate = "tools_core")]
-async fn wait_lookup(ctx: &ToolContext, what: String) -> Result<String, ToolError> {
-    let gate = ctx.get::<Gate>().cloned().ok_or_else(|| ToolError::failed("no gate"))?;
-    gate.started.add_permits(1);
-    let _permit = gate.release.acquire().await.map_err(|_| ToolError::failed("closed"))?;
-    Ok(format!("found {what}"))
-}
-
-#[derive(Clone)]
-struct Gate {
-    started: Arc<Semaphore>,
-    release: Arc<Semaphore>,
-}
-
 #[tokio::test]
 async fn a_call_that_runs_long_gets_keep_alive_comments_before_its_output() {
     let model = tools_agent::scripted_server::ScriptedServer::answering(|request: &Value| {
         let last = request["messages"].as_array()?.last()?;
         if last["role"] != "tool" {
-            return Some(Reply::calls([ToolCall::new("call_1", "wait_lookup", r#"{"what":"it"}"#)]));
+            return Some(Reply::calls([ToolCall::new("call_1", "slow_lookup", r#"{"what":"it"}"#)]));
         }
         Some(Reply::text(format!("Done: {}", last["content"].as_str()?)))
     })
     .await
     .unwrap();
-    let gate = Gate { started: Arc::new(Semaphore::new(0)), release: Arc::new(Semaphore::new(0)) };
-    let tools = Toolset::builder().add(WaitLookup).build().unwrap();
+    let gate = Gate::default();
+    let tools = Toolset::builder().add(SlowLookup).build().unwrap();
     let agent = Agent::new(OpenAiChat::from_values("gpt-4o", None, Some(model.base_url())), tools)
         .unwrap()
         .with_context(ToolContext::new().with_extension(gate.clone()));

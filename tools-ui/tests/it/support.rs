@@ -62,3 +62,27 @@ pub(crate) async fn weather_agent() -> (Agent, ScriptedServer) {
     let tools = Toolset::builder().add(GetWeather).build().unwrap();
     (Agent::new(model, tools).unwrap(), server)
 }
+
+/// Look a thing up, slowly: the call waits until the test lets it go.
+#[tool(args, read_only, crate = "tools_core")]
+pub(crate) async fn slow_lookup(ctx: &ToolContext, what: String) -> Result<String, ToolError> {
+    let gate = ctx.get::<Gate>().cloned().ok_or_else(|| ToolError::failed("no gate"))?;
+    gate.started.add_permits(1);
+    let _permit = gate.release.acquire().await.map_err(|_| ToolError::failed("closed"))?;
+    Ok(format!("found {what}"))
+}
+
+/// When the slow call started, and what lets it finish (shared through
+/// the agent's context).
+#[derive(Clone)]
+pub(crate) struct Gate {
+    pub(crate) started: std::sync::Arc<tokio::sync::Semaphore>,
+    pub(crate) release: std::sync::Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for Gate {
+    fn default() -> Self {
+        let closed = || std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+        Self { started: closed(), release: closed() }
+    }
+}
