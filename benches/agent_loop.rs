@@ -14,10 +14,10 @@ use axum::Json;
 use axum::routing::post;
 use criterion::Criterion;
 use serde_json::{Value, json};
-use tools::agent::{Agent, OpenAiChat};
-use tools::provider::Dialect;
-use tools::toolset::Toolset;
-use tools::{ToolCall, ToolContext, ToolError, tool};
+use toolcall::agent::{Agent, OpenAiChat};
+use toolcall::provider::Dialect;
+use toolcall::toolset::Toolset;
+use toolcall::{ToolCall, ToolContext, ToolError, tool};
 
 mod support;
 

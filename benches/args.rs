@@ -16,7 +16,7 @@ use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ContentBlock, JsonObject, NumberOrString};
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, ServerHandler, ServiceExt, tool_handler, tool_router};
-use tools::{Tool, ToolContext, ToolOutput, TypedTool, clean_json, tool};
+use toolcall::{Tool, ToolContext, ToolOutput, TypedTool, clean_json, tool};
 
 mod support;
 

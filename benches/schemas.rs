@@ -9,8 +9,8 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::Criterion;
-use tools::provider::Dialect;
-use tools::{Parameters, Renamed, Tool, tool};
+use toolcall::provider::Dialect;
+use toolcall::{Parameters, Renamed, Tool, tool};
 
 mod support;
 

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use criterion::Criterion;
 
 mod support;
-use tools::toolset::Toolset;
-use tools::{
+use toolcall::toolset::Toolset;
+use toolcall::{
     JsonObject, Output, OutputFuture, Parameters, Tool, ToolCall, ToolContext, ToolError, ToolSpec, TypedTool,
 };
 
@@ -137,13 +137,13 @@ struct Fixture {
 
 /// A layer with every step left as it is.
 struct Noop;
-impl tools::toolset::Layer for Noop {}
+impl toolcall::toolset::Layer for Noop {}
 
 /// The layers measured, each alone on the trivial tool (which is neither
 /// read-only nor idempotent, so the cache passes it through; nothing fails,
 /// so retry and repair only look).
 fn layered(schema: &JsonObject) -> Vec<(&'static str, Toolset)> {
-    use tools::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Rerun};
+    use toolcall::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, Rerun};
     let with = |layer: Box<dyn FnOnce(Toolset) -> Toolset>| {
         layer(Toolset::builder().add(RawAdd::new(schema.clone())).build().unwrap())
     };

@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
 
 use tokio::sync::Barrier;
-use tools::toolset::Toolset;
-use tools::{Tool, ToolCall, ToolContext, ToolError, ToolSpec, TypedTool, tool};
+use toolcall::toolset::Toolset;
+use toolcall::{Tool, ToolCall, ToolContext, ToolError, ToolSpec, TypedTool, tool};
 
 /// The turn sizes.
 const SIZES: [usize; 3] = [1_000, 5_000, 10_000];

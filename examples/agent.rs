@@ -11,9 +11,9 @@
 
 use std::sync::Arc;
 
-use tools::agent::{Agent, Message, Model, OpenAiChat, ScriptedModel};
-use tools::toolset::Toolset;
-use tools::{ToolCall, ToolContext, ToolError, tool};
+use toolcall::agent::{Agent, Message, Model, OpenAiChat, ScriptedModel};
+use toolcall::toolset::Toolset;
+use toolcall::{ToolCall, ToolContext, ToolError, tool};
 
 /// Current temperature for a city, in degrees Celsius.
 #[tool(args, read_only)]

@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools::agent::{RunBudget, RunLimits};
-use tools::toolset::{RunOptions, Toolset};
-use tools::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool};
+use toolcall::agent::{RunBudget, RunLimits};
+use toolcall::toolset::{RunOptions, Toolset};
+use toolcall::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool};
 
 #[derive(Deserialize, JsonSchema)]
 struct WeatherRequest {

@@ -13,9 +13,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
-use tools::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
-use tools::toolset::Toolset;
-use tools::{ToolCall, ToolContext, ToolError, tool};
+use toolcall::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
+use toolcall::toolset::Toolset;
+use toolcall::{ToolCall, ToolContext, ToolError, tool};
 
 /// The files the tools see, shared through the context so the agent that
 /// resumes works on the same "disk" as the one that paused.

@@ -14,7 +14,7 @@ mod export_set;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tools::provider::{Dialect, export, limits};
+use toolcall::provider::{Dialect, export, limits};
 
 fn main() -> ExitCode {
     let mut out = None;

@@ -5,7 +5,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tools::{Tool, ToolContext, ToolError, ToolOutput, tool};
+use toolcall::{Tool, ToolContext, ToolError, ToolOutput, tool};
 
 /// The arguments the model sends.
 #[derive(Deserialize, JsonSchema)]

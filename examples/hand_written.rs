@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tools::{Json, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+use toolcall::{Json, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 
 /// The arguments the model sends.
 #[derive(Deserialize, JsonSchema)]

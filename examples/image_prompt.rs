@@ -13,10 +13,10 @@
 //! ```
 
 use serde_json::Value;
-use tools::agent::scripted_server::{Reply, ScriptedServer};
-use tools::agent::{Agent, ApiKey, OpenAiChat};
-use tools::toolset::Toolset;
-use tools::{Media, Part};
+use toolcall::agent::scripted_server::{Reply, ScriptedServer};
+use toolcall::agent::{Agent, ApiKey, OpenAiChat};
+use toolcall::toolset::Toolset;
+use toolcall::{Media, Part};
 
 /// A 16 x 16 PNG, all one colour.
 fn square(rgb: [u8; 3]) -> Result<Vec<u8>, png::EncodingError> {

@@ -16,8 +16,8 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use tools::mcp::{HttpOptions, McpServer};
-use tools::{Json, Media, Output, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::{Json, Media, Output, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct WeatherRequest {
@@ -190,7 +190,7 @@ impl TypedTool for CountSlowly {
 /// Cancel the severe-weather alert for a city. Destructive, so it runs only
 /// once a person approves: the server asks the client (MCP elicitation), and
 /// a client that cannot ask gets an error saying approval is required.
-#[tools::tool(args, destructive, needs_approval)]
+#[toolcall::tool(args, destructive, needs_approval)]
 async fn cancel_alert(_ctx: &ToolContext, city: String) -> String {
     format!("cancelled the alert for {city}")
 }
@@ -199,7 +199,7 @@ async fn cancel_alert(_ctx: &ToolContext, city: String) -> String {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut tools =
         Toolset::builder().add(GetWeather).add(CountSlowly).add(CancelAlert).add(WeatherChart).build()?;
-    match tools_tavily::Tavily::new() {
+    match toolcall_tavily::Tavily::new() {
         Ok(tavily) => {
             tools.add(tavily)?;
         }

@@ -14,13 +14,13 @@
 //! Messages, arguments and results are traced only when asked:
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, the variable
 //! OpenTelemetry's own GenAI instrumentations read, turns on
-//! [`Agent::with_trace_content`](tools::agent::Agent::with_trace_content).
+//! [`Agent::with_trace_content`](toolcall::agent::Agent::with_trace_content).
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use tools::agent::{Agent, ModelResponse, ScriptedModel, Usage};
-use tools::toolset::Toolset;
-use tools::{ToolCall, ToolContext, ToolError, tool};
+use toolcall::agent::{Agent, ModelResponse, ScriptedModel, Usage};
+use toolcall::toolset::Toolset;
+use toolcall::{ToolCall, ToolContext, ToolError, tool};
 use tracing_subscriber::layer::SubscriberExt;
 
 /// Current temperature for a city, in degrees Celsius.

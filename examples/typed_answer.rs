@@ -12,9 +12,9 @@
 
 use std::sync::Arc;
 
-use tools::agent::{Agent, Model, OpenAiChat, ScriptedModel};
-use tools::toolset::Toolset;
-use tools::{ToolCall, ToolContext, ToolError, tool};
+use toolcall::agent::{Agent, Model, OpenAiChat, ScriptedModel};
+use toolcall::toolset::Toolset;
+use toolcall::{ToolCall, ToolContext, ToolError, tool};
 
 /// Current temperature for a city, in degrees Celsius.
 #[tool(args, read_only)]
@@ -59,7 +59,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Agent::from_shared(model, tools)?.with_instructions("Report the weather with the tool's numbers.");
     let typed = agent.run_as::<WeatherReport>("Do I need a coat in Oslo?").await?;
     for result in typed.run.transcript.messages.iter().filter_map(|message| match message {
-        tools::agent::Message::Tool { results } => Some(results),
+        toolcall::agent::Message::Tool { results } => Some(results),
         _ => None,
     }) {
         for result in result {

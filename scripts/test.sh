@@ -13,3 +13,7 @@ cargo clippy --workspace --all-targets --all-features -- -D warnings
 # The API docs: no rustdoc warning, every intra-doc link resolved.
 RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" cargo doc --workspace --all-features --no-deps
 cargo test --workspace --all-features
+# The tests that need a server are #[ignore]d (so `cargo test` alone passes
+# on a bare machine); the Restate server is installed above, so run them.
+# (Postgres and the OpenAI-compatible server: .ci/run starts them and runs theirs.)
+cargo test -p toolcall-restate --all-features --test it -- --ignored

@@ -49,11 +49,11 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use futures::future::BoxFuture;
-use tools::agent::{
+use toolcall::agent::{
     Agent, AgentError, AgentEvent, Message, Model, ModelError, ModelRequest, ModelResponse, ModelSettings,
     ModelStream, OpenAiChat, RunResult, StopReason, ToolChoice, Usage,
 };
-use tools::{ToolContext, ToolError, Toolset, tool};
+use toolcall::{ToolContext, ToolError, Toolset, tool};
 
 /// The variable that names the server's base URL (`http://HOST:PORT/v1`).
 const BASE_URL_VARIABLE: &str = "OPENAI_COMPATIBLE_BASE_URL";

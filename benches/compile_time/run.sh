@@ -45,7 +45,7 @@ for i in $(seq 1 $n); do
   request "$i"
   cat <<RUST
 /// Tool $i.
-#[tools::tool]
+#[toolcall::tool]
 pub async fn tool_$i(req: Req$i) -> String {
     format!("{} {:?}", req.city, req.days)
 }
@@ -57,16 +57,16 @@ for i in $(seq 1 $n); do
   cat <<RUST
 /// Tool $i.
 pub struct Tool$i;
-impl tools::TypedTool for Tool$i {
+impl toolcall::TypedTool for Tool$i {
     type Request = Req$i;
     type Output = String;
-    type Error = tools::ToolError;
-    fn spec(&self) -> &tools::ToolSpec {
-        static SPEC: std::sync::LazyLock<tools::ToolSpec> =
-            std::sync::LazyLock::new(|| tools::ToolSpec::new::<Req$i>("tool_$i", "Tool $i."));
+    type Error = toolcall::ToolError;
+    fn spec(&self) -> &toolcall::ToolSpec {
+        static SPEC: std::sync::LazyLock<toolcall::ToolSpec> =
+            std::sync::LazyLock::new(|| toolcall::ToolSpec::new::<Req$i>("tool_$i", "Tool $i."));
         &SPEC
     }
-    async fn run(&self, _ctx: &tools::ToolContext, req: Req$i) -> Result<String, tools::ToolError> {
+    async fn run(&self, _ctx: &toolcall::ToolContext, req: Req$i) -> Result<String, toolcall::ToolError> {
         Ok(format!("{} {:?}", req.city, req.days))
     }
 }

@@ -11,8 +11,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde_json::json;
-use tools::mcp::{HttpOptions, McpServer};
-use tools::{ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::{ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 pub(crate) struct Add {

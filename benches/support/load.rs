@@ -15,7 +15,7 @@ use rmcp::service::RunningService;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-use tools::mcp::HttpOptions;
+use toolcall::mcp::HttpOptions;
 
 use crate::add;
 

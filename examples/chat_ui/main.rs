@@ -46,12 +46,12 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
-use tools::agent::scripted_server::{Reply, ScriptedServer};
-use tools::agent::{Agent, AnswerMode, AnswerType, OpenAiChat};
-use tools::session::SqlStore;
-use tools::toolset::Toolset;
-use tools::ui::{AguiServer, ChatServer};
-use tools::{Media, Output, ToolCall, ToolContext, ToolError, tool};
+use toolcall::agent::scripted_server::{Reply, ScriptedServer};
+use toolcall::agent::{Agent, AnswerMode, AnswerType, OpenAiChat};
+use toolcall::session::SqlStore;
+use toolcall::toolset::Toolset;
+use toolcall::ui::{AguiServer, ChatServer};
+use toolcall::{Media, Output, ToolCall, ToolContext, ToolError, tool};
 
 /// The answer the agent ends with: the page shows it as a card.
 #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -203,8 +203,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .merge(ChatServer::new(agent).with_store(store).router());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
-    // Not axum::serve: tools::ui::serve closes the connections clients leave
+    // Not axum::serve: toolcall::ui::serve closes the connections clients leave
     // idle or half-sent, and makes room past its cap.
-    tools::ui::serve(listener, app).await?;
+    toolcall::ui::serve(listener, app).await?;
     Ok(())
 }

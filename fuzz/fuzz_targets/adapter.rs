@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tools::{Tool, ToolContext, ToolError, tool};
+use toolcall::{Tool, ToolContext, ToolError, tool};
 
 /// Where.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
-use tools::{Outcome, ToolCall, ToolContext, Toolset, tool};
+use toolcall::{Outcome, ToolCall, ToolContext, Toolset, tool};
 
 /// Adds two numbers.
 #[tool(args)]

@@ -76,7 +76,7 @@ class FollowUp:
 
 
 def denial(call: Call, reason: str) -> str:
-    """What a denied call answers (`tools_agent::approval::denied`, as
+    """What a denied call answers (`toolcall_agent::approval::denied`, as
     `ToolError::Denied` renders it)."""
     message = f"a person denied this call of `{call.name}`, so it did not run: {reason}"
     return json.dumps({"error": message}, separators=(",", ":"), ensure_ascii=False)
@@ -155,7 +155,7 @@ class Scenario:
     #: the agent's settings are every one its API takes (the driver's
     #: `every_setting`; each request checked by `SETTINGS`)
     settings: bool = False
-    #: the prompt as parts (`tools_core::Part` in its JSON form), the first
+    #: the prompt as parts (`toolcall_core::Part` in its JSON form), the first
     #: a text part that is `prompt`
     prompt_parts: Optional[tuple[dict, ...]] = None
     #: the next model's answer: the agent's model is a `FallbackModel`, the
@@ -341,7 +341,7 @@ def _settings_sent(api: str, streamed: bool, requests: list[dict]) -> list[str]:
 
 
 # A prompt of text, an image and a PDF (the first bytes of each), as the
-# driver gives it (`tools_core::Part`'s JSON).
+# driver gives it (`toolcall_core::Part`'s JSON).
 PNG_BASE64 = "iVBORw0KGgo="
 PDF_BASE64 = "JVBERi0xLjcK"
 PROMPT_TEXT = "What does the chart show, and does the report agree?"
@@ -658,10 +658,10 @@ KEEP_LAST = 3
 KEEP_TURNS = 2
 RESULT_SHOWN = 2_000
 #: The most a request body may hold, in bytes: the estimate is a quarter of
-#: the transcript's JSON (its messages as tools_agent saves them, the
+#: the transcript's JSON (its messages as toolcall_agent saves them, the
 #: instructions, the tools as the dialect writes them), and each API writes
 #: the same messages in about as many bytes (its own keys and nesting in
-#: place of tools_agent's): the bodies of these scenarios come within
+#: place of toolcall_agent's): the bodies of these scenarios come within
 #: 1.1 times 4 bytes a token of the estimate, so a body over 1.25 times the
 #: budget in bytes means a request over its budget. The whole conversation
 #: is 30 times the budget.

@@ -283,7 +283,7 @@ class Api:
 
     def transcript(self, turn: Turn, streamed: bool) -> list:
         """The reasoning pieces (and provider items) the transcript keeps of
-        the turn, in order, as `tools_provider::Content` serializes them."""
+        the turn, in order, as `toolcall_provider::Content` serializes them."""
         return []
 
     def shown(self, turn: Turn) -> str:
@@ -302,7 +302,7 @@ class Api:
 
     def read(self, body: dict, path: str) -> dict:
         """A request, provider-neutral: `model`, `streamed`, `system`, the
-        offered `tools`' names, its `server_tools` (Anthropic's), and
+        offered `toolcall`' names, its `server_tools` (Anthropic's), and
         `messages`: ["user", text], ["assistant", text, [[key, name,
         args]...]] with a fourth element, `[[position, piece]...]`, when the
         message carries reasoning or a provider's items (`Api.kept`),

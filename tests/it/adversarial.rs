@@ -14,9 +14,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Barrier, Notify};
-use tools::mcp::{HttpOptions, McpServer};
-use tools::toolset::{RunOptions, ToolOptions};
-use tools::{
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::toolset::{RunOptions, ToolOptions};
+use toolcall::{
     ArgumentLimits, CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec,
     Toolset, TypedTool, tool,
 };

@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
-use tools::{Outcome, ToolCall, ToolContext, ToolError, Toolset, tool};
+use toolcall::{Outcome, ToolCall, ToolContext, ToolError, Toolset, tool};
 
 /// A channel a blocking tool waits on and an async sibling sends on.
 struct Gate(Mutex<Sender<String>>, Mutex<Receiver<String>>);

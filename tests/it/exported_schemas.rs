@@ -9,5 +9,5 @@ mod export_set;
 #[test]
 fn exported_schemas_are_up_to_date() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
-    tools::provider::export::assert_up_to_date(&export_set::toolset(), dir);
+    toolcall::provider::export::assert_up_to_date(&export_set::toolset(), dir);
 }

@@ -1,4 +1,4 @@
-//! The integration tests of the `tools` facade, one binary; the MCP ones
+//! The integration tests of the `toolcall` facade, one binary; the MCP ones
 //! need its `mcp` feature (scripts/test.sh runs with `--all-features`).
 
 mod support;

@@ -19,9 +19,9 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use tools::mcp::rmcp::model::ContentBlock;
-use tools::mcp::{HttpOptions, McpClient, McpResult, McpServer};
-use tools::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall::mcp::rmcp::model::ContentBlock;
+use toolcall::mcp::{HttpOptions, McpClient, McpResult, McpServer};
+use toolcall::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 /// The example server, built once.
 fn example_binary() -> &'static PathBuf {
@@ -301,7 +301,7 @@ async fn a_remote_image_reaches_the_local_toolset_intact() {
     let result = tools.call(&ToolContext::new(), &call).await;
     assert_eq!(result.outcome, Outcome::Success, "{}", result.content);
     assert_eq!(result.content, "Daily temperatures in Oslo, °C: 18, 19, 20");
-    let [tools::Part::Image(image)] = result.parts.as_slice() else { panic!("{:?}", result.parts) };
+    let [toolcall::Part::Image(image)] = result.parts.as_slice() else { panic!("{:?}", result.parts) };
     assert_eq!(image.media_type, "image/png");
     assert!(image.data().unwrap().starts_with(PNG_SIGNATURE));
     assert_eq!(result.artifact, None, "the remote artifact never left its server");
@@ -314,7 +314,7 @@ fn base64_decode(text: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
-    use tools::mcp::Registration;
+    use toolcall::mcp::Registration;
     let mut command = example_command();
     command.kill_on_drop(true);
     let client = McpClient::stdio(command).await.unwrap();
@@ -339,7 +339,7 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     // The same tools again collide, naming both sources, and nothing is added.
     let again = Registration::new().prefix("remote").source("weather-server");
     let err = client.register_with(&mut tools, again).await.unwrap_err();
-    assert!(matches!(err, tools::mcp::McpError::Register { .. }), "{err:?}");
+    assert!(matches!(err, toolcall::mcp::McpError::Register { .. }), "{err:?}");
     assert!(
         err.to_string().contains(
             "tool `remote_get_weather` from `weather-server` collides with `remote_get_weather` from `tools-example`"

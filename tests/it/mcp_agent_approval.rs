@@ -10,9 +10,9 @@
 
 use std::sync::Arc;
 
-use tools::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
-use tools::mcp::McpClient;
-use tools::{Outcome, ToolCall, ToolContext, ToolResult, Toolset};
+use toolcall::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
+use toolcall::mcp::McpClient;
+use toolcall::{Outcome, ToolCall, ToolContext, ToolResult, Toolset};
 
 use crate::mcp::example_command;
 

@@ -15,8 +15,8 @@ use rmcp::model::{
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tools::mcp::McpServer;
-use tools::{ToolContext, Toolset, tool};
+use toolcall::mcp::McpServer;
+use toolcall::{ToolContext, Toolset, tool};
 
 /// How many times the tool really ran.
 #[derive(Clone, Default)]

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use tools::mcp::{HttpOptions, McpServer};
-use tools::{CancellationToken, Toolset, tool};
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::{CancellationToken, Toolset, tool};
 
 use crate::support;
 

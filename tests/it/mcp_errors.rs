@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
-use tools::mcp::{HttpOptions, McpServer};
-use tools::{CancellationToken, ToolError, Toolset, tool};
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::{CancellationToken, ToolError, Toolset, tool};
 
 use crate::support;
 

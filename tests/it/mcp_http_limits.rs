@@ -12,8 +12,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tools::mcp::{HttpOptions, McpServer};
-use tools::{CancellationToken, ToolContext, ToolError, Toolset, tool};
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::{CancellationToken, ToolContext, ToolError, Toolset, tool};
 
 /// Sleep for `ms` milliseconds.
 #[tool(args)]

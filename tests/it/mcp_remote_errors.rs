@@ -3,8 +3,8 @@
 //! failure), and the model reads the same text, not wrapped twice.
 
 use serde_json::Value;
-use tools::mcp::{McpClient, McpServer};
-use tools::{Outcome, ToolCall, ToolContext, ToolError, Toolset, tool};
+use toolcall::mcp::{McpClient, McpServer};
+use toolcall::{Outcome, ToolCall, ToolContext, ToolError, Toolset, tool};
 
 /// Divide `a` by `b`.
 #[tool(args)]

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::Notify;
-use tools::mcp::{HttpOptions, McpServer};
-use tools::{CancellationToken, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall::mcp::{HttpOptions, McpServer};
+use toolcall::{CancellationToken, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Nothing {}

@@ -31,16 +31,16 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
     CacheTtl, Content, ContextPolicy, FallbackModel, Gemini, Message, Model, ModelError, ModelRequest,
     ModelResponse, ModelSettings, ModelStream, OpenAiChat, OpenAiResponses, ReasoningEffort,
     ReasoningSettings, ReasoningSummary, ResendPolicy, RunInput, RunResult, RunState, StopReason, Strategy,
     Summarizer, ToolChoice, Transcript,
 };
-use tools_core::toolset::{Toolset, WebSearch};
-use tools_core::{Outcome, Part, ToolCall, ToolContext, ToolError, ToolResult};
-use tools_macros::tool;
+use toolcall_core::toolset::{Toolset, WebSearch};
+use toolcall_core::{Outcome, Part, ToolCall, ToolContext, ToolError, ToolResult};
+use toolcall_macros::tool;
 
 /// The header the client that resumes a saved run sends, so the stand-in
 /// can tell its requests apart.
@@ -50,19 +50,19 @@ const RESUMED: (&str, &str) = ("x-conformance-phase", "resumed");
 const CASE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Current temperature for a city.
-#[tool(args, read_only, crate = "tools_core")]
+#[tool(args, read_only, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("12°C in {city}"))
 }
 
 /// Current time in a time zone.
-#[tool(args, read_only, crate = "tools_core")]
+#[tool(args, read_only, crate = "toolcall_core")]
 async fn get_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
     Ok(format!("12:00 in {zone}"))
 }
 
 /// Delete a file; every call waits for a person's approval.
-#[tool(args, destructive, needs_approval, crate = "tools_core")]
+#[tool(args, destructive, needs_approval, crate = "toolcall_core")]
 async fn delete_file(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
     Ok(format!("deleted {path}"))
 }
@@ -155,7 +155,7 @@ impl<M: Model> Model for Measured<M> {
         self.inner.model()
     }
 
-    fn dialect(&self) -> Option<tools_provider::Dialect> {
+    fn dialect(&self) -> Option<toolcall_provider::Dialect> {
         self.inner.dialect()
     }
 

@@ -9,9 +9,9 @@ use futures::channel::mpsc::UnboundedSender;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tools_core::toolset::Toolset;
-use tools_core::{Part, ToolContext};
-use tools_provider::{Dialect, DialectError};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{Part, ToolContext};
+use toolcall_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
 use crate::model::{ModelName, ModelSettings, ToolChoice, Usage};
@@ -30,8 +30,8 @@ use crate::{
 /// files) into a prompt.
 ///
 /// ```
-/// use tools_agent::RunInput;
-/// use tools_core::{Media, Part};
+/// use toolcall_agent::RunInput;
+/// use toolcall_core::{Media, Part};
 ///
 /// let text = RunInput::from("What is on this chart?");
 /// let with_an_image = RunInput::from([
@@ -45,7 +45,7 @@ use crate::{
 /// Each client writes a prompt's parts as its provider documents them and
 /// refuses, before anything is sent, a part the provider cannot take
 /// (`ModelError::Message`, naming the provider and the part:
-/// [`RefusedPart`](tools_provider::RefusedPart)).
+/// [`RefusedPart`](toolcall_provider::RefusedPart)).
 #[derive(Clone, Debug)]
 #[expect(
     clippy::large_enum_variant,
@@ -103,11 +103,11 @@ impl From<RunState> for RunInput {
 /// resumed as it is.
 ///
 /// ```
-/// use tools_agent::{Agent, ScriptedModel, StopReason};
-/// use tools_core::{ToolCall, ToolContext, ToolError, Toolset};
+/// use toolcall_agent::{Agent, ScriptedModel, StopReason};
+/// use toolcall_core::{ToolCall, ToolContext, ToolError, Toolset};
 ///
 /// /// Remove a directory.
-/// #[tools_macros::tool(args, needs_approval, crate = "tools_core")]
+/// #[toolcall_macros::tool(args, needs_approval, crate = "toolcall_core")]
 /// async fn remove_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
 ///     Ok(format!("removed {path}"))
 /// }
@@ -212,7 +212,7 @@ impl RunResult {
     /// first answered.
     ///
     /// ```
-    /// use tools_agent::{ModelName, RunResult, StopReason, Transcript, Usage};
+    /// use toolcall_agent::{ModelName, RunResult, StopReason, Transcript, Usage};
     ///
     /// let spent = |tokens| Usage { input_tokens: Some(tokens), ..Usage::default() };
     /// let (gpt, claude) = (ModelName::new("openai", "gpt-4.1"), ModelName::new("anthropic", "claude-sonnet-4-5"));
@@ -241,8 +241,8 @@ impl RunResult {
 /// A model, a toolset, instructions and settings: `run` is the whole loop.
 ///
 /// ```
-/// use tools_agent::{Agent, ScriptedModel, StopReason};
-/// use tools_core::{ToolCall, Toolset};
+/// use toolcall_agent::{Agent, ScriptedModel, StopReason};
+/// use toolcall_core::{ToolCall, Toolset};
 ///
 /// # futures::executor::block_on(async {
 /// let model = ScriptedModel::new().then_text("Nothing to look up.");
@@ -283,11 +283,11 @@ impl Agent {
     /// here, before any request.
     ///
     /// ```
-    /// use tools_agent::{Agent, ApiKey, OpenAiChat};
-    /// use tools_core::{ToolContext, ToolError, Toolset};
+    /// use toolcall_agent::{Agent, ApiKey, OpenAiChat};
+    /// use toolcall_core::{ToolContext, ToolError, Toolset};
     ///
     /// /// Keeps any JSON value.
-    /// #[tools_macros::tool(args, crate = "tools_core")]
+    /// #[toolcall_macros::tool(args, crate = "toolcall_core")]
     /// async fn store(_ctx: &ToolContext, value: serde_json::Value) -> Result<String, ToolError> {
     ///     Ok(value.to_string())
     /// }
@@ -337,7 +337,7 @@ impl Agent {
     /// The conversation the agent's runs belong to, on their spans as
     /// OpenTelemetry's `gen_ai.conversation.id`, so that a run paused on
     /// Monday and resumed on Tuesday is found as one conversation. A
-    /// session sets it on each run (`tools-session`'s `Session::run`).
+    /// session sets it on each run (`toolcall-session`'s `Session::run`).
     pub fn with_conversation_id(mut self, id: impl Into<String>) -> Self {
         self.conversation = Some(id.into());
         self
@@ -353,7 +353,7 @@ impl Agent {
     /// (`gen_ai.system_instructions`, `gen_ai.input.messages`,
     /// `gen_ai.output.messages`), each call span its arguments and result
     /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, through
-    /// the toolset's [`RunOptions::trace_content`](tools_core::toolset::RunOptions::trace_content)).
+    /// the toolset's [`RunOptions::trace_content`](toolcall_core::toolset::RunOptions::trace_content)).
     /// They hold what the user, the model and the tools said: turn it on
     /// where a trace may keep that.
     ///
@@ -396,8 +396,8 @@ impl Agent {
     /// ([`ModelError::Setting`](crate::ModelError::Setting)).
     ///
     /// ```
-    /// use tools_agent::{Agent, ModelSettings, ReasoningSettings, ScriptedModel, ToolChoice};
-    /// use tools_core::Toolset;
+    /// use toolcall_agent::{Agent, ModelSettings, ReasoningSettings, ScriptedModel, ToolChoice};
+    /// use toolcall_core::Toolset;
     ///
     /// let settings = ModelSettings::default()
     ///     .with_max_tokens(16_000)
@@ -464,8 +464,8 @@ impl Agent {
     /// structured outputs ([`Dialect::answer_schema`]); as a tool, a tool's.
     ///
     /// ```
-    /// use tools_agent::{Agent, AnswerType, ScriptedModel, StopReason};
-    /// use tools_core::{ToolCall, Toolset};
+    /// use toolcall_agent::{Agent, AnswerType, ScriptedModel, StopReason};
+    /// use toolcall_core::{ToolCall, Toolset};
     ///
     /// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
     /// struct Verdict { approved: bool, reason: String }
@@ -526,8 +526,8 @@ impl Agent {
     /// is the error (`ModelError::Tools`), before any request.
     ///
     /// ```
-    /// use tools_agent::{Agent, AnswerMode, ScriptedModel, StopReason};
-    /// use tools_core::Toolset;
+    /// use toolcall_agent::{Agent, AnswerMode, ScriptedModel, StopReason};
+    /// use toolcall_core::Toolset;
     ///
     /// #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
     /// struct City { name: String, population: u32 }
@@ -562,8 +562,8 @@ impl Agent {
     /// added to it as a [`Message::Summary`].
     ///
     /// ```
-    /// use tools_agent::{Agent, ContextPolicy, ScriptedModel};
-    /// use tools_core::Toolset;
+    /// use toolcall_agent::{Agent, ContextPolicy, ScriptedModel};
+    /// use toolcall_core::Toolset;
     ///
     /// let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap()
     ///     .with_context_policy(ContextPolicy::new(100_000));
@@ -594,7 +594,7 @@ impl Agent {
 
     /// The toolset the model is offered: in each turn, the tools its
     /// prepare steps show with the run's context
-    /// ([`Toolset::prepared`](tools_core::Toolset::prepared)); the turn's
+    /// ([`Toolset::prepared`](toolcall_core::Toolset::prepared)); the turn's
     /// calls run against those, and a call of a hidden tool is answered as
     /// an unknown one.
     pub fn toolset(&self) -> &Toolset {

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec};
-use tools_provider::{Dialect, DialectError};
+use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec};
+use toolcall_provider::{Dialect, DialectError};
 
 /// How the model gives a typed answer.
 ///
@@ -53,7 +53,7 @@ pub enum AnswerMode {
 /// providers' structured outputs and tool parameters require.
 ///
 /// ```
-/// use tools_agent::{AnswerMode, AnswerType};
+/// use toolcall_agent::{AnswerMode, AnswerType};
 ///
 /// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 /// struct Report {

@@ -3,7 +3,7 @@
 //! data that can be saved and loaded in another process.
 
 use serde::{Deserialize, Serialize};
-use tools_core::{ToolCall, ToolError, ToolResult};
+use toolcall_core::{ToolCall, ToolError, ToolResult};
 
 use crate::model::{ModelName, Usage};
 use crate::{RunBudget, Transcript};
@@ -69,7 +69,7 @@ pub struct UnknownCall {
 /// only the second beside them ([`RunState::split`], [`RunState::join`]).
 ///
 /// ```
-/// # use tools_agent::RunState;
+/// # use toolcall_agent::RunState;
 /// fn review(state: &mut RunState) {
 ///     let ids: Vec<_> = state.pending().iter().map(|p| p.call.id.clone()).collect();
 ///     for id in ids {
@@ -144,7 +144,7 @@ impl RunState {
     /// the transcript as the conversation's messages).
     ///
     /// ```
-    /// # use tools_agent::RunState;
+    /// # use toolcall_agent::RunState;
     /// fn store(state: RunState) -> RunState {
     ///     let (transcript, turn) = state.split();
     ///     // ... the messages in one place, the turn as JSON in another ...

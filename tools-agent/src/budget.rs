@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use tools_core::{Outcome, ToolCall, ToolResult};
+use toolcall_core::{Outcome, ToolCall, ToolResult};
 
 /// The limits a [`RunBudget`] enforces. Each is the most allowed: going past
 /// it is an error.
@@ -18,7 +18,7 @@ pub struct RunLimits {
     /// Calls of one tool in a row that ended in invalid arguments or a retry
     /// request; a success of that tool starts the count again.
     pub max_retries_per_tool: usize,
-    /// Argument repairs ([`RepairArguments`](tools_core::layers::RepairArguments))
+    /// Argument repairs ([`RepairArguments`](toolcall_core::layers::RepairArguments))
     /// in the whole run; once spent, invalid arguments go back to the model.
     pub max_repairs: usize,
 }
@@ -111,8 +111,8 @@ pub enum LimitExceeded {
 /// and [`record`](RunBudget::record) with their results after.
 ///
 /// ```
-/// use tools_agent::{LimitExceeded, RunBudget, RunLimits};
-/// use tools_core::ToolCall;
+/// use toolcall_agent::{LimitExceeded, RunBudget, RunLimits};
+/// use toolcall_core::ToolCall;
 ///
 /// let mut budget = RunBudget::new(RunLimits::default().with_max_tool_calls(2));
 /// let turn = [ToolCall::new("1", "get_weather", "{}"), ToolCall::new("2", "get_weather", "{}")];

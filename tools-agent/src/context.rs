@@ -48,7 +48,7 @@
 //! the plain estimate.
 //!
 //! Each request that left something out traces an event (target
-//! `tools_agent::context`) with how many results were cleared, how many
+//! `toolcall_agent::context`) with how many results were cleared, how many
 //! messages were dropped, whether a summary was made, and the estimate.
 //!
 //! # The provider's own context management
@@ -62,7 +62,7 @@
 //!
 //! | client | what the request carries | what comes back |
 //! |---|---|---|
-//! | [`Anthropic`](crate::Anthropic) | `context_management.edits`: `clear_tool_uses_20250919` (trigger: the budget in input tokens), `clear_thinking_20251015` if asked, `compact_20260112` if asked; the `anthropic-beta` header `context-management-2025-06-27` (and `compact-2026-01-12` for compaction) | `context_management.applied_edits` (traced, target `tools_agent::context`); a `compaction` block, kept in the assistant message and sent back |
+//! | [`Anthropic`](crate::Anthropic) | `context_management.edits`: `clear_tool_uses_20250919` (trigger: the budget in input tokens), `clear_thinking_20251015` if asked, `compact_20260112` if asked; the `anthropic-beta` header `context-management-2025-06-27` (and `compact-2026-01-12` for compaction) | `context_management.applied_edits` (traced, target `toolcall_agent::context`); a `compaction` block, kept in the assistant message and sent back |
 //! | [`OpenAiResponses`](crate::OpenAiResponses) | `context_management: [{"type": "compaction", "compact_threshold": budget}]` | a `compaction` item with `encrypted_content`, kept in the assistant message; later requests send it and leave out the items before it |
 //! | [`OpenAiChat`](crate::OpenAiChat), [`Gemini`](crate::Gemini) | none: they have no such mechanism | |
 //!
@@ -96,8 +96,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::Serialize;
-use tools_core::{Outcome, Part, ToolResult, Toolset};
-use tools_provider::Dialect;
+use toolcall_core::{Outcome, Part, ToolResult, Toolset};
+use toolcall_provider::Dialect;
 
 use crate::{Effects, Message, Model, ModelError, ModelRequest, ModelResponse, ModelSettings};
 
@@ -106,8 +106,8 @@ use crate::{Effects, Message, Model, ModelError, ModelRequest, ModelResponse, Mo
 /// documentation has the rules and how tokens are counted).
 ///
 /// ```
-/// use tools_agent::{Agent, ContextPolicy, Message, ScriptedModel, Strategy, Transcript};
-/// use tools_core::Toolset;
+/// use toolcall_agent::{Agent, ContextPolicy, Message, ScriptedModel, Strategy, Transcript};
+/// use toolcall_core::Toolset;
 ///
 /// # futures::executor::block_on(async {
 /// // A long conversation so far: 40 questions of 1 KB each, answered.
@@ -152,7 +152,7 @@ impl ContextPolicy {
     /// The same budget with these strategies, applied in this order.
     ///
     /// ```
-    /// use tools_agent::{ContextPolicy, Strategy, Summarizer};
+    /// use toolcall_agent::{ContextPolicy, Strategy, Summarizer};
     ///
     /// let policy = ContextPolicy::new(100_000).with_strategies([
     ///     Strategy::ClearToolResults { keep_last: 5 },
@@ -182,7 +182,7 @@ impl ContextPolicy {
     /// before the run's calibration by the provider's reports.
     ///
     /// ```
-    /// use tools_agent::{ContextPolicy, Message, ModelRequest, ModelSettings, ScriptedModel};
+    /// use toolcall_agent::{ContextPolicy, Message, ModelRequest, ModelSettings, ScriptedModel};
     ///
     /// let messages = [Message::user("x".repeat(4_000))];
     /// let settings = ModelSettings::default();
@@ -310,7 +310,7 @@ pub enum Strategy {
     /// module documentation has the table and the rules).
     ///
     /// ```
-    /// use tools_agent::{ContextPolicy, NativeContext, Strategy};
+    /// use toolcall_agent::{ContextPolicy, NativeContext, Strategy};
     ///
     /// // The provider's own on Anthropic and OpenAI Responses; the
     /// // model-agnostic strategies on the other clients.
@@ -349,7 +349,7 @@ pub enum Strategy {
 /// setting is; Chat Completions and Gemini refuse the whole setting.
 ///
 /// ```
-/// use tools_agent::NativeContext;
+/// use toolcall_agent::NativeContext;
 ///
 /// let native = NativeContext::new()
 ///     .with_trigger_tokens(120_000)
@@ -472,7 +472,7 @@ impl NativeContext {
 /// in its [`models`](crate::RunResult::models).
 ///
 /// ```
-/// use tools_agent::{ModelSettings, ScriptedModel, Summarizer};
+/// use toolcall_agent::{ModelSettings, ScriptedModel, Summarizer};
 ///
 /// let summarizer = Summarizer::new()
 ///     .with_model(ScriptedModel::new().then_text("The user asked about Oslo."))
@@ -637,11 +637,11 @@ fn has_native(dialect: Dialect) -> bool {
 pub(crate) fn trace_fitted(fitted: &Fitted<'_>, policy: &ContextPolicy, limit: u64, fixed: u64) {
     let estimate = (fixed + fitted.bytes).div_ceil(4);
     if fitted.bytes > limit {
-        tracing::warn!(target: "tools_agent::context", estimate, budget = policy.budget,
+        tracing::warn!(target: "toolcall_agent::context", estimate, budget = policy.budget,
             cleared = fitted.cleared, dropped = fitted.dropped,
             "the request is over its context budget: its last turn alone is");
     } else if fitted.cleared > 0 || fitted.dropped > 0 {
-        tracing::debug!(target: "tools_agent::context", estimate, budget = policy.budget,
+        tracing::debug!(target: "toolcall_agent::context", estimate, budget = policy.budget,
             cleared = fitted.cleared, dropped = fitted.dropped, "context trimmed");
     }
 }

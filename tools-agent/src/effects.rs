@@ -2,10 +2,10 @@
 //! turn's tool calls and the wait for a person's decision. The loop decides
 //! what to do; an [`Effects`] decides how it happens: here, in this process
 //! (the default), or as journaled steps of a durable engine that replays
-//! them after a crash (`tools-restate`).
+//! them after a crash (`toolcall-restate`).
 
 use futures::future::BoxFuture;
-use tools_core::{ToolCall, ToolContext, ToolResult, Toolset};
+use toolcall_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
 use crate::{Model, ModelError, ModelRequest, ModelResponse, RunState};
 
@@ -18,8 +18,8 @@ use crate::{Model, ModelError, ModelRequest, ModelResponse, RunState};
 ///
 /// ```
 /// use futures::future::BoxFuture;
-/// use tools_agent::{Agent, Effects, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel};
-/// use tools_core::Toolset;
+/// use toolcall_agent::{Agent, Effects, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel};
+/// use toolcall_core::Toolset;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///
 /// /// Counts the model requests, and makes them as usual.

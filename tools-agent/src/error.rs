@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use tools_provider::{DialectError, MessageError, ToolChoiceError};
+use toolcall_provider::{DialectError, MessageError, ToolChoiceError};
 
 use crate::{ModelName, Transcript};
 
@@ -102,7 +102,7 @@ pub enum ModelError {
     /// or blank. Found before any request is sent.
     ///
     /// ```
-    /// use tools_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiChat};
+    /// use toolcall_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiChat};
     /// # futures::executor::block_on(async {
     /// let model = OpenAiChat::from_values("gpt-4.1-mini", None, None);
     /// let request = ModelRequest { instructions: None, messages: &[], tools: None, settings: &ModelSettings::default(), answer: None };
@@ -152,9 +152,9 @@ pub enum ModelError {
     /// the request is sent.
     ///
     /// ```
-    /// use tools_agent::{ModelError, ToolChoice};
-    /// use tools_core::Toolset;
-    /// use tools_provider::Dialect;
+    /// use toolcall_agent::{ModelError, ToolChoice};
+    /// use toolcall_core::Toolset;
+    /// use toolcall_provider::Dialect;
     /// let refused = Dialect::Gemini.tool_choice(&Toolset::new(), &ToolChoice::Auto, Some(false)).unwrap_err();
     /// let error = ModelError::from(refused);
     /// assert!(error.to_string().starts_with("`parallel_tool_calls: false` cannot be sent as gemini"), "{error}");
@@ -168,7 +168,7 @@ pub enum ModelError {
     /// each provider takes is on [`ModelSettings`](crate::ModelSettings).
     ///
     /// ```
-    /// use tools_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiResponses};
+    /// use toolcall_agent::{Model, ModelError, ModelRequest, ModelSettings, OpenAiResponses};
     /// # futures::executor::block_on(async {
     /// let model = OpenAiResponses::from_values("gpt-5", None, Some("http://localhost:1/v1"));
     /// let settings = ModelSettings::default().with_seed(7);
@@ -214,7 +214,7 @@ impl ModelError {
     /// inside ran out of models, rather than stopped at a refusal.
     ///
     /// ```
-    /// use tools_agent::ModelError;
+    /// use toolcall_agent::ModelError;
     /// let overloaded = ModelError::Unavailable { provider: "anthropic".into(), status: 529, attempts: 4 };
     /// let refused = ModelError::Rejected { provider: "anthropic".into(), status: 400, message: "bad".into() };
     /// assert!(overloaded.is_transient());

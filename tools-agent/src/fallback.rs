@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use futures::{StreamExt, stream};
-use tools_provider::{Dialect, Finish};
+use toolcall_provider::{Dialect, Finish};
 
 use crate::model::{ModelEvent, ModelRequest, ModelResponse, ModelStream};
 use crate::{Model, ModelError, ModelName};
@@ -57,8 +57,8 @@ type Predicate = Arc<dyn Fn(&ModelError) -> bool + Send + Sync>;
 /// [`model`](Model::model) the models' names (`openai:gpt-4.1,anthropic:claude-sonnet-4-5`).
 ///
 /// ```
-/// use tools_agent::{Agent, FallbackModel, Model, ModelError, ModelName, ScriptedModel};
-/// use tools_core::Toolset;
+/// use toolcall_agent::{Agent, FallbackModel, Model, ModelError, ModelName, ScriptedModel};
+/// use toolcall_core::Toolset;
 ///
 /// # futures::executor::block_on(async {
 /// let overloaded = ModelError::Unavailable { provider: "scripted".into(), status: 529, attempts: 4 };
@@ -105,7 +105,7 @@ impl FallbackModel {
     /// [`ModelError::is_transient`] ones.
     ///
     /// ```
-    /// use tools_agent::{FallbackModel, ModelError, ScriptedModel};
+    /// use toolcall_agent::{FallbackModel, ModelError, ScriptedModel};
     /// // Also when a model sends an empty answer.
     /// let model = FallbackModel::new(ScriptedModel::new())
     ///     .or(ScriptedModel::new())

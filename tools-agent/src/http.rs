@@ -48,7 +48,7 @@ impl std::fmt::Debug for ApiKey {
 
 /// How often, and how long, a request that met a rate limit, an overloaded
 /// server or a server error is sent again. ("Retry" is the model's word: a
-/// tool asks the model to retry with [`ToolError::retry`](tools_core::ToolError::retry).)
+/// tool asks the model to retry with [`ToolError::retry`](toolcall_core::ToolError::retry).)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ResendPolicy {

@@ -31,7 +31,7 @@
 //!   ([`InProcess`]), journaled by a durable engine ([`Agent::run_with`]);
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
-//!   ([`Dialect::tool_choice`](tools_provider::Dialect::tool_choice));
+//!   ([`Dialect::tool_choice`](toolcall_provider::Dialect::tool_choice));
 //!   sampling, [`ReasoningSettings`], [`CacheSettings`] (the prompt cache:
 //!   Anthropic breakpoints on by default, OpenAI's key and retention), and
 //!   extra JSON for the fields the SDK does not model, refused before
@@ -53,8 +53,8 @@
 //! to it, an OpenTelemetry span link, through tracing-opentelemetry (off,
 //! the crate depends on no OpenTelemetry crate; the spans themselves need
 //! no feature). It sits on
-//! `tools-core` (the tools and the toolset that runs their calls) and
-//! `tools-provider` (each provider's wire format, which the clients send).
+//! `toolcall-core` (the tools and the toolset that runs their calls) and
+//! `toolcall-provider` (each provider's wire format, which the clients send).
 #![deny(missing_docs)]
 
 mod agent;
@@ -96,5 +96,5 @@ pub use settings::{
     CacheRetention, CacheSettings, CacheTtl, ReasoningEffort, ReasoningSettings, ReasoningSummary,
 };
 pub use stream::AgentEvent;
-pub use tools_provider::{Content, Message, Reasoning, Transcript};
-pub use tools_provider::{DialectError, Finish, ToolChoiceError};
+pub use toolcall_provider::{Content, Message, Reasoning, Transcript};
+pub use toolcall_provider::{DialectError, Finish, ToolChoiceError};

@@ -7,17 +7,17 @@ use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use futures::{StreamExt, stream};
 use serde::{Deserialize, Serialize};
-use tools_core::{ToolCall, Toolset};
-use tools_provider::{Content, Dialect, Finish, calls_of, text_of};
+use toolcall_core::{ToolCall, Toolset};
+use toolcall_provider::{Content, Dialect, Finish, calls_of, text_of};
 
 use crate::{AnswerType, Message, ModelError};
 #[cfg(test)]
-use tools_provider::Reasoning;
+use toolcall_provider::Reasoning;
 
-/// Which tools the model may or must call: `tools_provider::ToolChoice`,
+/// Which tools the model may or must call: `toolcall_provider::ToolChoice`,
 /// the one choice every client turns into its provider's fields through
-/// [`Dialect::tool_choice`](tools_provider::Dialect::tool_choice).
-pub use tools_provider::ToolChoice;
+/// [`Dialect::tool_choice`](toolcall_provider::Dialect::tool_choice).
+pub use toolcall_provider::ToolChoice;
 
 /// How a request is made, beyond its messages and tools: per request (every
 /// [`ModelRequest`] carries one) or per agent ([`Agent::with_settings`](crate::Agent::with_settings)).
@@ -50,7 +50,7 @@ pub use tools_provider::ToolChoice;
 ///
 /// | models | `temperature`, `top_p`, `top_k` |
 /// |---|---|
-/// | Claude Opus 4.7 and later, Sonnet 5 and later, Haiku 5.5, Fable, Mythos (any `claude-*` of version 5 or more) | none: each set is dropped, with a warning (target `tools_agent::settings`), where the API answers 400 ("`temperature` is deprecated for this model") |
+/// | Claude Opus 4.7 and later, Sonnet 5 and later, Haiku 5.5, Fable, Mythos (any `claude-*` of version 5 or more) | none: each set is dropped, with a warning (target `toolcall_agent::settings`), where the API answers 400 ("`temperature` is deprecated for this model") |
 /// | Claude Opus 4.1 to 4.6, Sonnet 4.5 and 4.6, Haiku 4.5 | each, but a temperature and a `top_p` together are refused ("temperature and top_p cannot both be specified for this model") |
 /// | Claude 3, Sonnet 4, Opus 4, and a model name that is not Claude's | all three |
 ///
@@ -84,7 +84,7 @@ pub use tools_provider::ToolChoice;
 ///
 /// ```
 /// use std::time::Duration;
-/// use tools_agent::{ModelSettings, ReasoningEffort, ReasoningSettings, ToolChoice};
+/// use toolcall_agent::{ModelSettings, ReasoningEffort, ReasoningSettings, ToolChoice};
 ///
 /// let settings = ModelSettings::default()
 ///     .with_tool_choice(ToolChoice::Required)
@@ -232,8 +232,8 @@ impl std::iter::Sum for Usage {
 /// What a model answered to one request.
 ///
 /// ```
-/// use tools_agent::ModelResponse;
-/// use tools_core::ToolCall;
+/// use toolcall_agent::ModelResponse;
+/// use toolcall_core::ToolCall;
 ///
 /// let response = ModelResponse::new("Checking.", [ToolCall::new("call_1", "weather", "{}")]);
 /// assert_eq!(response.text(), "Checking.");
@@ -269,7 +269,7 @@ pub struct ModelResponse {
 /// which model answered a request. Shown as `provider:model`.
 ///
 /// ```
-/// use tools_agent::{ApiKey, ModelName, OpenAiChat};
+/// use toolcall_agent::{ApiKey, ModelName, OpenAiChat};
 ///
 /// let model = OpenAiChat::from_values("gpt-4.1", Some(ApiKey::new("sk-...")), None);
 /// let name = ModelName::of(&model);

@@ -7,8 +7,8 @@ use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
 use serde_json::Value;
-use tools_core::layers::RepairBudget;
-use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
+use toolcall_core::layers::RepairBudget;
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
 use crate::approval::{Decision, Parts, Pending, Placed, denied, in_turn_order};
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
@@ -297,14 +297,14 @@ impl<'a> Run<'a> {
                 self.emit(AgentEvent::Usage(response.usage));
                 let text = response.text();
                 if text.trim().is_empty() {
-                    tracing::warn!(target: "tools_agent::context", "the summary request gave no text: no summary made");
+                    tracing::warn!(target: "toolcall_agent::context", "the summary request gave no text: no summary made");
                 } else {
-                    tracing::debug!(target: "tools_agent::context", covers = ask.covers, "summary made");
+                    tracing::debug!(target: "toolcall_agent::context", covers = ask.covers, "summary made");
                     self.transcript.push(Message::summary(text, ask.covers));
                 }
             }
             Err(error) => {
-                tracing::warn!(target: "tools_agent::context", %error, "the summary request failed: no summary made");
+                tracing::warn!(target: "toolcall_agent::context", %error, "the summary request failed: no summary made");
             }
         }
         Some((limit, fixed))

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
-use tools_core::ToolCall;
+use toolcall_core::ToolCall;
 
 use crate::model::{ModelRequest, ModelResponse};
 use crate::{Message, Model, ModelError};
@@ -23,8 +23,8 @@ pub struct SeenRequest {
 /// and remembers what it was asked.
 ///
 /// ```
-/// use tools_agent::{Model, ScriptedModel};
-/// use tools_core::ToolCall;
+/// use toolcall_agent::{Model, ScriptedModel};
+/// use toolcall_core::ToolCall;
 ///
 /// let model = ScriptedModel::new()
 ///     .then_calls([ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)])

@@ -13,15 +13,15 @@
 //! object (<https://platform.openai.com/docs/guides/error-codes>).
 
 use serde_json::{Value, json};
-use tools_core::ToolCall;
+use toolcall_core::ToolCall;
 
 /// One model turn as a [`ScriptedServer`] answers it: text, calls, or both;
 /// the tokens it reports ([`Reply::with_usage`]) and its id
 /// ([`Reply::with_id`]) if the test chooses them.
 ///
 /// ```
-/// use tools_agent::scripted_server::{Reply, chat_completion};
-/// use tools_core::ToolCall;
+/// use toolcall_agent::scripted_server::{Reply, chat_completion};
+/// use toolcall_core::ToolCall;
 ///
 /// let reply = Reply::calls([ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#)]).with_usage(120, 7);
 /// let body = chat_completion(&reply);
@@ -182,7 +182,7 @@ fn cut(text: &str, num: usize, den: usize) -> usize {
 /// head's empty text, then the arguments cut two thirds of the way in.
 ///
 /// ```
-/// use tools_agent::scripted_server::argument_pieces;
+/// use toolcall_agent::scripted_server::argument_pieces;
 ///
 /// assert_eq!(argument_pieces(r#"{"city":"Paris"}"#), ["", r#"{"city":"P"#, r#"aris"}"#]);
 /// ```
@@ -198,7 +198,7 @@ pub fn argument_pieces(arguments: &str) -> Vec<String> {
 /// example id.
 ///
 /// ```
-/// use tools_agent::scripted_server::{Reply, chat_chunks};
+/// use toolcall_agent::scripted_server::{Reply, chat_chunks};
 ///
 /// let chunks = chat_chunks(&Reply::text("Sunny."));
 /// assert_eq!(chunks.len(), 6);
@@ -286,9 +286,9 @@ mod server {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> std::io::Result<()> {
-    /// use tools_agent::scripted_server::{Reply, ScriptedServer};
-    /// use tools_agent::{Agent, OpenAiChat};
-    /// use tools_core::toolset::Toolset;
+    /// use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+    /// use toolcall_agent::{Agent, OpenAiChat};
+    /// use toolcall_core::toolset::Toolset;
     ///
     /// let server = ScriptedServer::start([Reply::text("Hello.")]).await?;
     /// let model = OpenAiChat::from_values("gpt-4o", None, Some(server.base_url()));

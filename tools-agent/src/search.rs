@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
 use serde_json::{Value, json};
-use tools_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
-use tools_core::{Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec, Toolset};
+use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
+use toolcall_core::{Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec, Toolset};
 
 use crate::{Message, Transcript};
 
@@ -15,7 +15,7 @@ use crate::{Message, Transcript};
 /// names of the tools that best match a query, best first.
 ///
 /// ```
-/// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # use toolcall_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 /// # struct Spec(ToolSpec);
 /// # impl Tool for Spec {
 /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -26,7 +26,7 @@ use crate::{Message, Transcript};
 /// #     Spec(ToolSpec::from_parameters(name, description, Parameters::from_schema(schema)))
 /// # }
 /// # let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
-/// use tools_agent::ToolIndex;
+/// use toolcall_agent::ToolIndex;
 /// let tools = [
 ///     Named("github_create_issue", "Open a new issue in a repository.", schema.clone()),
 ///     Named("slack_post_message", "Post a message to a channel.", schema.clone()),
@@ -130,20 +130,20 @@ impl SearchFunction {
     }
 
     fn answer(&self, ctx: &ToolContext, arguments: &str) -> Result<Output, ToolError> {
-        let query = match serde_json::from_str::<SearchArguments>(tools_core::clean_json(arguments).as_ref())
-        {
-            Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,
-            Ok(_) => {
-                return Err(ToolError::invalid_arguments(
-                    "`query` is empty: say what you want to do, in a few words",
-                ));
-            }
-            Err(error) => {
-                return Err(ToolError::invalid_arguments(format!(
-                    "{error}: send {{\"query\": \"what you want to do\"}}"
-                )));
-            }
-        };
+        let query =
+            match serde_json::from_str::<SearchArguments>(toolcall_core::clean_json(arguments).as_ref()) {
+                Ok(arguments) if !arguments.query.trim().is_empty() => arguments.query,
+                Ok(_) => {
+                    return Err(ToolError::invalid_arguments(
+                        "`query` is empty: say what you want to do, in a few words",
+                    ));
+                }
+                Err(error) => {
+                    return Err(ToolError::invalid_arguments(format!(
+                        "{error}: send {{\"query\": \"what you want to do\"}}"
+                    )));
+                }
+            };
         let Some(setting) = ctx.get::<ToolSearch>().or(self.tools.tool_search()) else {
             return Err(ToolError::failed("tool search is off"));
         };
@@ -159,7 +159,7 @@ impl SearchFunction {
             .filter(|name| !setting.is_loaded(name))
             .filter_map(|name| self.tools.get(name))
             .take(setting.max_results())
-            .map(|tool| tools_provider::mcp::tool(tool.as_ref()))
+            .map(|tool| toolcall_provider::mcp::tool(tool.as_ref()))
             .collect();
         let content = if found.is_empty() {
             json!({"tools": [], "note": format!("no tool matches `{query}`: try other words")})
@@ -172,7 +172,7 @@ impl SearchFunction {
 
 impl Tool for SearchFunction {
     fn spec(&self) -> &ToolSpec {
-        tools_provider::search::local_spec()
+        toolcall_provider::search::local_spec()
     }
 
     fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {

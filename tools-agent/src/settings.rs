@@ -83,7 +83,7 @@ impl ModelSettings {
     /// refuse it ([`ModelError::Setting`]).
     ///
     /// ```
-    /// use tools_agent::{ModelSettings, NativeContext};
+    /// use toolcall_agent::{ModelSettings, NativeContext};
     ///
     /// let settings = ModelSettings::default()
     ///     .with_native_context(NativeContext::new().with_trigger_tokens(100_000));
@@ -116,7 +116,7 @@ impl ModelSettings {
     ///
     /// ```
     /// use serde_json::json;
-    /// use tools_agent::ModelSettings;
+    /// use toolcall_agent::ModelSettings;
     ///
     /// let settings = ModelSettings::default()
     ///     .with_temperature(0.2)
@@ -173,7 +173,7 @@ impl ModelSettings {
 /// <https://ai.google.dev/api/generate-content#ThinkingConfig>.
 ///
 /// ```
-/// use tools_agent::{ModelSettings, ReasoningEffort, ReasoningSettings, ReasoningSummary};
+/// use toolcall_agent::{ModelSettings, ReasoningEffort, ReasoningSettings, ReasoningSummary};
 ///
 /// // OpenAI, Anthropic (adaptive thinking) and Gemini 3 alike.
 /// let settings = ModelSettings::default()
@@ -327,7 +327,7 @@ impl ReasoningSummary {
 /// <https://ai.google.dev/gemini-api/docs/caching> (implicit caching).
 ///
 /// ```
-/// use tools_agent::{CacheRetention, CacheSettings, CacheTtl, ModelSettings};
+/// use toolcall_agent::{CacheRetention, CacheSettings, CacheTtl, ModelSettings};
 ///
 /// // Anthropic: the breakpoints kept an hour.
 /// let anthropic = ModelSettings::default().with_cache(CacheSettings::new().with_ttl(CacheTtl::OneHour));

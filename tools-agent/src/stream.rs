@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
 use futures::{Stream, StreamExt};
-use tools_core::ToolResult;
+use toolcall_core::ToolResult;
 
 use crate::model::{ModelEvent, ModelResponse, ModelStream, Usage};
 use crate::{AgentError, ModelError, RunResult};
@@ -32,7 +32,7 @@ pub enum AgentEvent {
         arguments: String,
     },
     /// A call, complete, about to run.
-    ToolCall(tools_core::ToolCall),
+    ToolCall(toolcall_core::ToolCall),
     /// A call held for a person's approval, sent the moment the loop holds
     /// it (before the turn's other calls run), so a UI can ask at once; the
     /// run then ends [`Paused`](crate::StopReason::Paused) with it among

@@ -15,7 +15,7 @@
 //! A request that fails, and the run it ends, carry `error.type`: the
 //! provider's HTTP status when it refused or failed (`401`, `429`, `500`...),
 //! otherwise what went wrong: `timeout`, `network`, `malformed`, `empty`,
-//! `stream_ended`, `missing_key`, `invalid_key`, `tools`, `message`,
+//! `stream_ended`, `missing_key`, `invalid_key`, `toolcall`, `message`,
 //! `tool_choice`, `setting`, `script_ended` (a fallback's is its last
 //! model's). A call that did not succeed carries its outcome
 //! (`invalid_arguments`, `failed`, `timed_out`, `panicked`, `denied`,
@@ -34,7 +34,7 @@
 //! nothing.
 
 use serde_json::{Value, json};
-use tools_core::{Part, ToolResult};
+use toolcall_core::{Part, ToolResult};
 use tracing::Span;
 use tracing::field::Empty;
 
@@ -294,7 +294,7 @@ fn message(message: &Message) -> Value {
 /// A user's part: text, JSON as text, an image or a file by its bytes
 /// (base64, a `blob`) or its URL (a `uri`).
 fn user_part(part: &Part) -> Value {
-    let media = |modality: &str, media: &tools_core::Media| match media.url_text() {
+    let media = |modality: &str, media: &toolcall_core::Media| match media.url_text() {
         Some(uri) => json!({"type": "uri", "modality": modality, "mime_type": media.media_type, "uri": uri}),
         None => json!({"type": "blob", "modality": modality, "mime_type": media.media_type,
             "content": media.base64().unwrap_or_default()}),

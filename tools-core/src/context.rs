@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 /// client or a database pool, put in once and read by type.
 ///
 /// ```
-/// use tools_core::ToolContext;
+/// use toolcall_core::ToolContext;
 ///
 /// #[derive(Clone)]
 /// struct Db(&'static str);
@@ -121,7 +121,7 @@ impl ToolContext {
     /// call, and every call it makes, is not approved.
     ///
     /// ```
-    /// use tools_core::ToolContext;
+    /// use toolcall_core::ToolContext;
     /// assert!(!ToolContext::new().for_call("call_1", "delete_file").is_approved());
     /// ```
     pub fn is_approved(&self) -> bool {
@@ -228,7 +228,7 @@ impl ToolContext {
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
-    /// use tools_core::ToolContext;
+    /// use toolcall_core::ToolContext;
     ///
     /// let seen = Arc::new(Mutex::new(Vec::new()));
     /// let sink = Arc::clone(&seen);

@@ -8,7 +8,7 @@ use crate::Tool;
 /// first line of the description.
 ///
 /// ```
-/// use tools_core::{to_markdown, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// use toolcall_core::{to_markdown, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 /// # struct Named(ToolSpec);
 /// # impl Tool for Named {
 /// #     fn spec(&self) -> &ToolSpec { &self.0 }

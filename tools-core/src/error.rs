@@ -25,7 +25,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// implement `std::error::Error` (the same trade-off `anyhow::Error` makes).
 ///
 /// ```
-/// use tools_core::ToolError;
+/// use toolcall_core::ToolError;
 ///
 /// fn parse_days(raw: &str) -> Result<u8, ToolError> {
 ///     let days: u8 = raw.parse()?; // any std error becomes ToolError::Failed
@@ -74,7 +74,7 @@ impl ToolError {
     /// [`layers::Rerun`](crate::layers::Rerun) runs again.
     ///
     /// ```
-    /// use tools_core::ToolError;
+    /// use toolcall_core::ToolError;
     /// let err = ToolError::transient("the weather service answered 503");
     /// assert!(err.is_transient() && err.is_failure());
     /// assert_eq!(err.model_content(), r#"{"error":"the weather service answered 503"}"#);
@@ -109,7 +109,7 @@ impl ToolError {
     /// The content string the model is shown for this error.
     ///
     /// ```
-    /// use tools_core::ToolError;
+    /// use toolcall_core::ToolError;
     /// assert_eq!(ToolError::failed("bad \"quote\"").model_content(), r#"{"error":"bad \"quote\""}"#);
     /// ```
     pub fn model_content(&self) -> String {
@@ -130,7 +130,7 @@ impl ToolError {
     /// its message.
     ///
     /// ```
-    /// use tools_core::{Outcome, ToolError};
+    /// use toolcall_core::{Outcome, ToolError};
     /// let error = ToolError::invalid_arguments("at `days`: expected u8");
     /// let again = ToolError::from_model_content(error.outcome(), &error.model_content());
     /// assert_eq!((again.outcome(), again.model_content()), (error.outcome(), error.model_content()));

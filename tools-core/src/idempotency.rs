@@ -7,7 +7,7 @@ use smol_str::SmolStr;
 use crate::ToolContext;
 
 /// Where the calls' idempotency keys come from: a context extension that a
-/// durable engine sets for each turn it runs (`tools-restate` sets
+/// durable engine sets for each turn it runs (`toolcall-restate` sets
 /// `{run id}:{turn}`), or an application for its own retries. A call's key
 /// is the scope and the call's id, [`ToolContext::idempotency_key`]; a call
 /// run again after a crash has the same key, so a backend that applies one
@@ -19,7 +19,7 @@ use crate::ToolContext;
 /// the application sets one.
 ///
 /// ```
-/// use tools_core::{IdempotencyScope, ToolContext};
+/// use toolcall_core::{IdempotencyScope, ToolContext};
 ///
 /// let turn = ToolContext::new().with_extension(IdempotencyScope::new("run-42:1"));
 /// assert_eq!(turn.for_call("call_1", "place_order").idempotency_key().as_deref(), Some("run-42:1:call_1"));

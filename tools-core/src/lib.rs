@@ -28,9 +28,9 @@
 //!   [`toolset::ToolSearch`]: the deferred tools a model finds by search.
 //!
 //! No features. The layers above it are crates of their own:
-//! `tools-provider` (the providers' wire formats), `tools-mcp` (the MCP
-//! bridge) and `tools-agent` (the loop and the model clients); the facade
-//! crate `tools` re-exports them all.
+//! `toolcall-provider` (the providers' wire formats), `toolcall-mcp` (the MCP
+//! bridge) and `toolcall-agent` (the loop and the model clients); the facade
+//! crate `toolcall` re-exports them all.
 #![deny(missing_docs)]
 
 mod arguments;

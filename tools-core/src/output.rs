@@ -14,12 +14,12 @@ use crate::{Output, ToolError};
 /// - numbers, `bool`, `serde_json::Value`, `Vec<T>` and `Option<T>` of
 ///   serializable values are compact JSON;
 /// - any other `Serialize` type is compact JSON through [`Json`], or with
-///   `#[derive(ToolOutput)]` from the `tools` crate;
+///   `#[derive(ToolOutput)]` from the `toolcall` crate;
 /// - a type that should read differently implements this trait itself, or
 ///   wraps itself in [`Displayed`].
 ///
 /// ```
-/// use tools_core::{Json, ToolOutput};
+/// use toolcall_core::{Json, ToolOutput};
 ///
 /// #[derive(serde::Serialize)]
 /// struct Weather { celsius: f32 }

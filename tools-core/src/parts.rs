@@ -9,7 +9,7 @@ use serde_json::Value;
 /// One part of what a tool shows the model.
 ///
 /// ```
-/// use tools_core::{Media, Part};
+/// use toolcall_core::{Media, Part};
 /// let chart = Part::Image(Media::bytes(vec![0x89, b'P', b'N', b'G'], "image/png"));
 /// let json = serde_json::to_value(&chart).unwrap();
 /// assert_eq!(json, serde_json::json!({"type": "image", "media_type": "image/png", "data": "iVBORw=="}));
@@ -38,7 +38,7 @@ impl Part {
     /// A text part.
     ///
     /// ```
-    /// use tools_core::{Media, Part};
+    /// use toolcall_core::{Media, Part};
     /// let prompt = [Part::text("What is on this chart?"), Part::image(Media::bytes(vec![1, 2], "image/png"))];
     /// assert_eq!(prompt[0], Part::Text { text: "What is on this chart?".into() });
     /// ```
@@ -167,7 +167,7 @@ mod base64_text {
 /// gives only text; return an `Output` for more.
 ///
 /// ```
-/// use tools_core::{Media, Output, Part};
+/// use toolcall_core::{Media, Output, Part};
 ///
 /// let out = Output::text("The chart of the week:")
 ///     .with_image(Media::bytes(vec![1, 2, 3], "image/png"))

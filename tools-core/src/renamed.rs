@@ -10,8 +10,8 @@ use crate::{OutputFuture, Tool, ToolContext, ToolSpec};
 /// of a toolset.
 ///
 /// ```
-/// use tools_core::{Renamed, Tool};
-/// # use tools_core::{Output, OutputFuture, Parameters, ToolContext, ToolSpec};
+/// use toolcall_core::{Renamed, Tool};
+/// # use toolcall_core::{Output, OutputFuture, Parameters, ToolContext, ToolSpec};
 /// # struct Search(ToolSpec);
 /// # impl Tool for Search {
 /// #     fn spec(&self) -> &ToolSpec { &self.0 }

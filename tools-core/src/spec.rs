@@ -45,7 +45,7 @@ impl Annotations {
 /// ```
 /// use std::sync::LazyLock;
 /// use std::time::Duration;
-/// use tools_core::ToolSpec;
+/// use toolcall_core::ToolSpec;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Request { city: String }
@@ -263,7 +263,7 @@ impl ToolSpec {
     /// fit the schema, naming the tool, when they build the definitions.
     ///
     /// ```
-    /// use tools_core::{Tool, ToolSpec};
+    /// use toolcall_core::{Tool, ToolSpec};
     /// # #[derive(schemars::JsonSchema)] #[allow(dead_code)] struct Request { city: String }
     /// let spec = ToolSpec::new::<Request>("get_weather", "Weather.")
     ///     .with_example(serde_json::json!({"city": "Paris"}));

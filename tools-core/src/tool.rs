@@ -25,7 +25,7 @@ pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<String, ToolError>>
 /// implements `Tool` for them.
 ///
 /// ```
-/// use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 ///
 /// /// Echoes its raw arguments: a tool with no typed layer.
 /// struct Echo(ToolSpec);

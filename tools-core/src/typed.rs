@@ -49,7 +49,7 @@ impl<R: DeserializeOwned + JsonSchema> Arguments for R {
 ///
 /// ```
 /// use std::sync::LazyLock;
-/// use tools_core::{Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+/// use toolcall_core::{Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Request {
@@ -103,7 +103,7 @@ pub trait TypedTool: Send + Sync {
     ///
     /// ```
     /// # use std::sync::LazyLock;
-    /// # use tools_core::{ToolContext, ToolError, ToolSpec, TypedTool};
+    /// # use toolcall_core::{ToolContext, ToolError, ToolSpec, TypedTool};
     /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Request { city: String }
     /// # struct GetWeather;
     /// # impl TypedTool for GetWeather {

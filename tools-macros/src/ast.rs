@@ -226,7 +226,7 @@ pub(crate) fn is_field_attr(attr: &Attribute) -> bool {
 
 /// An argument is the context if its type's last path segment is
 /// `ToolContext`, under any references (`&ToolContext`,
-/// `&tools::ToolContext`), whatever the argument is called: `context: String`
+/// `&toolcall::ToolContext`), whatever the argument is called: `context: String`
 /// is an ordinary argument. A `ToolContext` by value or behind `&mut` is
 /// still the context, so `valid` reports it as a context of the wrong form,
 /// not as a request.

@@ -1,5 +1,5 @@
-//! Where the generated code finds the SDK: the facade `tools`, or
-//! `tools-core`, under whatever name the user's Cargo.toml gives it.
+//! Where the generated code finds the SDK: the facade `toolcall`, or
+//! `toolcall-core`, under whatever name the user's Cargo.toml gives it.
 
 use proc_macro_crate::{FoundCrate, crate_name};
 use proc_macro2::{Span, TokenStream};
@@ -8,7 +8,7 @@ use syn::Ident;
 
 /// The paths generated code names.
 pub(crate) struct Paths {
-    /// The crate with the contract's items: `::tools`, `::tools_core`, or the
+    /// The crate with the contract's items: `::toolcall`, `::toolcall_core`, or the
     /// user's `crate = "..."`.
     pub krate: TokenStream,
     /// `#krate::__private`: serde, schemars and the std items the code needs.
@@ -17,7 +17,7 @@ pub(crate) struct Paths {
 
 impl Paths {
     /// Resolve the crate: the user's override, else the facade, else
-    /// `tools-core`, as the user's Cargo.toml names them.
+    /// `toolcall-core`, as the user's Cargo.toml names them.
     pub(crate) fn resolve(override_path: Option<&syn::Path>) -> Self {
         let krate = match override_path {
             Some(path) => path.to_token_stream(),
@@ -35,7 +35,7 @@ impl Paths {
 }
 
 fn found() -> TokenStream {
-    for (package, lib) in [("tools", "tools"), ("tools-core", "tools_core")] {
+    for (package, lib) in [("toolcall", "toolcall"), ("toolcall-core", "toolcall_core")] {
         match crate_name(package) {
             // The facade's own examples, tests and doc tests reach it by name.
             Ok(FoundCrate::Itself) => return absolute(lib),
@@ -43,7 +43,7 @@ fn found() -> TokenStream {
             Err(_) => continue,
         }
     }
-    absolute("tools")
+    absolute("toolcall")
 }
 
 fn absolute(name: &str) -> TokenStream {

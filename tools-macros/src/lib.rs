@@ -1,5 +1,5 @@
 //! `#[tool]` and `#[derive(ToolOutput)]` for the tools SDK; use them through
-//! the facade crate `tools` (or with `tools-core`, which the generated code
+//! the facade crate `toolcall` (or with `toolcall-core`, which the generated code
 //! names).
 //!
 //! The macro runs in three passes, as thiserror's does: `ast`/`attr` parse
@@ -47,7 +47,7 @@
 //!
 //! The context is found by its type, not its name: it is the argument whose
 //! type is a shared reference to `ToolContext` (`&ToolContext`,
-//! `&tools::ToolContext`: the last path segment counts), whatever it is
+//! `&toolcall::ToolContext`: the last path segment counts), whatever it is
 //! called. So with `args`, `context: String` or `ctx: String` is an ordinary
 //! named argument, a field of the request. A `ToolContext` taken by value or
 //! by `&mut` is refused with a message saying to take `&ToolContext`.
@@ -67,7 +67,7 @@
 //! | `struct_name` | `"Weather"` (free fns only) | the tool's name in UpperCamelCase (`get_weather` -> `GetWeather`, also for `async fn run`) |
 //! | `spec` | `self.field` (method form only): a `ToolSpec` field the type fills at runtime | a `static` built once |
 //! | `web_search_fallback` | flag: allow the reserved name `web_search` | off |
-//! | `crate` | `"my_tools"`: the path to the facade or `tools-core` | found in Cargo.toml |
+//! | `crate` | `"my_tools"`: the path to the facade or `toolcall-core` | found in Cargo.toml |
 //!
 //! Each item takes one `#[tool]`, and a key is given once: a second
 //! `#[tool]` on a fn, a method or an impl block, or a key given twice, is an

@@ -15,7 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use serde_json::{Value, json};
-use tools_core::{ToolCall, ToolError};
+use toolcall_core::{ToolCall, ToolError};
 
 /// The `_meta` key of a listed tool whose every call needs a person's
 /// approval: an MCP client of this SDK holds its calls for approval too.

@@ -14,7 +14,7 @@ use super::McpError;
 use super::blocks::{output_of, remote_error};
 use crate::approval::NEEDS_APPROVAL;
 use crate::approved::Approvals;
-use tools_core::{
+use toolcall_core::{
     Annotations, Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, Toolset,
 };
 
@@ -26,8 +26,8 @@ type Filter = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
 /// A connection to an MCP server, whose tools can join a [`Toolset`].
 ///
 /// ```no_run
-/// use tools_core::Toolset;
-/// use tools_mcp::{McpClient, Registration};
+/// use toolcall_core::Toolset;
+/// use toolcall_mcp::{McpClient, Registration};
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let client = McpClient::stdio(tokio::process::Command::new("my-mcp-server")).await?;
 /// let mut tools = Toolset::new();
@@ -107,8 +107,8 @@ impl McpClient {
     /// prepare steps apply to them like to its other tools.
     ///
     /// ```no_run
-    /// use tools_core::Toolset;
-    /// use tools_mcp::{McpClient, Registration};
+    /// use toolcall_core::Toolset;
+    /// use toolcall_mcp::{McpClient, Registration};
     /// # async fn run(client: McpClient) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut tools = Toolset::new();
     /// let registration = Registration::new().prefix("github").filter(|tool| !tool.spec().name().starts_with("delete_"));
@@ -153,7 +153,7 @@ impl McpClient {
 /// unless it says otherwise.
 ///
 /// ```
-/// use tools_mcp::Registration;
+/// use toolcall_mcp::Registration;
 /// let registration = Registration::new()
 ///     .prefix("github")
 ///     .filter(|tool| tool.spec().annotations().destructive != Some(true))
@@ -226,12 +226,12 @@ impl std::fmt::Debug for McpClient {
 ///
 /// Its result keeps every block ([`Tool::call`]): a first text block
 /// is the output's text and later ones text parts; images are
-/// [`Part::Image`](tools_core::Part::Image) with their bytes decoded from
-/// base64; audio is a [`Part::File`](tools_core::Part::File) of its media
+/// [`Part::Image`](toolcall_core::Part::Image) with their bytes decoded from
+/// base64; audio is a [`Part::File`](toolcall_core::Part::File) of its media
 /// type; an embedded resource, blob or text, is a file named by its URI's
 /// last segment; a resource link is a file at its URL (an image, for an
 /// `image/*` link); `structuredContent` is a
-/// [`Part::Json`](tools_core::Part::Json) unless a text block says the same.
+/// [`Part::Json`](toolcall_core::Part::Json) unless a text block says the same.
 /// [`Tool::call_text`] gives the same as text alone.
 ///
 /// A tool the server lists as needing a person's approval (this SDK's

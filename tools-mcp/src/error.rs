@@ -6,7 +6,7 @@
 /// each keeping the error beneath it as its [`source`](std::error::Error::source).
 ///
 /// ```no_run
-/// use tools_mcp::{McpClient, McpError};
+/// use toolcall_mcp::{McpClient, McpError};
 /// # async fn run() {
 /// match McpClient::stdio(tokio::process::Command::new("my-mcp-server")).await {
 ///     Ok(client) => { let _ = client; }
@@ -63,7 +63,7 @@ pub enum McpError {
         server: Option<String>,
         /// The toolset's refusal.
         #[source]
-        source: tools_core::toolset::ToolsetError,
+        source: toolcall_core::toolset::ToolsetError,
     },
     /// The task serving the connection panicked or was aborted.
     #[error("MCP: the service task failed: {0}")]

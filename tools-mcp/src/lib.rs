@@ -1,8 +1,8 @@
 //! The MCP bridge (the facade's feature `mcp`), built on the official rmcp
-//! crate, over `tools-core`'s toolset and `tools-provider`'s MCP schemas. No
+//! crate, over `toolcall-core`'s toolset and `toolcall-provider`'s MCP schemas. No
 //! features of its own.
 //!
-//! - [`McpServer`]: a [`Toolset`](tools_core::Toolset) as an MCP server, on stdio
+//! - [`McpServer`]: a [`Toolset`](toolcall_core::Toolset) as an MCP server, on stdio
 //!   ([`McpServer::serve_stdio`]) or streamable HTTP ([`HttpOptions`]);
 //!   `tools/call` goes through the same contract as a model turn, so a bad
 //!   argument, an error or a panic is an `isError` result, its outcome
@@ -11,9 +11,9 @@
 //!   whose errors end as the server's call did and read the same;
 //!   [`Registration`]: which of them join a toolset, under what prefix;
 //! - [`McpResult`]: a result written as MCP content blocks, for typed tools
-//!   that speak MCP's types (others return an [`Output`](tools_core::Output)).
+//!   that speak MCP's types (others return an [`Output`](toolcall_core::Output)).
 //!
-//! A tool's [`Output`](tools_core::Output) travels as MCP content blocks
+//! A tool's [`Output`](toolcall_core::Output) travels as MCP content blocks
 //! both ways: the server sends text and JSON parts as text (a JSON object
 //! that fits the tool's output schema also as `structuredContent`), images
 //! as `ImageContent`, `audio/*` as `AudioContent`, files as embedded
@@ -22,7 +22,7 @@
 //! is the application's: the server does not send it.
 //!
 //! Progress a tool reports with
-//! [`ToolContext::report_progress`](tools_core::ToolContext::report_progress)
+//! [`ToolContext::report_progress`](toolcall_core::ToolContext::report_progress)
 //! reaches the client as `notifications/progress` when it asked for it, and
 //! a client's `notifications/cancelled` cancels the call's context. A call
 //! that needs approval is put to the client's person through MCP

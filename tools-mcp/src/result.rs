@@ -7,15 +7,15 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
 use crate::blocks::output_of;
-use tools_core::{Output, ToolError, ToolOutput};
+use toolcall_core::{Output, ToolError, ToolOutput};
 
 /// A result written as MCP content blocks (text, image, audio, resource
 /// link, embedded resource) and, optionally, structured content: what a
 /// typed tool may return. It becomes an [`Output`] ([`McpResult::into_output`]).
 ///
 /// ```
-/// use tools_mcp::McpResult;
-/// use tools_mcp::rmcp::model::ContentBlock;
+/// use toolcall_mcp::McpResult;
+/// use toolcall_mcp::rmcp::model::ContentBlock;
 ///
 /// // The default for every tool: the content string as text, and as
 /// // structured content when it is a JSON object.
@@ -96,9 +96,9 @@ impl McpResult {
 ///
 /// ```
 /// use std::sync::LazyLock;
-/// use tools_mcp::McpResult;
-/// use tools_mcp::rmcp::model::ContentBlock;
-/// use tools_core::{Part, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+/// use toolcall_mcp::McpResult;
+/// use toolcall_mcp::rmcp::model::ContentBlock;
+/// use toolcall_core::{Part, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Request { city: String }

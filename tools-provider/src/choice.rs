@@ -40,8 +40,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use tools_core::Toolset;
-use tools_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH};
+use toolcall_core::Toolset;
+use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH};
 
 use crate::dialect::{Entry, entries};
 use crate::{Dialect, ToolChoiceError};
@@ -70,7 +70,7 @@ use crate::{Dialect, ToolChoiceError};
 /// "get_weather"}`, `{"allowed": {"tools": ["a", "b"], "required": true}}`.
 ///
 /// ```
-/// use tools_provider::ToolChoice;
+/// use toolcall_provider::ToolChoice;
 ///
 /// let choice = ToolChoice::allowed(["get_weather", "get_time"]);
 /// assert_eq!(choice, ToolChoice::Allowed { tools: vec!["get_weather".into(), "get_time".into()], required: false });
@@ -113,7 +113,7 @@ impl ToolChoice {
     /// A call of this tool: [`ToolChoice::Tool`].
     ///
     /// ```
-    /// use tools_provider::ToolChoice;
+    /// use toolcall_provider::ToolChoice;
     /// assert_eq!(ToolChoice::tool("get_weather"), ToolChoice::Tool("get_weather".into()));
     /// ```
     pub fn tool(name: impl Into<String>) -> Self {
@@ -124,7 +124,7 @@ impl ToolChoice {
     /// with `required: false`.
     ///
     /// ```
-    /// use tools_provider::ToolChoice;
+    /// use toolcall_provider::ToolChoice;
     /// let choice = ToolChoice::allowed(["get_weather"]);
     /// assert!(matches!(choice, ToolChoice::Allowed { required: false, .. }));
     /// ```
@@ -136,7 +136,7 @@ impl ToolChoice {
     /// `required: true`.
     ///
     /// ```
-    /// use tools_provider::ToolChoice;
+    /// use toolcall_provider::ToolChoice;
     /// let choice = ToolChoice::allowed_required(["get_weather", "get_time"]);
     /// assert_eq!(choice.to_string(), "allowed tools [get_weather, get_time], one required");
     /// ```
@@ -184,7 +184,7 @@ impl Dialect {
     /// Google Search) `Auto` sends nothing and another choice is an error.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Spec(ToolSpec);
     /// # impl Tool for Spec {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -193,8 +193,8 @@ impl Dialect {
     /// # #[allow(non_snake_case)]
     /// # fn Named(name: &'static str, schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters(name, "", Parameters::from_schema(schema))) }
     /// use serde_json::json;
-    /// use tools_core::Toolset;
-    /// use tools_provider::{Dialect, ToolChoice};
+    /// use toolcall_core::Toolset;
+    /// use toolcall_provider::{Dialect, ToolChoice};
     ///
     /// let schema = json!({"type": "object"}).as_object().cloned().unwrap();
     /// let mut tools = Toolset::new();

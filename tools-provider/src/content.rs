@@ -10,13 +10,13 @@
 //! only valid for the provider, often the model, that made it).
 
 use serde::{Deserialize, Serialize};
-use tools_core::ToolCall;
+use toolcall_core::ToolCall;
 
 /// One piece of an assistant message.
 ///
 /// ```
-/// use tools_core::ToolCall;
-/// use tools_provider::{Content, Reasoning};
+/// use toolcall_core::ToolCall;
+/// use toolcall_provider::{Content, Reasoning};
 ///
 /// let content = vec![
 ///     Content::Reasoning(Reasoning::Thinking { thinking: "Paris, so...".into(), signature: "EqQB".into() }),
@@ -48,7 +48,7 @@ pub enum Content {
     /// for that provider alone.
     ///
     /// ```
-    /// use tools_provider::{Content, Message, openai};
+    /// use toolcall_provider::{Content, Message, openai};
     ///
     /// let compaction = Content::Native {
     ///     provider: openai::responses::NATIVE.into(),

@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{DialectError, MessageError, UnknownDialect, anthropic, gemini, limits, mcp, openai, search};
-use tools_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, ToolSearch, Toolset, WebSearch};
-use tools_core::{Tool, ToolCall, ToolResult};
+use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, ToolSearch, Toolset, WebSearch};
+use toolcall_core::{Tool, ToolCall, ToolResult};
 
 /// A provider format: how a toolset is sent ([`Self::tool_list`],
 /// [`Self::tools`], [`Self::definitions`]), how the model's calls are read from its response
@@ -31,14 +31,14 @@ use tools_core::{Tool, ToolCall, ToolResult};
 ///
 /// MCP has definitions only: there is no model response to read, since an
 /// MCP client sends each call as a `tools/call` request and reads the result
-/// from the answer, which the MCP bridge (`tools-mcp`) handles.
+/// from the answer, which the MCP bridge (`toolcall-mcp`) handles.
 ///
 /// One turn, whatever the dialect:
 ///
 /// ```
 /// use serde_json::json;
-/// use tools_core::{Outcome, ToolResult, Toolset};
-/// use tools_provider::Dialect;
+/// use toolcall_core::{Outcome, ToolResult, Toolset};
+/// use toolcall_provider::Dialect;
 ///
 /// let dialect = Dialect::Anthropic;
 /// let tools = Toolset::new();
@@ -119,7 +119,7 @@ impl Dialect {
     /// The dialect with this [name](Self::name).
     ///
     /// ```
-    /// use tools_provider::Dialect;
+    /// use toolcall_provider::Dialect;
     /// assert_eq!(Dialect::from_name("openai-strict"), Some(Dialect::OpenAiChatStrict));
     /// assert_eq!(Dialect::from_name("cohere"), None);
     /// ```
@@ -176,13 +176,13 @@ impl Dialect {
     /// for a tool.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Spec(ToolSpec);
     /// # impl Tool for Spec {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
     /// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
     /// # }
-    /// use tools_provider::Dialect;
+    /// use toolcall_provider::Dialect;
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Report { city: String, note: Option<String> }
     /// let answer = Spec(ToolSpec::from_parameters("report", "The report.", Parameters::of::<Report>()));
@@ -214,7 +214,7 @@ impl Dialect {
     /// refuse it there rather than at export.
     ///
     /// ```
-    /// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Spec(ToolSpec);
     /// # impl Tool for Spec {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -222,7 +222,7 @@ impl Dialect {
     /// # }
     /// # #[allow(non_snake_case)]
     /// # fn Named(name: &'static str, schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters(name, "", Parameters::from_schema(schema))) }
-    /// use tools_provider::Dialect;
+    /// use toolcall_provider::Dialect;
     /// let schema = serde_json::json!({"type": "object", "properties": {"x": {"type": "string"}}});
     /// let tool = Named("2fa_code", schema.as_object().unwrap().clone());
     /// assert!(Dialect::OpenAiChat.check(&tool).is_ok());
@@ -292,7 +292,7 @@ impl Dialect {
         })
     }
 
-    /// The request's `tools` field as one JSON value, to write into a
+    /// The request's `toolcall` field as one JSON value, to write into a
     /// request body (`json!({"tools": dialect.tools(&toolset)?, ...})`):
     /// always an array, the elements of [`Self::tool_list`]. To work on
     /// the elements (count them, add one of your own, look one up), take
@@ -302,18 +302,18 @@ impl Dialect {
         self.tool_list(toolset).map(Value::Array)
     }
 
-    /// The elements of the request's `tools` field, in order, as a list:
+    /// The elements of the request's `toolcall` field, in order, as a list:
     /// one [definition](Self::definitions) per entry, except for Gemini,
     /// whose function declarations share one tool object
     /// (`{"functionDeclarations": [...]}`), next to `{"google_search": {}}`.
-    /// Empty for an empty toolset (providers refuse an empty `tools`
+    /// Empty for an empty toolset (providers refuse an empty `toolcall`
     /// array: leave the field out). Fails as [`Self::definitions`] does.
     ///
     /// ```
-    /// use tools_core::Toolset;
-    /// use tools_provider::Dialect;
+    /// use toolcall_core::Toolset;
+    /// use toolcall_provider::Dialect;
     /// # use std::sync::LazyLock;
-    /// # use tools_core::{ToolContext, ToolError, ToolSpec, TypedTool};
+    /// # use toolcall_core::{ToolContext, ToolError, ToolSpec, TypedTool};
     /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Request { city: String }
     /// # struct GetWeather;
     /// # impl TypedTool for GetWeather {
@@ -329,7 +329,7 @@ impl Dialect {
     /// // Gemini: the declarations inside one tool object.
     /// let gemini = Dialect::Gemini.tool_list(&tools).unwrap();
     /// assert_eq!(gemini[0]["functionDeclarations"][0]["name"], "get_weather");
-    /// // `tools` is the same list as one JSON value.
+    /// // `toolcall` is the same list as one JSON value.
     /// assert_eq!(Dialect::Anthropic.tools(&tools).unwrap(), serde_json::Value::Array(list));
     /// ```
     pub fn tool_list(self, toolset: &Toolset) -> Result<Vec<Value>, DialectError> {
@@ -357,7 +357,7 @@ impl Dialect {
     /// for [`Mcp`](Self::Mcp), which has no model response.
     ///
     /// ```
-    /// use tools_provider::Dialect;
+    /// use toolcall_provider::Dialect;
     /// let response = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
     ///     "tool_calls": [{"id": "call_1", "type": "function",
     ///                     "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]});
@@ -400,8 +400,8 @@ impl Dialect {
     /// ([`MessageError::refused`]), as nothing is dropped silently.
     ///
     /// ```
-    /// use tools_core::{Outcome, ToolResult};
-    /// use tools_provider::Dialect;
+    /// use toolcall_core::{Outcome, ToolResult};
+    /// use toolcall_provider::Dialect;
     /// let result = ToolResult::new("call_1", "get_weather", "21°C", Outcome::Success);
     /// let messages = Dialect::OpenAiChat.format_results(&[result]).unwrap();
     /// assert_eq!(messages, [serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "21°C"})]);

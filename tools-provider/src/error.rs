@@ -10,7 +10,7 @@ use super::Dialect;
 /// It names the tool, the dialect and the keyword or limit at fault:
 ///
 /// ```
-/// use tools_provider::{Dialect, DialectError};
+/// use toolcall_provider::{Dialect, DialectError};
 /// let err = DialectError::tool("walk", Dialect::Gemini, "$ref", "the schema is recursive");
 /// assert_eq!(err.to_string(), "tool `walk` cannot be sent as gemini: the schema is recursive (`$ref`)");
 /// ```
@@ -57,7 +57,7 @@ impl DialectError {
 /// or a message asked of [`Dialect::Mcp`], which has none.
 ///
 /// ```
-/// use tools_provider::Dialect;
+/// use toolcall_provider::Dialect;
 /// let err = Dialect::OpenAiChat.parse_calls(&serde_json::json!({"choices": 3})).unwrap_err();
 /// assert!(err.to_string().starts_with("openai chat response: at `choices`"), "{err}");
 /// ```
@@ -65,8 +65,8 @@ impl DialectError {
 /// A refused part names the dialect, the tool and the part:
 ///
 /// ```
-/// use tools_core::{Media, Outcome, Part, ToolResult};
-/// use tools_provider::{Dialect, PartOf};
+/// use toolcall_core::{Media, Outcome, Part, ToolResult};
+/// use toolcall_provider::{Dialect, PartOf};
 /// let mut result = ToolResult::new("toolu_01", "scan", "The scan:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::bytes(vec![0x49, 0x49], "image/tiff")));
 /// let err = Dialect::AnthropicStrict.format_results(&[result]).unwrap_err();
@@ -129,7 +129,7 @@ pub struct RefusedPart {
 /// Where a [`RefusedPart`] is.
 ///
 /// ```
-/// use tools_provider::PartOf;
+/// use toolcall_provider::PartOf;
 /// let of = PartOf::ToolResult { tool: "scan".into(), call_id: "toolu_01".into() };
 /// assert_eq!(of.to_string(), "the result of tool `scan` (call `toolu_01`)");
 /// assert_eq!(PartOf::UserMessage { message: 0 }.to_string(), "the user message at transcript messages[0]");
@@ -137,7 +137,7 @@ pub struct RefusedPart {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PartOf {
-    /// A tool's result ([`parts`](tools_core::ToolResult::parts)).
+    /// A tool's result ([`parts`](toolcall_core::ToolResult::parts)).
     ToolResult {
         /// The tool whose result holds it.
         tool: String,
@@ -164,7 +164,7 @@ impl std::fmt::Display for PartOf {
 /// `"cohere".parse::<Dialect>()`, listing the names there are.
 ///
 /// ```
-/// use tools_provider::Dialect;
+/// use toolcall_provider::Dialect;
 /// let err = "cohere".parse::<Dialect>().unwrap_err();
 /// assert_eq!(err.name, "cohere");
 /// assert!(err.to_string().starts_with("unknown dialect `cohere`; expected one of openai, openai-strict,"));
@@ -188,8 +188,8 @@ fn known_names() -> String {
 /// It names what was asked and the dialect:
 ///
 /// ```
-/// use tools_core::Toolset;
-/// use tools_provider::{Dialect, ToolChoice};
+/// use toolcall_core::Toolset;
+/// use toolcall_provider::{Dialect, ToolChoice};
 /// let err = Dialect::Mcp.tool_choice(&Toolset::new(), &ToolChoice::Required, None).unwrap_err();
 /// assert_eq!(err.dialect, Dialect::Mcp);
 /// assert_eq!(err.setting, "tool choice `required`");

@@ -1,4 +1,4 @@
-//! A tool's example arguments ([`ToolSpec::examples`](tools_core::ToolSpec::examples)): checked against its
+//! A tool's example arguments ([`ToolSpec::examples`](toolcall_core::ToolSpec::examples)): checked against its
 //! schema when the definitions are built, then shown to the model as each
 //! provider takes them. Anthropic has a field for them, `input_examples`
 //! (<https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/tool-use-examples>);
@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::{Dialect, DialectError};
-use tools_core::Tool;
+use toolcall_core::Tool;
 
 /// Refuse an example that the tool itself would refuse: one that does not
 /// fit its schema, or is not an object.

@@ -9,9 +9,9 @@
 //! message history.
 //!
 //! ```
-//! use tools_provider::{Dialect, export};
+//! use toolcall_provider::{Dialect, export};
 //! let dir = std::env::temp_dir().join(format!("tools-export-doc-{}", std::process::id()));
-//! let tools = tools_core::Toolset::new();
+//! let tools = toolcall_core::Toolset::new();
 //! export::write(&tools, &dir, &Dialect::EXPORTED).unwrap();
 //! export::assert_up_to_date(&tools, &dir);
 //! # std::fs::remove_dir_all(&dir).unwrap();
@@ -23,7 +23,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{Dialect, DialectError};
-use tools_core::Toolset;
+use toolcall_core::Toolset;
 
 /// Set this environment variable to `1` to make [`assert_up_to_date`]
 /// rewrite the folder instead of failing (then review the diff).

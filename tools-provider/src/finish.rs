@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 /// <https://ai.google.dev/api/generate-content#FinishReason>.
 ///
 /// ```
-/// use tools_provider::{Finish, anthropic, gemini, openai};
+/// use toolcall_provider::{Finish, anthropic, gemini, openai};
 /// assert_eq!(openai::chat::finish("length"), Finish::Truncated { reason: "length".into() });
 /// assert_eq!(anthropic::finish("refusal"), Finish::Refused { reason: "refusal".into() });
 /// assert_eq!(gemini::finish("STOP"), Finish::Complete);

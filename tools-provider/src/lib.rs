@@ -31,7 +31,7 @@
 //! refused the same way, [`PartOf`] saying which message held the part),
 //! the model's text and calls, and the results, in each provider's shape
 //! ([`openai::chat::messages`], [`openai::responses::input`],
-//! [`anthropic::messages`], [`gemini::contents`]); `tools-agent` sends
+//! [`anthropic::messages`], [`gemini::contents`]); `toolcall-agent` sends
 //! them.
 //!
 //! The reserved `tool_search` entry is in [`search`]: Anthropic's own tool
@@ -42,13 +42,13 @@
 //! Around them: [`export`] writes every definition to a folder and checks a
 //! checked-in folder against it, and [`limits`] reports how a toolset fits
 //! each provider's limits. Every transform starts from the canonical schema,
-//! [`ToolSpec::parameters`](tools_core::ToolSpec::parameters), and a schema that a
+//! [`ToolSpec::parameters`](toolcall_core::ToolSpec::parameters), and a schema that a
 //! dialect cannot express is refused here, with a [`DialectError`] naming
 //! the tool, the dialect and the keyword.
 //!
 //! ```
-//! use tools_provider::Dialect;
-//! use tools_core::Toolset;
+//! use toolcall_provider::Dialect;
+//! use toolcall_core::Toolset;
 //!
 //! let tools = Toolset::new();
 //! for dialect in Dialect::EXPORTED {

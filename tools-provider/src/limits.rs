@@ -8,8 +8,8 @@
 //! reports them for every dialect at once:
 //!
 //! ```
-//! use tools_provider::limits;
-//! let reports = limits::check(&tools_core::Toolset::new());
+//! use toolcall_provider::limits;
+//! let reports = limits::check(&toolcall_core::Toolset::new());
 //! assert!(reports.iter().all(|report| report.fits()));
 //! println!("{}", reports[0]); // openai: 0/128 tools, longest name 0/64, largest definition 0 bytes: fits
 //! ```
@@ -19,7 +19,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::{Definition, Dialect, DialectError};
-use tools_core::Toolset;
+use toolcall_core::Toolset;
 
 /// A provider's limits; `None` where it documents none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@
 //!
 //! Definitions are all this module has: MCP has no model response to read
 //! calls from. A client sends each call as a `tools/call` request and reads
-//! the result from the answer, which the MCP bridge (`tools-mcp`) serves, so
+//! the result from the answer, which the MCP bridge (`toolcall-mcp`) serves, so
 //! [`Dialect::parse_calls`](crate::Dialect::parse_calls) and
 //! [`Dialect::format_results`](crate::Dialect::format_results) refuse
 //! [`Dialect::Mcp`](crate::Dialect::Mcp).
@@ -34,7 +34,7 @@ use serde_json::{Value, json};
 
 use super::limits::ProviderLimits;
 use super::transform::{self, Keyword};
-use tools_core::{JsonObject, Tool};
+use toolcall_core::{JsonObject, Tool};
 
 /// The formats JSON Schema 2020-12 defines (Validation, section 7.3).
 const STANDARD_FORMATS: &[&str] = &[
@@ -65,7 +65,7 @@ pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 128, ..Provide
 /// One tool as `tools/list` lists it.
 ///
 /// ```
-/// # use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # use toolcall_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 /// # struct Spec(ToolSpec);
 /// # impl Tool for Spec {
 /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -75,7 +75,7 @@ pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 128, ..Provide
 /// # fn Echo(schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters("echo", "Repeat.", Parameters::from_schema(schema))) }
 /// let schema = serde_json::json!({"type": "object", "properties": {}});
 /// let tool = Echo(schema.as_object().unwrap().clone());
-/// assert_eq!(tools_provider::mcp::tool(&tool)["inputSchema"], schema);
+/// assert_eq!(toolcall_provider::mcp::tool(&tool)["inputSchema"], schema);
 /// ```
 pub fn tool(tool: &dyn Tool) -> Value {
     let mut definition = json!({"name": tool.spec().name()});

@@ -9,7 +9,7 @@
 //! application: no encoding reads it.
 
 use serde_json::Value;
-use tools_core::{Media, Part, Source, ToolResult};
+use toolcall_core::{Media, Part, Source, ToolResult};
 
 use crate::{Dialect, MessageError, PartOf, RefusedPart};
 

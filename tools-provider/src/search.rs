@@ -9,8 +9,8 @@
 use std::sync::LazyLock;
 
 use serde_json::{Value, json};
-use tools_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
-use tools_core::{JsonObject, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec};
+use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
+use toolcall_core::{JsonObject, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec};
 
 /// Anthropic's server-side search over the deferred tools (BM25 over names,
 /// descriptions and argument names and descriptions).
@@ -21,7 +21,7 @@ pub fn anthropic_native() -> Value {
 /// The local `tool_search` function as the model sees it: the model sends
 /// what it wants to do, and reads the definitions of the tools that fit,
 /// which it can call from the next turn on. The agent loop registers the
-/// function that answers it ([`Toolset::with_search_function`](tools_core::Toolset::with_search_function)), which runs
+/// function that answers it ([`Toolset::with_search_function`](toolcall_core::Toolset::with_search_function)), which runs
 /// like any tool; run by itself, this one says it needs that function.
 #[derive(Debug)]
 pub struct LocalSearch {

@@ -2,10 +2,10 @@
 //! called and what they answered. Serializable, so a run can be stored and
 //! continued later, on the same client or another provider's. Each
 //! provider module writes it in its own wire format (`messages`,
-//! `input`, `contents`); `tools-agent` re-exports it.
+//! `input`, `contents`); `toolcall-agent` re-exports it.
 
 use serde::{Deserialize, Serialize};
-use tools_core::{Part, ToolCall, ToolResult};
+use toolcall_core::{Part, ToolCall, ToolResult};
 
 use crate::Content;
 
@@ -41,7 +41,7 @@ pub enum Message {
     /// A transcript only grows, so a summary is appended where it was
     /// made, and the full conversation stays beside it. A request sends
     /// the latest summary in place of the messages it covers
-    /// (`tools-agent`'s context policy does so); each provider format
+    /// (`toolcall-agent`'s context policy does so); each provider format
     /// writes it, wherever it stands, as a user message of the text
     /// [`Message::summary_text`] gives: marked as history, never as
     /// instructions, and never in place of the system prompt. Saved as
@@ -65,8 +65,8 @@ impl Message {
     /// take ([`RefusedPart`](crate::RefusedPart)).
     ///
     /// ```
-    /// use tools_core::{Media, Part};
-    /// use tools_provider::Message;
+    /// use toolcall_core::{Media, Part};
+    /// use toolcall_provider::Message;
     ///
     /// let message = Message::user_parts([
     ///     Part::text("What is on this receipt?"),
@@ -87,8 +87,8 @@ impl Message {
     /// reasoning.
     ///
     /// ```
-    /// use tools_core::ToolCall;
-    /// use tools_provider::Message;
+    /// use toolcall_core::ToolCall;
+    /// use toolcall_provider::Message;
     ///
     /// let message = Message::assistant("Checking.", [ToolCall::new("call_1", "weather", "{}")]);
     /// assert_eq!(message.text(), "Checking.");
@@ -104,7 +104,7 @@ impl Message {
     /// A summary of the transcript's first `covers` messages ([`Message::Summary`]).
     ///
     /// ```
-    /// use tools_provider::Message;
+    /// use toolcall_provider::Message;
     ///
     /// let summary = Message::summary("The user booked a flight to Oslo.", 4);
     /// assert_eq!(serde_json::to_value(&summary).unwrap(), serde_json::json!(
@@ -168,7 +168,7 @@ pub(crate) fn only_text(parts: &[Part]) -> Option<&str> {
 /// had parts.
 mod user_parts {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
-    use tools_core::Part;
+    use toolcall_core::Part;
 
     #[derive(Serialize)]
     struct Saved<'a> {
@@ -230,7 +230,7 @@ pub fn calls_of(content: &[Content]) -> impl Iterator<Item = &ToolCall> {
 /// A run as data: the instructions and every message so far.
 ///
 /// ```
-/// use tools_provider::{Message, Transcript};
+/// use toolcall_provider::{Message, Transcript};
 ///
 /// let mut transcript = Transcript::new().with_instructions("Answer briefly.");
 /// transcript.push(Message::user("Weather in Paris?"));

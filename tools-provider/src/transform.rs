@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::DialectError;
-use tools_core::JsonObject;
+use toolcall_core::JsonObject;
 
 /// How a transform reports a keyword it cannot express: the keyword, and
 /// the problem with where it is. Each dialect builds one naming the tool and

@@ -16,24 +16,24 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
-use tools_agent::{Agent, Message, Model, ModelError, ModelRequest, ModelResponse};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
-use tools_restate::AgentRun;
+use toolcall_agent::{Agent, Message, Model, ModelError, ModelRequest, ModelResponse};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_restate::AgentRun;
 
 #[path = "../tests/it/support/mod.rs"]
 #[allow(unreachable_pub, reason = "the tests' support, shared")]
 mod support;
 
 /// Place an order (not idempotent).
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn order(_ctx: &ToolContext, item: String) -> Result<String, ToolError> {
     Ok(format!("ordered {item}"))
 }
 
 /// Look up the stock (idempotent).
-#[tool(args, read_only, idempotent, crate = "tools_core")]
+#[tool(args, read_only, idempotent, crate = "toolcall_core")]
 async fn stock(_ctx: &ToolContext, item: String) -> Result<String, ToolError> {
     Ok(format!("7 of {item}"))
 }
@@ -128,7 +128,7 @@ async fn main() {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status);
-        let finished: tools_restate::Finished = response.unwrap().json().await.unwrap();
+        let finished: toolcall_restate::Finished = response.unwrap().json().await.unwrap();
         let journaled_time = started.elapsed();
         assert_eq!(finished.transcript, result.transcript);
         let started = Instant::now();

@@ -1,5 +1,5 @@
 //! A Restate worker serving a shop agent's runs: the durable agent of
-//! `tools-restate`, with four tools that act through a shop's HTTP
+//! `toolcall-restate`, with four tools that act through a shop's HTTP
 //! backend: one that only reads (`check_stock`, run again freely after a
 //! crash), one that orders under the call's idempotency key (`place_order`,
 //! run again after a crash, applied once by the backend), one that writes
@@ -29,11 +29,11 @@ use anyhow::{Context as _, bail};
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
 use tokio::net::TcpListener;
-use tools_agent::{Agent, OpenAiChat};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
-use tools_restate::Finished;
+use toolcall_agent::{Agent, OpenAiChat};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_restate::Finished;
 
 /// The worker's process id, sent with every request: what a test kills.
 fn pid() -> String {
@@ -66,7 +66,7 @@ async fn backend(
 }
 
 /// How many of an item are in stock.
-#[tool(args, read_only, idempotent, crate = "tools_core")]
+#[tool(args, read_only, idempotent, crate = "toolcall_core")]
 async fn check_stock(ctx: &ToolContext, item: String) -> Result<String, ToolError> {
     backend(ctx, "check_stock", None, json!({"item": item})).await
 }
@@ -76,19 +76,19 @@ async fn check_stock(ctx: &ToolContext, item: String) -> Result<String, ToolErro
 /// Idempotent through its key: the backend places one order per key and
 /// answers a repeat with the first answer, so a durable run may run a cut
 /// call again. (In-process, with no key, each call places an order.)
-#[tool(args, idempotent, crate = "tools_core")]
+#[tool(args, idempotent, crate = "toolcall_core")]
 async fn place_order(ctx: &ToolContext, item: String, quantity: u32) -> Result<String, ToolError> {
     backend(ctx, "place_order", ctx.idempotency_key(), json!({"item": item, "quantity": quantity})).await
 }
 
 /// Send the customer a message; each call sends one.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn notify(ctx: &ToolContext, customer: String, message: String) -> Result<String, ToolError> {
     backend(ctx, "notify", None, json!({"customer": customer, "message": message})).await
 }
 
 /// Refund an amount on an order; a person approves each refund.
-#[tool(args, needs_approval, crate = "tools_core")]
+#[tool(args, needs_approval, crate = "toolcall_core")]
 async fn issue_refund(ctx: &ToolContext, order: String, amount: f64) -> Result<String, ToolError> {
     backend(ctx, "issue_refund", None, json!({"order": order, "amount": amount})).await
 }
@@ -117,7 +117,7 @@ async fn main() -> anyhow::Result<()> {
                 .await
                 .map_err(|error| anyhow::anyhow!("the worker cannot listen on {address}: {error}"))?;
             println!("listening on {}", listener.local_addr()?);
-            tools_restate::serve_on(agent()?, listener).await?;
+            toolcall_restate::serve_on(agent()?, listener).await?;
         }
         ["local", prompt] => {
             let result = agent()?.run(prompt).await?;

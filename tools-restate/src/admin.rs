@@ -24,8 +24,8 @@ use crate::workflow::WAITING;
 /// until Restate drops the state of a run that ended otherwise.
 ///
 /// ```no_run
-/// # async fn list() -> Result<(), tools_restate::AdminError> {
-/// let admin = tools_restate::Admin::new("http://127.0.0.1:9070");
+/// # async fn list() -> Result<(), toolcall_restate::AdminError> {
+/// let admin = toolcall_restate::Admin::new("http://127.0.0.1:9070");
 /// for (run, waiting) in admin.all_waiting().await? {
 ///     let calls: Vec<_> = waiting.pending.iter().map(|pending| pending.call.name.as_str()).collect();
 ///     println!("{run} waits on {}", calls.join(", "));

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
-use tools_agent::{Decision, Effects, Model, ModelError, ModelRequest, ModelResponse, RunState};
-use tools_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
+use toolcall_agent::{Decision, Effects, Model, ModelError, ModelRequest, ModelResponse, RunState};
+use toolcall_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
 use crate::workflow::{WAITING, Waiting};
 

@@ -2,10 +2,10 @@
 //! survives a crash, waits days for a person's approval and spreads over
 //! many worker processes.
 //!
-//! - [`AgentRun`]: the agent loop of `tools-agent` as a Restate workflow
+//! - [`AgentRun`]: the agent loop of `toolcall-agent` as a Restate workflow
 //!   (one workflow per run id), with the handlers a person's decision
 //!   comes through;
-//! - [`Journal`]: the loop's [`Effects`](tools_agent::Effects) over a
+//! - [`Journal`]: the loop's [`Effects`](toolcall_agent::Effects) over a
 //!   workflow's context: each model request and each tool call a journaled
 //!   step, the wait for a decision an awakeable;
 //! - [`Finished`], [`Waiting`], [`Decisions`]: what goes in and out of the
@@ -22,12 +22,12 @@
 //! through the ingress (`POST /AgentRun/{run id}/run` with the prompt):
 //!
 //! ```no_run
-//! use tools_agent::{Agent, OpenAiChat};
-//! use tools_core::toolset::Toolset;
+//! use toolcall_agent::{Agent, OpenAiChat};
+//! use toolcall_core::toolset::Toolset;
 //!
 //! # async fn worker() -> Result<(), Box<dyn std::error::Error>> {
 //! let agent = Agent::new(OpenAiChat::new("gpt-4.1-mini"), Toolset::new())?;
-//! tools_restate::serve(agent, "127.0.0.1:9080".parse()?).await?;
+//! toolcall_restate::serve(agent, "127.0.0.1:9080".parse()?).await?;
 //! # Ok(()) }
 //! ```
 //!
@@ -35,25 +35,25 @@
 //!
 //! | step | journaled as | after a crash |
 //! |---|---|---|
-//! | model request | one `ctx.run`, the whole [`ModelResponse`](tools_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again; one cut before it was journaled is asked again |
-//! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](tools_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
+//! | model request | one `ctx.run`, the whole [`ModelResponse`](toolcall_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again; one cut before it was journaled is asked again |
+//! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](toolcall_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
 //! | call of any other tool | a `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
 //! | approval | an awakeable, its id in the workflow's state | the run waits across restarts, for days; the decision resolves it through the ingress, from any machine |
 //!
 //! Exactly-once side effects are at-least-once runs plus a key the
 //! effect's backend dedupes by: every call of a durable run has an
-//! [`idempotency_key`](tools_core::ToolContext::idempotency_key),
+//! [`idempotency_key`](toolcall_core::ToolContext::idempotency_key),
 //! `{run id}:{turn}:{call id}`, the same on every replay. A tool that sends
 //! it with its effect (as an `Idempotency-Key` header, say) and is marked
 //! `idempotent` is run again after a cut, and its backend applies the
 //! effect once:
 //!
 //! ```
-//! use tools_core::{ToolContext, ToolError};
-//! use tools_macros::tool;
+//! use toolcall_core::{ToolContext, ToolError};
+//! use toolcall_macros::tool;
 //!
 //! /// Charge a customer.
-//! #[tool(args, idempotent, crate = "tools_core")]
+//! #[tool(args, idempotent, crate = "toolcall_core")]
 //! async fn charge(ctx: &ToolContext, customer: String, cents: u64) -> Result<String, ToolError> {
 //!     let key = ctx.idempotency_key().ok_or_else(|| ToolError::failed("no idempotency key"))?;
 //!     // POST to the payment API with the header `Idempotency-Key: {key}`.

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use restate_sdk::prelude::*;
 use tokio::net::TcpListener;
-use tools_agent::Agent;
+use toolcall_agent::Agent;
 
 use crate::AgentRun;
 
@@ -56,14 +56,14 @@ pub async fn serve(agent: Agent, address: SocketAddr) -> Result<(), ServeError> 
 /// take in between.
 ///
 /// ```no_run
-/// use tools_agent::{Agent, OpenAiChat};
-/// use tools_core::toolset::Toolset;
+/// use toolcall_agent::{Agent, OpenAiChat};
+/// use toolcall_core::toolset::Toolset;
 ///
 /// # async fn worker() -> Result<(), Box<dyn std::error::Error>> {
 /// let agent = Agent::new(OpenAiChat::new("gpt-4.1-mini"), Toolset::new())?;
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 /// println!("register http://{}", listener.local_addr()?);
-/// tools_restate::serve_on(agent, listener).await?;
+/// toolcall_restate::serve_on(agent, listener).await?;
 /// # Ok(()) }
 /// ```
 pub async fn serve_on(agent: Agent, listener: TcpListener) -> Result<(), ServeError> {

@@ -4,7 +4,7 @@
 
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
-use tools_agent::{Agent, Pending, StopReason, Transcript};
+use toolcall_agent::{Agent, Pending, StopReason, Transcript};
 
 use crate::{Decisions, Journal};
 
@@ -14,7 +14,7 @@ pub(crate) const WAITING: &str = "waiting";
 /// How a durable run ended: what its `run` handler gives back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
-    /// The final answer ([`RunResult::answer`](tools_agent::RunResult::answer)).
+    /// The final answer ([`RunResult::answer`](toolcall_agent::RunResult::answer)).
     pub answer: String,
     /// The typed answer, if the agent has an answer type.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode};
 use serde_json::json;
-use tools_agent::{Content, Message};
-use tools_core::{Outcome, ToolCall, ToolResult};
-use tools_session::{Append, ConversationKey, MemoryStore, SessionStore, SqlStore};
+use toolcall_agent::{Content, Message};
+use toolcall_core::{Outcome, ToolCall, ToolResult};
+use toolcall_session::{Append, ConversationKey, MemoryStore, SessionStore, SqlStore};
 
 /// The conversations' sizes, in messages already stored.
 const SIZES: [usize; 3] = [10, 1_000, 100_000];

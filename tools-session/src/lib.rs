@@ -12,7 +12,7 @@
 //! - [`Session`]: one conversation an agent runs in ([`Session::run`]), or
 //!   a run made ready to stream ([`SessionRun`]).
 //!
-//! The facade's feature `session` brings it in (`tools::session`), with
+//! The facade's feature `session` brings it in (`toolcall::session`), with
 //! SQLite; `postgres` adds PostgreSQL.
 #![deny(missing_docs)]
 

@@ -14,8 +14,8 @@ use crate::{Append, Conversation, ConversationInfo, ConversationKey, SessionStor
 /// the process.
 ///
 /// ```
-/// use tools_agent::Message;
-/// use tools_session::{Append, ConversationKey, MemoryStore, SessionStore};
+/// use toolcall_agent::Message;
+/// use toolcall_session::{Append, ConversationKey, MemoryStore, SessionStore};
 ///
 /// # futures::executor::block_on(async {
 /// let store = MemoryStore::new(100);

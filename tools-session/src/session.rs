@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentError, AgentEvent, Message, ModelError, RunInput, RunResult, RunState, StopReason, Transcript,
 };
 
-use tools_core::CancellationToken;
+use toolcall_core::CancellationToken;
 
 use crate::{Append, ConversationKey, SessionStore, StoreError};
 
@@ -30,9 +30,9 @@ use crate::{Append, ConversationKey, SessionStore, StoreError};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tools_agent::{Agent, ScriptedModel};
-/// use tools_core::Toolset;
-/// use tools_session::{ConversationKey, MemoryStore, Session};
+/// use toolcall_agent::{Agent, ScriptedModel};
+/// use toolcall_core::Toolset;
+/// use toolcall_session::{ConversationKey, MemoryStore, Session};
 ///
 /// # futures::executor::block_on(async {
 /// let model = ScriptedModel::new().then_text("Hello, Ada.").then_text("You are Ada.");
@@ -195,7 +195,7 @@ impl Session {
                 RunInput::Transcript(Transcript { instructions: None, messages })
             }
             RunInput::Paused(state) => {
-                let held = |pending: &[tools_agent::Pending]| {
+                let held = |pending: &[toolcall_agent::Pending]| {
                     pending.iter().map(|pending| pending.call.id.to_string()).collect::<Vec<_>>()
                 };
                 let (mut transcript, turn) = state.split();

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
-use tools_agent::{Message, PausedTurn};
+use toolcall_agent::{Message, PausedTurn};
 
 use crate::record::{self, FORMAT, WRITER};
 use crate::{Append, Conversation, ConversationInfo, ConversationKey, SessionStore, StoreError};
@@ -32,8 +32,8 @@ const ROWS_PER_INSERT: usize = 500;
 /// failure leaves the conversation as it was.
 ///
 /// ```
-/// use tools_agent::Message;
-/// use tools_session::{Append, ConversationKey, SessionStore, SqlStore};
+/// use toolcall_agent::Message;
+/// use toolcall_session::{Append, ConversationKey, SessionStore, SqlStore};
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let dir = tempfile::tempdir().unwrap();

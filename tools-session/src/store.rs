@@ -4,7 +4,7 @@
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use tools_agent::{Message, PausedTurn};
+use toolcall_agent::{Message, PausedTurn};
 
 /// Which conversation: its owner (a user or tenant id, from the
 /// application's own authentication) and its id. Two owners may use the
@@ -169,8 +169,8 @@ pub enum StoreError {
     /// A stored record was written by a newer version, in a format this
     /// one does not know.
     #[error(
-        "conversation {key} holds a record of format {found}, written by tools-session {written_by}; this is \
-         tools-session {this}, which reads formats up to {known}: upgrade it to read this conversation"
+        "conversation {key} holds a record of format {found}, written by toolcall-session {written_by}; this is \
+         toolcall-session {this}, which reads formats up to {known}: upgrade it to read this conversation"
     )]
     NewerFormat {
         /// The conversation.
@@ -185,7 +185,9 @@ pub enum StoreError {
         this: &'static str,
     },
     /// A stored record does not read.
-    #[error("conversation {key}: {record}, written by tools-session {written_by}, does not read: {source}")]
+    #[error(
+        "conversation {key}: {record}, written by toolcall-session {written_by}, does not read: {source}"
+    )]
     Unreadable {
         /// The conversation.
         key: ConversationKey,

@@ -10,8 +10,8 @@
 
 use std::process::ExitCode;
 
-use tools_core::{ToolContext, ToolOutput, TypedTool};
-use tools_tavily::{API_KEY_VAR, Request, SearchOptions, Tavily, TavilyError};
+use toolcall_core::{ToolContext, ToolOutput, TypedTool};
+use toolcall_tavily::{API_KEY_VAR, Request, SearchOptions, Tavily, TavilyError};
 
 #[tokio::main]
 async fn main() -> ExitCode {

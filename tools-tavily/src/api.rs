@@ -8,7 +8,7 @@ use std::time::Duration;
 use reqwest::header::{AUTHORIZATION, RETRY_AFTER};
 use reqwest::{Client, Response, StatusCode, Url};
 use serde::Serialize;
-use tools_core::ToolError;
+use toolcall_core::ToolError;
 
 use crate::key::ApiKey;
 use crate::{SearchOptions, SearchResponse};

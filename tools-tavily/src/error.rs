@@ -1,5 +1,5 @@
 //! Why a [`Tavily`](crate::Tavily) could not be built. Errors of a search
-//! itself are [`ToolError`](tools_core::ToolError)s, made in `api.rs`.
+//! itself are [`ToolError`](toolcall_core::ToolError)s, made in `api.rs`.
 
 /// Why a [`Tavily`](crate::Tavily) tool could not be built or configured.
 /// No variant ever holds the API key.

@@ -114,7 +114,7 @@ impl Serialize for RawContent {
 /// checks the whole set against the API's limits.
 ///
 /// ```
-/// use tools_tavily::{Answer, SearchDepth, SearchOptions, TimeRange, Topic};
+/// use toolcall_tavily::{Answer, SearchDepth, SearchOptions, TimeRange, Topic};
 ///
 /// let opts = SearchOptions::new()
 ///     .search_depth(SearchDepth::Advanced)

@@ -3,15 +3,15 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use tools_core::{Json, ToolError, ToolOutput};
+use toolcall_core::{Json, ToolError, ToolOutput};
 
 /// The results of one search, parsed from the API's response. Fields the
 /// API adds that the model has no use for (timings, request ids) are dropped;
 /// fields that are absent are left out of the model's JSON too.
 ///
 /// ```
-/// use tools_tavily::{SearchResponse, SearchResult};
-/// use tools_core::ToolOutput;
+/// use toolcall_tavily::{SearchResponse, SearchResult};
+/// use toolcall_core::ToolOutput;
 ///
 /// let response = SearchResponse {
 ///     answer: Some("Paris.".into()),

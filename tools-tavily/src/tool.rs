@@ -6,8 +6,8 @@ use std::time::Duration;
 use reqwest::{Client, Url};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools_core::{ToolContext, ToolError, ToolSpec};
-use tools_macros::tool;
+use toolcall_core::{ToolContext, ToolError, ToolSpec};
+use toolcall_macros::tool;
 
 use crate::api::Search;
 use crate::key::{ApiKey, REDACTED};
@@ -36,8 +36,8 @@ pub struct Request {
 /// and one `run`. Build it once and share it; it is cheap to clone.
 ///
 /// ```no_run
-/// use tools_core::toolset::{Toolset, WebSearch};
-/// use tools_tavily::{SearchDepth, SearchOptions, Tavily};
+/// use toolcall_core::toolset::{Toolset, WebSearch};
+/// use toolcall_tavily::{SearchDepth, SearchOptions, Tavily};
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let tavily = Tavily::new()? // reads TAVILY_API_KEY
@@ -72,8 +72,8 @@ impl Tavily {
     /// A tool with this key and the default options.
     ///
     /// ```
-    /// let tavily = tools_tavily::Tavily::from_api_key("tvly-dev-123").unwrap();
-    /// assert_eq!(tools_core::Tool::spec(&tavily).name(), "tavily_web_search");
+    /// let tavily = toolcall_tavily::Tavily::from_api_key("tvly-dev-123").unwrap();
+    /// assert_eq!(toolcall_core::Tool::spec(&tavily).name(), "tavily_web_search");
     /// assert!(!format!("{tavily:?}").contains("tvly-dev-123"));
     /// ```
     pub fn from_api_key(key: impl Into<String>) -> Result<Self, TavilyError> {
@@ -208,7 +208,7 @@ impl std::fmt::Debug for Tavily {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tools_core::TypedTool;
+    use toolcall_core::TypedTool;
 
     #[test]
     fn a_missing_variable_is_named() {

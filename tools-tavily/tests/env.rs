@@ -1,7 +1,7 @@
 //! `Tavily::new` reads `TAVILY_API_KEY`. This binary holds one test only,
 //! because it changes the process environment.
 
-use tools_tavily::{API_KEY_VAR, Tavily, TavilyError};
+use toolcall_tavily::{API_KEY_VAR, Tavily, TavilyError};
 
 #[test]
 fn new_reads_the_key_from_the_environment() {

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tools_core::{Tool, ToolContext};
-use tools_tavily::Tavily;
+use toolcall_core::{Tool, ToolContext};
+use toolcall_tavily::Tavily;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

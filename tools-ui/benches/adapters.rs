@@ -9,9 +9,9 @@
 //! ```
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tools_agent::AgentEvent;
-use tools_core::{Outcome, ToolCall, ToolResult};
-use tools_ui::{AguiAdapter, UiAdapter};
+use toolcall_agent::AgentEvent;
+use toolcall_core::{Outcome, ToolCall, ToolResult};
+use toolcall_ui::{AguiAdapter, UiAdapter};
 
 /// A long answer, streamed a few words at a time.
 fn long_answer() -> Vec<AgentEvent> {

@@ -24,16 +24,16 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tools_agent::scripted_server::{Reply, ScriptedServer};
-use tools_agent::{Agent, OpenAiChat};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
-use tools_session::{MemoryStore, SessionStore, SqlStore};
-use tools_ui::ChatServer;
+use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+use toolcall_agent::{Agent, OpenAiChat};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_session::{MemoryStore, SessionStore, SqlStore};
+use toolcall_ui::ChatServer;
 
 /// The current weather in a city.
-#[tool(args, needs_approval, crate = "tools_core")]
+#[tool(args, needs_approval, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("18°C and sunny in {city}"))
 }

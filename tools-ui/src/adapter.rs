@@ -7,8 +7,8 @@ use std::collections::HashSet;
 
 use futures::{Stream, StreamExt};
 use serde_json::Value;
-use tools_agent::{AgentEvent, StopReason};
-use tools_core::{Media, Outcome, Part, Source, ToolCall, ToolResult};
+use toolcall_agent::{AgentEvent, StopReason};
+use toolcall_core::{Media, Outcome, Part, Source, ToolCall, ToolResult};
 
 use crate::UiChunk;
 use crate::calls::Calls;
@@ -34,14 +34,14 @@ use crate::chunk::DONE;
 ///   as a `data-{tool name}` chunk whose id is the call's id (kept in the
 ///   message, not transient);
 /// - the run's end is its typed answer, when the agent has an answer type
-///   ([`RunResult::typed_answer`](tools_agent::RunResult::typed_answer)), as
+///   ([`RunResult::typed_answer`](toolcall_agent::RunResult::typed_answer)), as
 ///   a `data-answer` chunk (id `answer`) after the answer's text, then
 ///   `finish` with its reason (`tool-calls` when calls wait for approval),
 ///   or `error`.
 ///
 /// ```
-/// use tools_agent::AgentEvent;
-/// use tools_ui::{UiAdapter, UiChunk};
+/// use toolcall_agent::AgentEvent;
+/// use toolcall_ui::{UiAdapter, UiChunk};
 ///
 /// let mut adapter = UiAdapter::new();
 /// let chunks = adapter.push(&AgentEvent::TextDelta("Hi".into()));
@@ -117,12 +117,12 @@ impl UiAdapter {
     /// a URL is always sent, as its URL).
     ///
     /// ```
-    /// use tools_agent::AgentEvent;
-    /// use tools_core::{Media, Outcome, ToolResult};
-    /// use tools_ui::{UiAdapter, UiChunk};
+    /// use toolcall_agent::AgentEvent;
+    /// use toolcall_core::{Media, Outcome, ToolResult};
+    /// use toolcall_ui::{UiAdapter, UiChunk};
     ///
     /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
-    /// result.parts.push(tools_core::Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
+    /// result.parts.push(toolcall_core::Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
     /// let chunks = UiAdapter::new().with_max_inline_bytes(3).push(&AgentEvent::ToolResult(result.clone()));
     /// assert_eq!(chunks[2], UiChunk::File { url: "data:image/png;base64,AQID".into(), media_type: "image/png".into() });
     /// let chunks = UiAdapter::new().with_max_inline_bytes(2).push(&AgentEvent::ToolResult(result));
@@ -142,9 +142,9 @@ impl UiAdapter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// use futures::StreamExt;
-    /// use tools_agent::{Agent, ScriptedModel};
-    /// use tools_core::toolset::Toolset;
-    /// use tools_ui::UiAdapter;
+    /// use toolcall_agent::{Agent, ScriptedModel};
+    /// use toolcall_core::toolset::Toolset;
+    /// use toolcall_ui::UiAdapter;
     ///
     /// let agent = Agent::new(ScriptedModel::new().then_text("Hello."), Toolset::builder().build().unwrap()).unwrap();
     /// let body: Vec<String> = UiAdapter::new().stream(agent.stream("Hi")).collect().await;

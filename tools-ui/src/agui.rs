@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use tools_agent::{AgentEvent, RunResult, StopReason};
-use tools_core::ToolCall;
+use toolcall_agent::{AgentEvent, RunResult, StopReason};
+use toolcall_core::ToolCall;
 
 use crate::calls::Calls;
 
@@ -14,7 +14,7 @@ use crate::calls::Calls;
 /// the names are the protocol's.
 ///
 /// ```
-/// use tools_ui::AguiEvent;
+/// use toolcall_ui::AguiEvent;
 ///
 /// let event = AguiEvent::TextMessageContent { message_id: "m1".into(), delta: "Hel".into() };
 /// assert_eq!(event.to_sse(), "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"Hel\"}\n\n");
@@ -202,8 +202,8 @@ impl AguiEvent {
 /// Message ids start with the run's id, so runs on one thread never reuse one.
 ///
 /// ```
-/// use tools_agent::AgentEvent;
-/// use tools_ui::{AguiAdapter, AguiEvent};
+/// use toolcall_agent::AgentEvent;
+/// use toolcall_ui::{AguiAdapter, AguiEvent};
 ///
 /// let mut adapter = AguiAdapter::new("thread-1", "run-1");
 /// let events = adapter.push(&AgentEvent::TextDelta("Hi".into()));
@@ -256,9 +256,9 @@ impl AguiAdapter {
     /// each call once.
     ///
     /// ```
-    /// use tools_agent::AgentEvent;
-    /// use tools_core::ToolCall;
-    /// use tools_ui::AguiAdapter;
+    /// use toolcall_agent::AgentEvent;
+    /// use toolcall_core::ToolCall;
+    /// use toolcall_ui::AguiAdapter;
     ///
     /// let mut adapter = AguiAdapter::resuming("thread-1", "run-2");
     /// assert!(adapter.push(&AgentEvent::ToolCall(ToolCall::new("c1", "get_weather", "{}"))).is_empty());
@@ -274,9 +274,9 @@ impl AguiAdapter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// use futures::StreamExt;
-    /// use tools_agent::{Agent, ScriptedModel};
-    /// use tools_core::toolset::Toolset;
-    /// use tools_ui::AguiAdapter;
+    /// use toolcall_agent::{Agent, ScriptedModel};
+    /// use toolcall_core::toolset::Toolset;
+    /// use toolcall_ui::AguiAdapter;
     ///
     /// let agent = Agent::new(ScriptedModel::new().then_text("Hello."), Toolset::builder().build().unwrap()).unwrap();
     /// let body: Vec<String> = AguiAdapter::new("t1", "r1").stream(agent.stream("Hi")).collect().await;

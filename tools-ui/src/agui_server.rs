@@ -14,8 +14,8 @@ use axum::routing::post;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
-use tools_agent::{Agent, RunInput};
-use tools_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
+use toolcall_agent::{Agent, RunInput};
+use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
 use crate::AguiAdapter;
 use crate::host::{Host, Live, Refusal, refuse};
@@ -26,7 +26,7 @@ const DECLINED: &str = "the user declined";
 /// The reason a cancelled interrupt's call gives the model.
 const CANCELLED: &str = "the user cancelled the call";
 
-/// The part of AG-UI's `RunAgentInput` a run starts from (its `tools`,
+/// The part of AG-UI's `RunAgentInput` a run starts from (its `toolcall`,
 /// `state`, `context` and `forwardedProps` are accepted and not used).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -117,9 +117,9 @@ impl ResumeEntry {
 ///
 /// ```no_run
 /// # async fn serve() -> std::io::Result<()> {
-/// use tools_agent::{Agent, OpenAiChat};
-/// use tools_core::toolset::Toolset;
-/// use tools_ui::AguiServer;
+/// use toolcall_agent::{Agent, OpenAiChat};
+/// use toolcall_core::toolset::Toolset;
+/// use toolcall_ui::AguiServer;
 ///
 /// let agent = Agent::new(OpenAiChat::new("gpt-4o-mini"), Toolset::builder().build().unwrap()).unwrap();
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
@@ -138,13 +138,13 @@ impl std::fmt::Debug for AguiServer {
 }
 
 impl AguiServer {
-    /// A server for this agent, its threads in a [`MemoryStore`](tools_session::MemoryStore) of 1,000
+    /// A server for this agent, its threads in a [`MemoryStore`](toolcall_session::MemoryStore) of 1,000
     /// (the least recently used forgotten), every request the same user.
     pub fn new(agent: Agent) -> Self {
         Self { host: Arc::new(Host::new(agent)) }
     }
 
-    /// Keep the threads in `store` (`tools_session::SqlStore` for SQLite
+    /// Keep the threads in `store` (`toolcall_session::SqlStore` for SQLite
     /// or PostgreSQL): they outlive the process, a paused run included.
     pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         Arc::make_mut(&mut self.host).store = store;

@@ -10,7 +10,7 @@ use serde_json::Value;
 /// produces are here; the field names are the protocol's.
 ///
 /// ```
-/// use tools_ui::UiChunk;
+/// use toolcall_ui::UiChunk;
 ///
 /// let chunk = UiChunk::TextDelta { id: "text-1".into(), delta: "Hel".into() };
 /// assert_eq!(chunk.to_sse(), "data: {\"type\":\"text-delta\",\"id\":\"text-1\",\"delta\":\"Hel\"}\n\n");
@@ -140,7 +140,7 @@ pub enum UiChunk {
     /// same name and id replaces the part's data in place.
     ///
     /// ```
-    /// use tools_ui::UiChunk;
+    /// use toolcall_ui::UiChunk;
     ///
     /// let chunk = UiChunk::data("answer", "answer", serde_json::json!({"city": "Paris"}));
     /// assert_eq!(chunk.to_sse(), "data: {\"type\":\"data-answer\",\"id\":\"answer\",\"data\":{\"city\":\"Paris\"}}\n\n");

@@ -2,8 +2,8 @@
 //! `messages`: what a page that reloads shows again.
 
 use serde_json::{Map, Value, json};
-use tools_agent::{Content, Message, PausedTurn, Reasoning};
-use tools_core::Outcome;
+use toolcall_agent::{Content, Message, PausedTurn, Reasoning};
+use toolcall_core::Outcome;
 
 use crate::UiAdapter;
 use crate::adapter::{extras, output_value};
@@ -21,9 +21,9 @@ use crate::adapter::{extras, output_value};
 /// for the page: they are left out.
 ///
 /// ```
-/// use tools_agent::Message;
+/// use toolcall_agent::Message;
 ///
-/// let page = tools_ui::ui_messages(&[Message::user("Hi"), Message::assistant("Hello!", [])], None);
+/// let page = toolcall_ui::ui_messages(&[Message::user("Hi"), Message::assistant("Hello!", [])], None);
 /// assert_eq!(page[0]["parts"][0]["text"], "Hi");
 /// assert_eq!(page[1]["role"], "assistant");
 /// assert_eq!(page[1]["parts"][1], serde_json::json!({"type": "text", "text": "Hello!", "state": "done"}));

@@ -30,9 +30,9 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use tools_agent::{Agent, AgentEvent};
-use tools_core::CancellationToken;
-use tools_session::{ConversationKey, MemoryStore, Session, SessionRun, SessionStore, StoreError};
+use toolcall_agent::{Agent, AgentEvent};
+use toolcall_core::CancellationToken;
+use toolcall_session::{ConversationKey, MemoryStore, Session, SessionRun, SessionStore, StoreError};
 
 use crate::{ANONYMOUS, Auth};
 

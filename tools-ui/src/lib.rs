@@ -6,14 +6,14 @@
 //!
 //! - [`UiChunk`]: one chunk of the protocol, framed as an SSE event
 //!   ([`UiChunk::to_sse`], [`DONE`], [`HEADERS`]);
-//! - [`UiAdapter`]: [`AgentEvent`](tools_agent::AgentEvent)s in, chunks
+//! - [`UiAdapter`]: [`AgentEvent`](toolcall_agent::AgentEvent)s in, chunks
 //!   out, and a whole run's events as the SSE body
 //!   ([`UiAdapter::stream`]), for any HTTP server;
 //! - [`ChatServer`]: the axum routes (`POST /api/chat` and the chat's
 //!   messages, stream, stop) that read useChat's request ([`ChatRequest`],
 //!   [`UiMessage`], [`ApprovalResponse`]) and start a run, or resume the
 //!   chat's paused run with the page's approvals, each chat in a session
-//!   store (`tools-session`) under the user the auth hook names;
+//!   store (`toolcall-session`) under the user the auth hook names;
 //!   [`ui_messages`]: a stored chat as the page's initial messages;
 //! - [`AguiEvent`], [`AguiAdapter`], [`AguiServer`]: the same run as
 //!   AG-UI events (`@ag-ui/core` 1.0.0), and the handler
@@ -23,7 +23,7 @@
 //! - [`serve`]: those routes served with read timeouts and a cap on
 //!   connections, so that clients left idle cannot hold the server.
 //!
-//! The facade's feature `ui` brings it in (`tools::ui`).
+//! The facade's feature `ui` brings it in (`toolcall::ui`).
 #![deny(missing_docs)]
 
 mod adapter;

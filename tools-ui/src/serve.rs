@@ -10,7 +10,7 @@
 //! connection idle the longest. A response being written, such as a run's
 //! event stream, is never cut by them. The accept loop and the idle table
 //! are copied from there; their shared home would be a small module of
-//! `tools-core` (or a crate of their own) behind a feature that brings in
+//! `toolcall-core` (or a crate of their own) behind a feature that brings in
 //! hyper, used by both servers.
 
 use std::collections::HashMap;
@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 /// ```no_run
 /// # async fn run(app: axum::Router) -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
-/// tools_ui::serve(listener, app).await
+/// toolcall_ui::serve(listener, app).await
 /// # }
 /// ```
 pub fn serve(listener: TcpListener, router: Router) -> Serve {

@@ -14,8 +14,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use tools_agent::{Agent, Message, PausedTurn, RunInput};
-use tools_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
+use toolcall_agent::{Agent, Message, PausedTurn, RunInput};
+use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
 use crate::host::{Host, Live, Refusal, refuse};
 use crate::request::ChatRequest;
@@ -49,7 +49,7 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 /// hook every request is the same user ([`ANONYMOUS`](crate::ANONYMOUS)): a demo's setting.
 ///
 /// **What is kept where.** A chat's messages and its paused run live in
-/// the store (by default a bounded [`MemoryStore`](tools_session::MemoryStore); [`ChatServer::with_store`]
+/// the store (by default a bounded [`MemoryStore`](toolcall_session::MemoryStore); [`ChatServer::with_store`]
 /// for SQLite or PostgreSQL), appended when a run ends and before its
 /// `finish` chunk is sent, so an approval sent at once finds it, and a
 /// restarted server loses nothing: a call held before a restart is
@@ -73,10 +73,10 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 /// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
 /// use axum::response::IntoResponse;
-/// use tools_agent::{Agent, OpenAiChat};
-/// use tools_core::toolset::Toolset;
-/// use tools_session::SqlStore;
-/// use tools_ui::ChatServer;
+/// use toolcall_agent::{Agent, OpenAiChat};
+/// use toolcall_core::toolset::Toolset;
+/// use toolcall_session::SqlStore;
+/// use toolcall_ui::ChatServer;
 ///
 /// let agent = Agent::new(OpenAiChat::new("gpt-4o-mini"), Toolset::new())?;
 /// let store = SqlStore::sqlite("chats.db").await?;
@@ -157,13 +157,13 @@ impl Asked {
 }
 
 impl ChatServer {
-    /// A server for this agent, its chats in a [`MemoryStore`](tools_session::MemoryStore) of 1,000
+    /// A server for this agent, its chats in a [`MemoryStore`](toolcall_session::MemoryStore) of 1,000
     /// (the least recently used forgotten), every request the same user.
     pub fn new(agent: Agent) -> Self {
         Self { host: Arc::new(Host::new(agent)) }
     }
 
-    /// Keep the chats in `store` (`tools_session::SqlStore` for SQLite or
+    /// Keep the chats in `store` (`toolcall_session::SqlStore` for SQLite or
     /// PostgreSQL): they outlive the process.
     pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         Arc::make_mut(&mut self.host).store = store;

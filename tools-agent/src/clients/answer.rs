@@ -4,7 +4,7 @@
 //! hold an effort, Gemini's `generationConfig` the sampling).
 
 use serde_json::{Map, Value, json};
-use tools_provider::Dialect;
+use toolcall_provider::Dialect;
 
 use crate::settings::patch;
 use crate::{AnswerType, ModelError};

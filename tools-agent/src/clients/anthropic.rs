@@ -3,20 +3,20 @@
 //! The shapes this client relies on, from Anthropic's documentation:
 //!
 //! - The request (`model`, `max_tokens` (required), `system`, `messages`,
-//!   `tools`, `tool_choice`, `temperature`, `stream`; the sampling fields
+//!   `toolcall`, `tool_choice`, `temperature`, `stream`; the sampling fields
 //!   by what the model takes of them: `fields::anthropic_sampling`), the headers
 //!   (`x-api-key`, `anthropic-version: 2023-06-01`), and the response
 //!   (`content` blocks, `usage.input_tokens` / `usage.output_tokens`):
 //!   <https://docs.anthropic.com/en/api/messages>. The messages (merged
 //!   turns of one role, `tool_use` and `tool_result` blocks) are written by
-//!   `tools_provider::anthropic::messages`.
+//!   `toolcall_provider::anthropic::messages`.
 //! - `tool_use` blocks (`id`, `name`, object `input`), the answering user
 //!   message of `tool_result` blocks (`tool_use_id`):
 //!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
 //!   `tool_choice` (`auto`, `any`, `tool` with `name`, `none`, and
 //!   `disable_parallel_tool_use` inside it) comes from `Dialect::tool_choice`,
 //!   which cites its pages.
-//! - A request may leave `tools` out although its messages hold
+//! - A request may leave `toolcall` out although its messages hold
 //!   `tool_use` / `tool_result` blocks (since February 27th, 2025), which the
 //!   loop's last, tool-less request does:
 //!   <https://docs.anthropic.com/en/release-notes/api>.
@@ -37,7 +37,7 @@
 //!   `clients::native`): `context_management.edits` behind the
 //!   `anthropic-beta` header; the response's `context_management.applied_edits`
 //!   (on the message, or a stream's `message_delta`) is traced (target
-//!   `tools_agent::context`), and a `compaction` block (its `content`
+//!   `toolcall_agent::context`), and a `compaction` block (its `content`
 //!   streamed as `compaction_delta`s) is kept as a native piece of the
 //!   message and sent back:
 //!   <https://platform.claude.com/docs/en/build-with-claude/context-editing>,
@@ -46,7 +46,7 @@
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
-use tools_provider::{Content, Dialect, Finish, Reasoning, anthropic};
+use toolcall_provider::{Content, Dialect, Finish, Reasoning, anthropic};
 
 use super::{Client, Provider, Strict, fields, response_id};
 use crate::ModelError;
@@ -62,8 +62,8 @@ pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
 /// A client of Anthropic's Messages API.
 ///
 /// ```no_run
-/// use tools_agent::{Agent, Anthropic};
-/// use tools_core::Toolset;
+/// use toolcall_agent::{Agent, Anthropic};
+/// use toolcall_core::Toolset;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// // The key from ANTHROPIC_API_KEY, the base URL from ANTHROPIC_BASE_URL if set.
@@ -142,7 +142,7 @@ impl Provider for AnthropicApi {
     }
 
     /// Read a whole Messages response: its content in order (text, calls,
-    /// thinking, server tools: `tools_provider::anthropic::content`).
+    /// thinking, server tools: `toolcall_provider::anthropic::content`).
     fn read(&self, value: &Value) -> Result<ModelResponse, ModelError> {
         let content = anthropic::content(value).map_err(|error| malformed(value, error))?;
         trace_edits(value);
@@ -184,7 +184,7 @@ fn trace_edits(value: &Value) {
         let cleared: u64 =
             edits.iter().filter_map(|edit| edit.get("cleared_input_tokens").and_then(Value::as_u64)).sum();
         let applied = Value::Array(edits.clone());
-        tracing::debug!(target: "tools_agent::context", cleared_input_tokens = cleared, %applied,
+        tracing::debug!(target: "toolcall_agent::context", cleared_input_tokens = cleared, %applied,
             "the provider edited the context");
     }
 }

@@ -211,7 +211,7 @@ pub(crate) fn anthropic_sampling(model: &str) -> Sampling {
 ///
 /// The sampling settings by what `model` takes of them
 /// ([`anthropic_sampling`]): a model that takes none gets none of them,
-/// each set dropped with a warning (target `tools_agent::settings`) rather
+/// each set dropped with a warning (target `toolcall_agent::settings`) rather
 /// than the API's 400, so that settings made for other models (a
 /// [`FallbackModel`](crate::FallbackModel)'s, an agent's) still run on it;
 /// a model that takes a temperature or a `top_p` has both refused.
@@ -259,7 +259,7 @@ pub(crate) fn anthropic(
         .collect();
         if !set.is_empty() {
             let dropped = set.join(", ");
-            tracing::warn!(target: "tools_agent::settings", model, dropped,
+            tracing::warn!(target: "toolcall_agent::settings", model, dropped,
                 "{model} takes no sampling settings (the API refuses them): {dropped} not sent");
         }
         return Ok(());

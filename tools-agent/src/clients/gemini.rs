@@ -4,7 +4,7 @@
 //! The shapes this client relies on, from Google's documentation:
 //!
 //! - The request (`contents` of `{role: "user" | "model", parts}`,
-//!   `systemInstruction`, `tools`, `toolConfig`, `generationConfig` with
+//!   `systemInstruction`, `toolcall`, `toolConfig`, `generationConfig` with
 //!   `maxOutputTokens` and `temperature`), the response
 //!   (`candidates[0].content.parts`, `finishReason`, `usageMetadata` with
 //!   `promptTokenCount`, `candidatesTokenCount`, `thoughtsTokenCount`), and
@@ -23,17 +23,17 @@
 //! - `thoughtSignature`: a model that thinks signs its parts, and the
 //!   signature must be sent back on the part it came on in the next turns:
 //!   <https://ai.google.dev/gemini-api/docs/thought-signatures>. They are
-//!   content of the transcript (`tools_provider::gemini::content` reads
+//!   content of the transcript (`toolcall_provider::gemini::content` reads
 //!   them, `contents` writes them back), so a saved run resumed by another
 //!   client sends them too; the client remembers nothing between requests.
 //!
 //! The contents (user, model, `functionCall` and `functionResponse` parts)
-//! are written by `tools_provider::gemini::contents`.
+//! are written by `toolcall_provider::gemini::contents`.
 
 use eventsource_stream::Event;
 use serde_json::{Map, Value, json};
-use tools_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
-use tools_provider::{Content, Dialect, Finish, Reasoning};
+use toolcall_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
+use toolcall_provider::{Content, Dialect, Finish, Reasoning};
 
 use super::{Client, Provider, fields, response_id};
 use crate::ModelError;
@@ -45,8 +45,8 @@ const PROVIDER: &str = "gemini";
 /// A client of the Gemini API (Google AI Studio keys).
 ///
 /// ```no_run
-/// use tools_agent::{Agent, Gemini};
-/// use tools_core::Toolset;
+/// use toolcall_agent::{Agent, Gemini};
+/// use toolcall_core::Toolset;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// // The key from GEMINI_API_KEY, the base URL from GEMINI_BASE_URL if set.
@@ -96,7 +96,7 @@ impl Provider for GeminiApi {
             body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
         body.insert("contents".into(), Value::Array(gemini::contents(request.messages)?));
-        // `tools`, and `toolConfig` for the function declarations.
+        // `toolcall`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
         fields::gemini(settings, &mut body)?;

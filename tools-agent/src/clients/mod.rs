@@ -4,7 +4,7 @@
 //! and each provider module supplies a [`Provider`]: its URL and headers,
 //! its request body, its response reader and its stream event reader. The
 //! messages themselves (user, assistant, calls, results) are written by the
-//! provider's module in `tools-provider`.
+//! provider's module in `toolcall-provider`.
 
 mod answer;
 mod anthropic;
@@ -24,7 +24,7 @@ pub use openai_responses::OpenAiResponses;
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
-use tools_provider::Dialect;
+use toolcall_provider::Dialect;
 
 use crate::http::{Decode, Endpoint, model_stream};
 use crate::model::{ModelRequest, ModelResponse, ModelSettings, ModelStream};
@@ -106,7 +106,7 @@ pub trait Strict {
 /// ```
 /// use std::time::Duration;
 /// use reqwest::header::{HeaderName, HeaderValue};
-/// use tools_agent::{Anthropic, ApiKey, Model, ResendPolicy};
+/// use toolcall_agent::{Anthropic, ApiKey, Model, ResendPolicy};
 ///
 /// let model = Anthropic::from_values("claude-sonnet-4-5", Some(ApiKey::new("sk-ant-...")), None)
 ///     .with_base_url("http://proxy.local/")
@@ -288,9 +288,9 @@ impl<P: Provider> Model for Client<P> {
     }
 }
 
-/// The request fields that offer the tools (`tools`) and say which the
+/// The request fields that offer the tools (`toolcall`) and say which the
 /// model may call (the dialect's tool choice fields); none without tools,
-/// since providers refuse an empty `tools` array, and a choice needs tools
+/// since providers refuse an empty `toolcall` array, and a choice needs tools
 /// to name.
 ///
 /// The dialect refuses a toolset it cannot express when the agent is built

@@ -3,7 +3,7 @@
 //!
 //! - The request and the response:
 //!   <https://platform.openai.com/docs/api-reference/chat/create> (messages
-//!   `system`/`user`/`assistant` with `tool_calls`/`tool`; `tools`,
+//!   `system`/`user`/`assistant` with `tool_calls`/`tool`; `toolcall`,
 //!   `tool_choice`, `parallel_tool_calls`, `max_completion_tokens`,
 //!   `temperature`; `choices[0].message`, `usage.prompt_tokens`,
 //!   `usage.completion_tokens`). `tool_choice` and `parallel_tool_calls`
@@ -15,12 +15,12 @@
 //!   {"include_usage": true}` a last chunk with empty `choices` and the
 //!   `usage`, then `data: [DONE]`).
 //! - The messages (user, assistant, tool calls and their results):
-//!   `tools_provider::openai::chat::messages`, with the `OpenAiChat` dialect of `tools-provider`
+//!   `toolcall_provider::openai::chat::messages`, with the `OpenAiChat` dialect of `toolcall-provider`
 //!   (<https://platform.openai.com/docs/guides/function-calling>).
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use tools_provider::{Content, Dialect, Finish, Reasoning, openai};
+use toolcall_provider::{Content, Dialect, Finish, Reasoning, openai};
 
 use super::fields;
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
@@ -33,7 +33,7 @@ use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Us
 /// server that speaks it.
 ///
 /// ```
-/// use tools_agent::{ApiKey, Model, OpenAiChat};
+/// use toolcall_agent::{ApiKey, Model, OpenAiChat};
 ///
 /// // OpenAI itself, the key given (`OpenAiChat::new` reads OPENAI_API_KEY).
 /// let openai = OpenAiChat::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None).with_strict(true);
@@ -105,7 +105,7 @@ impl Provider for OpenAiChatApi {
     }
 
     /// The response: `choices[0].message` as content (reasoning, text or
-    /// its `refusal`, calls: `tools_provider::openai::chat::content`), the
+    /// its `refusal`, calls: `toolcall_provider::openai::chat::content`), the
     /// usage.
     fn read(&self, body: &Value) -> Result<ModelResponse, ModelError> {
         let Some(message) = body.pointer("/choices/0/message") else {

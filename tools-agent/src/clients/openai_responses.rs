@@ -3,7 +3,7 @@
 //! - The request and the response:
 //!   <https://platform.openai.com/docs/api-reference/responses/create>
 //!   (`instructions`, `input` items: messages, `function_call` and
-//!   `function_call_output`; `tools` with the native `web_search`,
+//!   `function_call_output`; `toolcall` with the native `web_search`,
 //!   `tool_choice`, `parallel_tool_calls`, `max_output_tokens`,
 //!   `temperature`, `store`; the `output` items: `message` with
 //!   `output_text` parts, `function_call`; `usage.input_tokens`,
@@ -15,7 +15,7 @@
 //!   `response.completed` with the whole response, `response.incomplete`,
 //!   `response.failed`, `error`).
 //! - The messages (user, assistant, tool calls and their results):
-//!   `tools_provider::openai::responses::input`, with the `OpenAiResponses` dialect of `tools-provider`
+//!   `toolcall_provider::openai::responses::input`, with the `OpenAiResponses` dialect of `toolcall-provider`
 //!   (<https://platform.openai.com/docs/guides/function-calling>).
 //!
 //! Requests say `store: false`: the transcript is the state, sent whole
@@ -26,12 +26,12 @@
 //!   "compact_threshold"}]`; the `compaction` output item comes back in the
 //!   response's `output` (so a stream's `response.completed` has it) and
 //!   is kept as a native piece of the assistant message, which
-//!   `tools_provider::openai::responses::input` sends back, leaving out
+//!   `toolcall_provider::openai::responses::input` sends back, leaving out
 //!   what came before it: <https://developers.openai.com/api/docs/guides/compaction>.
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use tools_provider::{Dialect, Finish, openai};
+use toolcall_provider::{Dialect, Finish, openai};
 
 use super::fields;
 use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
@@ -43,7 +43,7 @@ use crate::model::{ModelEvent, ModelRequest, ModelResponse};
 /// A [`Model`](crate::Model) over OpenAI's Responses API.
 ///
 /// ```
-/// use tools_agent::{ApiKey, Model, OpenAiResponses};
+/// use toolcall_agent::{ApiKey, Model, OpenAiResponses};
 ///
 /// // `OpenAiResponses::new` reads OPENAI_API_KEY and OPENAI_BASE_URL.
 /// let model = OpenAiResponses::from_values("gpt-4.1-mini", Some(ApiKey::new("sk-...")), None);
@@ -125,7 +125,7 @@ impl Provider for OpenAiResponsesApi {
 }
 
 /// A response object (the plain answer, or the one `response.completed`
-/// carries): its output as content (`tools_provider::openai::responses::content`:
+/// carries): its output as content (`toolcall_provider::openai::responses::content`:
 /// reasoning items, the `output_text` and `refusal` parts of its `message`
 /// items, its `function_call` items), its usage. A `failed` or `cancelled`
 /// response is an error naming the provider's error.

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
-use tools_agent::{Agent, AgentEvent, Message, RunLimits, ScriptedModel, StopReason, Transcript};
-use tools_core::toolset::Toolset;
-use tools_core::{Outcome, ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_agent::{Agent, AgentEvent, Message, RunLimits, ScriptedModel, StopReason, Transcript};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
 
 /// Current temperature for a city.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     if city == "Atlantis" {
         return Err(ToolError::failed("no station there"));
@@ -20,14 +20,14 @@ async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolErr
 }
 
 /// Sleeps for a while.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn nap(_ctx: &ToolContext, ms: u64) -> Result<String, ToolError> {
     tokio::time::sleep(Duration::from_millis(ms)).await;
     Ok("rested".into())
 }
 
 /// Gives the final answer.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn final_answer(_ctx: &ToolContext, answer: String) -> Result<String, ToolError> {
     Ok(answer)
 }
@@ -40,7 +40,7 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall::new(id, name, arguments)
 }
 
-fn results_of(message: &Message) -> Vec<(tools_core::SmolStr, Outcome)> {
+fn results_of(message: &Message) -> Vec<(toolcall_core::SmolStr, Outcome)> {
     match message {
         Message::Tool { results } => results.iter().map(|r| (r.id.clone(), r.outcome)).collect(),
         other => panic!("expected tool results, got {other:?}"),
@@ -124,7 +124,7 @@ async fn the_budget_stops_a_run_and_a_bigger_one_continues_it() {
     let stopped = tight.run("Rest").await.unwrap();
     assert!(matches!(
         stopped.stop,
-        StopReason::Budget(tools_agent::LimitExceeded::ToolCalls { limit: 2, requested: 3 })
+        StopReason::Budget(toolcall_agent::LimitExceeded::ToolCalls { limit: 2, requested: 3 })
     ));
     assert_eq!(stopped.transcript.pending_calls().len(), 1);
     // Saved, loaded, continued: the pending call runs first.
@@ -144,7 +144,7 @@ async fn retries_of_one_tool_are_bounded() {
         Agent::new(model, tools()).unwrap().with_limits(RunLimits::default().with_max_retries_per_tool(1));
     let result = agent.run("?").await.unwrap();
     assert!(
-        matches!(result.stop, StopReason::Budget(tools_agent::LimitExceeded::Retries { .. })),
+        matches!(result.stop, StopReason::Budget(toolcall_agent::LimitExceeded::Retries { .. })),
         "{:?}",
         result.stop
     );
@@ -226,7 +226,7 @@ async fn streaming_yields_calls_results_and_the_end_last() {
 async fn argument_repairs_are_bounded_by_the_run_across_turns() {
     // A repair that turns `town` into `city`, as a small model might.
     let town_to_city = || {
-        tools_core::layers::RepairArguments::new(|repair| {
+        toolcall_core::layers::RepairArguments::new(|repair| {
             let fixed = repair.arguments.replace("town", "city");
             Box::pin(async move { Some(fixed) })
         })
@@ -269,7 +269,7 @@ impl Unlocked {
 }
 
 /// Unlocks the vault.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn unlock(ctx: &ToolContext) -> Result<String, ToolError> {
     let unlocked = ctx.get::<Unlocked>().ok_or_else(|| ToolError::failed("there is no vault"))?;
     unlocked.0.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -277,7 +277,7 @@ async fn unlock(ctx: &ToolContext) -> Result<String, ToolError> {
 }
 
 /// Opens the unlocked vault.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn open_vault(_ctx: &ToolContext) -> Result<String, ToolError> {
     Ok("gold".into())
 }

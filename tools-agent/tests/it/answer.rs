@@ -5,13 +5,13 @@
 //! dialect cannot express is refused when the agent is built.
 
 use serde_json::{Value, json};
-use tools_agent::ApiKey;
-use tools_agent::{
+use toolcall_agent::ApiKey;
+use toolcall_agent::{
     Agent, AnswerMode, AnswerType, Gemini, LimitExceeded, Model, OpenAiChat, RunLimits, ScriptedModel,
     StopReason,
 };
-use tools_core::{ToolCall, Toolset};
-use tools_provider::Dialect;
+use toolcall_core::{ToolCall, Toolset};
+use toolcall_provider::Dialect;
 
 use crate::scenarios::{Item, ProviderMock, Sent, Turn, bodies, client, mock, received, streamed_text};
 use crate::support::openai::{run, tools};

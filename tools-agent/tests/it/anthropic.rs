@@ -8,7 +8,7 @@
 //! (error bodies, 529).
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, Anthropic, ApiKey, ModelError, Usage};
+use toolcall_agent::{Agent, Anthropic, ApiKey, ModelError, Usage};
 use wiremock::{Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult, mock};

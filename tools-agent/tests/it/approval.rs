@@ -15,13 +15,13 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use replies::{mock, received};
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentEvent, Anthropic, ApiKey, Decision, Gemini, Message, Model, OpenAiChat, OpenAiResponses,
     RunResult, RunState, ScriptedModel, StopReason,
 };
-use tools_core::toolset::Toolset;
-use tools_core::{Outcome, ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
 use wiremock::MockServer;
 
 /// The paths the delete tool was run with, shared through the context.
@@ -35,13 +35,13 @@ impl Deleted {
 }
 
 /// Current temperature for a city.
-#[tool(args, read_only, crate = "tools_core")]
+#[tool(args, read_only, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("12°C in {city}"))
 }
 
 /// Delete a file.
-#[tool(args, destructive, crate = "tools_core")]
+#[tool(args, destructive, crate = "toolcall_core")]
 async fn delete_file(ctx: &ToolContext, path: String) -> Result<String, ToolError> {
     if let Some(deleted) = ctx.get::<Deleted>() {
         deleted.0.lock().unwrap().push(path.clone());
@@ -277,7 +277,7 @@ async fn unpaused(provider: Provider) -> (RunResult, Vec<Value>) {
 }
 
 /// The result of a call in the run's tool messages.
-fn result_of(result: &RunResult, id: &str) -> tools_core::ToolResult {
+fn result_of(result: &RunResult, id: &str) -> toolcall_core::ToolResult {
     let results = result.transcript.messages.iter().filter_map(|message| match message {
         Message::Tool { results } => Some(results),
         _ => None,
@@ -388,13 +388,13 @@ async fn undecided_nothing_runs_and_the_run_pauses_again() {
 }
 
 /// Lists a directory: a read that needs no approval.
-#[tool(args, read_only, crate = "tools_core")]
+#[tool(args, read_only, crate = "toolcall_core")]
 async fn list_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
     Ok(format!("{path}: a.txt b.txt"))
 }
 
 /// Remove a directory.
-#[tool(args, needs_approval, crate = "tools_core")]
+#[tool(args, needs_approval, crate = "toolcall_core")]
 async fn remove_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
     Ok(format!("removed {path}"))
 }
@@ -525,11 +525,11 @@ async fn streamed_a_held_call_is_announced_before_the_turn_runs_and_again_while_
 #[derive(Default)]
 struct Reviewer(Mutex<Vec<Vec<String>>>);
 
-impl tools_agent::Effects for Reviewer {
+impl toolcall_agent::Effects for Reviewer {
     fn decide<'a>(
         &'a self,
         state: &'a RunState,
-    ) -> futures::future::BoxFuture<'a, Result<Option<RunState>, tools_agent::ModelError>> {
+    ) -> futures::future::BoxFuture<'a, Result<Option<RunState>, toolcall_agent::ModelError>> {
         Box::pin(async move {
             let shown: Vec<String> = state.pending().iter().map(|p| p.call.id.to_string()).collect();
             let round = {

@@ -38,12 +38,12 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::Mutex;
 
 use serde_json::{Map, Value};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentError, CacheRetention, CacheSettings, CacheTtl, ModelError, ModelSettings, Usage,
 };
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -57,7 +57,7 @@ const MINIMUM: usize = 1024;
 
 /// A chapter of a long book: a long result each turn, so that each turn
 /// adds more to the prefix than OpenAI's 128-token step.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn read_chapter(_ctx: &ToolContext, n: u32) -> Result<String, ToolError> {
     Ok(format!("Chapter {n}. ")
         + &"It was a quiet day on the long road north, and nothing happened. ".repeat(12))
@@ -547,7 +547,7 @@ async fn anthropic_without_breakpoints_marks_nothing_and_reads_nothing() {
 }
 
 /// The definitions a request offers, each without its `cache_control`:
-/// Gemini's function declarations, the `tools` array elsewhere.
+/// Gemini's function declarations, the `toolcall` array elsewhere.
 fn definitions(body: &Value) -> Vec<Value> {
     let tools = body.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
     let declared = tools.first().and_then(|tool| tool.get("functionDeclarations")).and_then(Value::as_array);
@@ -565,7 +565,7 @@ fn definitions(body: &Value) -> Vec<Value> {
 /// and the new ones after them, in the order found.
 async fn a_tool_search_appends_to_the_tools_offered_before<P: Cached + 'static>(streamed: bool) {
     use crate::support::many_tools;
-    use tools_core::toolset::ToolSearch;
+    use toolcall_core::toolset::ToolSearch;
 
     let turns = [
         Turn::calls(&[("call_s1", "tool_search", r#"{"query": "create a new issue in Jira"}"#)]),

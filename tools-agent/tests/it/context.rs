@@ -8,18 +8,18 @@
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use tools_agent::{
+use toolcall_agent::{
     Agent, Content, ContextPolicy, Message, Model, ModelError, ModelRequest, ModelResponse, Reasoning,
     ScriptedModel, StopReason, Strategy, Summarizer, Transcript,
 };
-use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
-use tools_macros::tool;
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
+use toolcall_macros::tool;
 
 use crate::scenarios::{self, Item, ProviderMock};
 use crate::support::openai::Turn;
 
 /// A page of a long document.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn read_page(_ctx: &ToolContext, page: u32) -> Result<String, ToolError> {
     Ok(page_text(page, 3_000))
 }
@@ -70,7 +70,7 @@ impl<M: Model> Model for Watched<M> {
         self.inner.model()
     }
 
-    fn dialect(&self) -> Option<tools_provider::Dialect> {
+    fn dialect(&self) -> Option<toolcall_provider::Dialect> {
         self.inner.dialect()
     }
 
@@ -197,7 +197,7 @@ async fn the_oldest_turns_are_dropped_whole_and_the_last_is_kept() {
     assert_well_formed(sent);
     // Another turn would not have fitted.
     let bigger = &transcript.messages[from - 4..];
-    let settings = tools_agent::ModelSettings::default();
+    let settings = toolcall_agent::ModelSettings::default();
     let tools = tools();
     let request = ModelRequest {
         instructions: None,

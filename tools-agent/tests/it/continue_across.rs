@@ -2,15 +2,15 @@
 //! provider-neutral transcript is turned into each API's own messages.
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, Anthropic, ApiKey, Message, OpenAiChat, StopReason, Transcript};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_agent::{Agent, Anthropic, ApiKey, Message, OpenAiChat, StopReason, Transcript};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// Current temperature for a city.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("12°C in {city}"))
 }

@@ -1,22 +1,22 @@
 //! A toolset the model's dialect cannot express is refused when the agent
 //! is built, naming the tool and the keyword, before any request.
 
-use tools_agent::{
+use toolcall_agent::{
     Agent, AnswerMode, AnswerType, ApiKey, FallbackModel, Gemini, OpenAiChat, OpenAiResponses, ScriptedModel,
 };
-use tools_core::toolset::{ToolSearch, Toolset};
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
-use tools_provider::Dialect;
+use toolcall_core::toolset::{ToolSearch, Toolset};
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_provider::Dialect;
 
 /// Keeps any JSON value.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn store(_ctx: &ToolContext, value: serde_json::Value) -> Result<String, ToolError> {
     Ok(value.to_string())
 }
 
 /// Current temperature for a city.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("12°C in {city}"))
 }
@@ -59,7 +59,7 @@ fn a_fallbacks_toolset_is_checked_for_every_model() {
     assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::OpenAiChatStrict));
     let gemini = Gemini::from_values("gemini-2.5-flash", Some(ApiKey::new("AIza-test")), None);
     let both = FallbackModel::new(chat()).or(gemini);
-    assert_eq!(tools_agent::Model::dialects(&both), [Dialect::OpenAiChat, Dialect::Gemini]);
+    assert_eq!(toolcall_agent::Model::dialects(&both), [Dialect::OpenAiChat, Dialect::Gemini]);
     let refused = Agent::new(both.clone(), tools()).unwrap_err();
     assert_eq!((refused.tool.as_deref(), refused.dialect), (Some("store"), Dialect::Gemini));
     assert!(Agent::new(both, Toolset::builder().add(GetWeather).build().unwrap()).is_ok());

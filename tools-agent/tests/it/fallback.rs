@@ -11,7 +11,7 @@
 //! 503 `UNAVAILABLE` (<https://ai.google.dev/gemini-api/docs/troubleshooting>).
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, Anthropic, ApiKey, FallbackModel, Gemini, ModelError, ModelName, StopReason};
+use toolcall_agent::{Agent, Anthropic, ApiKey, FallbackModel, Gemini, ModelError, ModelName, StopReason};
 use wiremock::{MockServer, ResponseTemplate};
 
 use crate::scenarios::{
@@ -335,9 +335,9 @@ async fn each_model_is_sent_its_own_reasoning_and_never_anothers() {
 }
 
 /// A scripted model under its own name.
-struct Named(&'static str, tools_agent::ScriptedModel);
+struct Named(&'static str, toolcall_agent::ScriptedModel);
 
-impl tools_agent::Model for Named {
+impl toolcall_agent::Model for Named {
     fn provider(&self) -> &str {
         "scripted"
     }
@@ -348,8 +348,8 @@ impl tools_agent::Model for Named {
 
     fn request<'a>(
         &'a self,
-        request: tools_agent::ModelRequest<'a>,
-    ) -> futures::future::BoxFuture<'a, Result<tools_agent::ModelResponse, ModelError>> {
+        request: toolcall_agent::ModelRequest<'a>,
+    ) -> futures::future::BoxFuture<'a, Result<toolcall_agent::ModelResponse, ModelError>> {
         self.1.request(request)
     }
 }
@@ -359,13 +359,13 @@ impl tools_agent::Model for Named {
 /// over, one that met an error that does not fall over ends both.
 #[tokio::test]
 async fn a_chain_inside_a_chain_names_the_model_that_answered() {
-    use tools_agent::ScriptedModel;
+    use toolcall_agent::ScriptedModel;
     let down =
         || ModelError::Timeout { provider: "scripted".into(), timeout: std::time::Duration::from_secs(1) };
     let inner = FallbackModel::new(Named("a", ScriptedModel::new().then(Err(down()))))
         .or(Named("b", ScriptedModel::new().then_text("from b")));
     let chain = FallbackModel::new(inner).or(Named("c", ScriptedModel::new().then_text("from c")));
-    assert_eq!(tools_agent::Model::model(&chain), "fallback:scripted:a,scripted:b,scripted:c");
+    assert_eq!(toolcall_agent::Model::model(&chain), "fallback:scripted:a,scripted:b,scripted:c");
     let result = Agent::new(chain, tools()).unwrap().run("Hi").await.unwrap();
     assert_eq!(
         (result.answer.as_str(), result.models.as_slice()),

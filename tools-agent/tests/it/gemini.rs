@@ -10,8 +10,8 @@
 //! (error bodies).
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, StopReason, Usage};
-use tools_core::Outcome;
+use toolcall_agent::{Agent, AgentEvent, ApiKey, Gemini, Message, ModelError, StopReason, Usage};
+use toolcall_core::Outcome;
 use wiremock::matchers::method;
 use wiremock::{MockServer, Request, ResponseTemplate};
 

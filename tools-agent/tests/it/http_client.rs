@@ -5,9 +5,9 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tools_agent::{Agent, ApiKey, ModelError, OpenAiChat, ResendPolicy, StopReason};
-use tools_core::ToolContext;
-use tools_core::toolset::Toolset;
+use toolcall_agent::{Agent, ApiKey, ModelError, OpenAiChat, ResendPolicy, StopReason};
+use toolcall_core::ToolContext;
+use toolcall_core::toolset::Toolset;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

@@ -1,4 +1,4 @@
-//! The integration tests of `tools-agent`, one binary.
+//! The integration tests of `toolcall-agent`, one binary.
 
 mod support;
 

@@ -18,7 +18,7 @@
 //!   `openai`'s `ResponseCompactionItem`, `response_create_params.ContextManagement`).
 
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, Anthropic, ApiKey, Content, ContextPolicy, Gemini, Message, ModelError, NativeContext, OpenAiChat,
     OpenAiResponses, ReasoningEffort, ReasoningSettings, Strategy, Transcript,
 };
@@ -241,7 +241,7 @@ async fn anthropic_thinking_clearing_comes_first_and_needs_thinking() {
     assert!(error.contains("native_context.keep_thinking") && error.contains("thinking on"), "{error}");
     assert!(replies::received(&server).await.is_empty());
     // With thinking: the thinking edit first.
-    let settings = tools_agent::ModelSettings::default()
+    let settings = toolcall_agent::ModelSettings::default()
         .with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::High));
     let agent = Agent::new(model(), tools())
         .unwrap()

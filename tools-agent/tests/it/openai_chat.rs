@@ -11,12 +11,12 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use tools_agent::scripted_server::{
+use toolcall_agent::scripted_server::{
     Reply, argument_pieces, chat_chunk as chunk, chat_chunks, chat_completion,
     chat_usage_chunk as usage_chunk,
 };
-use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, StopReason, ToolChoice, Usage};
-use tools_core::{Outcome, ToolCall};
+use toolcall_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, StopReason, ToolChoice, Usage};
+use toolcall_core::{Outcome, ToolCall};
 use wiremock::{Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult};

@@ -13,9 +13,9 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, ApiKey, Message, ModelError, OpenAiResponses, ToolChoice, Usage};
-use tools_core::Outcome;
-use tools_core::toolset::WebSearch;
+use toolcall_agent::{Agent, ApiKey, Message, ModelError, OpenAiResponses, ToolChoice, Usage};
+use toolcall_core::Outcome;
+use toolcall_core::toolset::WebSearch;
 use wiremock::{Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult};

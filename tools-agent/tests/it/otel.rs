@@ -8,7 +8,7 @@
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use serde_json::{Value, json};
-use tools_agent::{Agent, ApiKey};
+use toolcall_agent::{Agent, ApiKey};
 use tracing_subscriber::layer::SubscriberExt;
 
 use crate::openai_chat::Mock;
@@ -86,7 +86,7 @@ fn show(spans: &[SpanData]) -> String {
 }
 
 /// A run with two calls (one fails) and an answer, against the stand-in.
-fn weather_run(agent: impl FnOnce(Agent) -> Agent) -> (tools_agent::RunResult, Vec<SpanData>) {
+fn weather_run(agent: impl FnOnce(Agent) -> Agent) -> (toolcall_agent::RunResult, Vec<SpanData>) {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let calls = Turn::calls(&[
         ("call_1", "get_weather", r#"{"city":"Paris"}"#),
@@ -313,8 +313,8 @@ fn each_client_traces_the_providers_response_id() {
 mod resumed {
     use opentelemetry::trace::SpanId;
     use opentelemetry_sdk::trace::SpanData;
-    use tools_agent::{Agent, RunState, ScriptedModel, StopReason};
-    use tools_core::{ToolCall, ToolContext, ToolError, Toolset};
+    use toolcall_agent::{Agent, RunState, ScriptedModel, StopReason};
+    use toolcall_core::{ToolCall, ToolContext, ToolError, Toolset};
 
     use super::{exported, named, show};
 
@@ -325,7 +325,7 @@ mod resumed {
     }
 
     /// Remove a directory.
-    #[tools_macros::tool(args, needs_approval, crate = "tools_core")]
+    #[toolcall_macros::tool(args, needs_approval, crate = "toolcall_core")]
     async fn remove_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
         Ok(format!("removed {path}"))
     }
@@ -359,7 +359,7 @@ mod resumed {
 
     /// Resume `state`, traced, and check that its run span is a root in a
     /// trace of its own, linked to `paused`.
-    fn resumed_links_to(agent: &Agent, state: impl Into<tools_agent::RunInput>, paused: &SpanData) {
+    fn resumed_links_to(agent: &Agent, state: impl Into<toolcall_agent::RunInput>, paused: &SpanData) {
         let (result, spans) = exported(|| block_on(agent.run(state)));
         assert_eq!(result.unwrap().answer, "Removed.");
         let run = run_span(&spans);
@@ -399,7 +399,7 @@ mod resumed {
         assert_eq!(&loaded, state.as_ref());
         // Kept apart from its transcript, as a store keeps it, too.
         let (transcript, turn) = loaded.split();
-        let turn: tools_agent::PausedTurn =
+        let turn: toolcall_agent::PausedTurn =
             serde_json::from_value(serde_json::to_value(&turn).unwrap()).unwrap();
         assert_eq!(turn.traceparent(), state.traceparent());
         resumed_links_to(&agent, RunState::join(transcript, turn), &paused_span);

@@ -13,11 +13,11 @@ use std::sync::{Arc, LazyLock};
 
 use replies::{mock, received};
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, Anthropic, ApiKey, Message, Model, ModelError, OpenAiChat, RunResult, StopReason, Transcript,
 };
-use tools_core::toolset::Toolset;
-use tools_core::{Media, Output, Part, ToolContext, ToolError, ToolSpec, TypedTool};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{Media, Output, Part, ToolContext, ToolError, ToolSpec, TypedTool};
 use wiremock::MockServer;
 
 /// The start of a PNG file: the chart's bytes.

@@ -6,9 +6,9 @@
 //! and the part.
 
 use serde_json::{Value, json};
-use tools_agent::{Agent, Message, Model, ModelError, StopReason};
-use tools_core::{Media, Part};
-use tools_provider::{PartOf, RefusedPart};
+use toolcall_agent::{Agent, Message, Model, ModelError, StopReason};
+use toolcall_core::{Media, Part};
+use toolcall_provider::{PartOf, RefusedPart};
 
 use crate::scenarios::{ProviderMock, Turn, bodies, client, mock, received};
 use crate::support::openai::{run, tools};

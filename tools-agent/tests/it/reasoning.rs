@@ -19,7 +19,7 @@
 //!   <https://api-docs.deepseek.com/guides/thinking_mode>.
 
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentEvent, Anthropic, ApiKey, Gemini, LimitExceeded, ModelError, OpenAiChat, OpenAiResponses,
     StopReason,
 };

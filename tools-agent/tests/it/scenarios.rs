@@ -10,9 +10,9 @@
 //! module can run one and assert its own wire shape.
 
 use serde_json::Value;
-use tools_agent::{Agent, RunLimits, StopReason, ToolChoice, Usage};
-use tools_agent::{AgentError, AgentEvent, ApiKey, LimitExceeded, Message, Model, ModelError};
-use tools_core::Outcome;
+use toolcall_agent::{Agent, RunLimits, StopReason, ToolChoice, Usage};
+use toolcall_agent::{AgentError, AgentEvent, ApiKey, LimitExceeded, Message, Model, ModelError};
+use toolcall_core::Outcome;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, ResponseTemplate};
 
@@ -537,7 +537,7 @@ pub(crate) async fn split_characters_assemble<P: ProviderMock>() {
         result.transcript.messages[1],
         Message::assistant(
             "",
-            [tools_core::ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Zürich"}"#)]
+            [toolcall_core::ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Zürich"}"#)]
         )
     );
     assert_eq!(outcomes(&result.transcript.messages[2]), [(id, Outcome::Success)]);

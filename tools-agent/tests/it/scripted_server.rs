@@ -3,9 +3,9 @@
 //! each test reads what the server recorded.
 
 use serde_json::Value;
-use tools_agent::scripted_server::{Reply, ScriptedServer, argument_pieces};
-use tools_agent::{Agent, AgentEvent, ModelError, OpenAiChat, StopReason};
-use tools_core::ToolCall;
+use toolcall_agent::scripted_server::{Reply, ScriptedServer, argument_pieces};
+use toolcall_agent::{Agent, AgentEvent, ModelError, OpenAiChat, StopReason};
+use toolcall_core::ToolCall;
 
 use crate::support::openai::{run, streamed_arguments, tools};
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentError, Anthropic, ApiKey, Model, ModelError, ModelRequest, ModelSettings, OpenAiResponses,
     ReasoningEffort, ReasoningSettings, ReasoningSummary, ToolChoice,
 };
@@ -539,7 +539,7 @@ async fn each_request_carries_its_own_settings() {
     let server =
         mock(vec![P::reply(&Turn::text("Mild."), false), P::reply(&Turn::text("Mild."), false)]).await;
     let model = client::<P>(&server, 1);
-    let messages = [tools_agent::Message::user("Weather?")];
+    let messages = [toolcall_agent::Message::user("Weather?")];
     for settings in [
         ModelSettings::default().with_temperature(0.0),
         ModelSettings::default().with_reasoning(ReasoningSettings::new().with_effort(ReasoningEffort::Low)),

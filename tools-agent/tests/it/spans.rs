@@ -8,15 +8,15 @@
 pub(crate) mod capture;
 
 use capture::{Capture, Spans, field};
-use tools_agent::{
+use toolcall_agent::{
     Agent, Anthropic, ApiKey, FallbackModel, ModelResponse, OpenAiChat, ResendPolicy, ScriptedModel, Usage,
 };
-use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
 
 /// Echo the text.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn echo(_ctx: &ToolContext, text: String) -> Result<String, ToolError> {
     Ok(text)
 }

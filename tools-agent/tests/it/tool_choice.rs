@@ -6,27 +6,27 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
-use tools_agent::{
+use toolcall_agent::{
     Agent, AgentError, Anthropic, ApiKey, Gemini, Model, ModelError, OpenAiChat, OpenAiResponses,
     ResendPolicy, ToolChoice,
 };
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
-use tools_provider::Dialect;
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_provider::Dialect;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const KEY: &str = "test-key-5d1e";
 
 /// Current temperature for a city.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("12°C in {city}"))
 }
 
 /// Current time in a time zone.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
     Ok(format!("12:00 in {zone}"))
 }

@@ -6,10 +6,10 @@ use crate::support::replies;
 
 use replies::{mock, received};
 use serde_json::{Value, json};
-use tools_agent::{Agent, ApiKey, OpenAiChat, ToolIndex};
-use tools_core::Tool;
-use tools_core::toolset::{ToolSearch, Toolset};
-use tools_provider::{Dialect, limits};
+use toolcall_agent::{Agent, ApiKey, OpenAiChat, ToolIndex};
+use toolcall_core::Tool;
+use toolcall_core::toolset::{ToolSearch, Toolset};
+use toolcall_provider::{Dialect, limits};
 
 #[test]
 fn the_index_finds_the_needed_tool_in_its_top_five_for_90_of_100_requests() {
@@ -64,7 +64,7 @@ fn the_first_request_with_search_on_is_at_most_5_percent_of_all_the_definitions(
             let loaded = searched.iter().filter(|tool| !searched.is_deferred(tool.spec().name()));
             let loaded: usize =
                 loaded.map(|tool| dialect.function(tool.as_ref()).unwrap().to_string().len()).sum();
-            loaded + tools_provider::search::anthropic_native().to_string().len()
+            loaded + toolcall_provider::search::anthropic_native().to_string().len()
         } else {
             limits::report(dialect, &searched).size.total_bytes
         };
@@ -152,8 +152,8 @@ async fn a_search_finds_a_tool_and_the_next_request_offers_it() {
 #[derive(Default, Clone)]
 struct Started(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
-impl tools_core::toolset::Observer for Started {
-    fn on_start(&self, call: &tools_core::ToolCall) {
+impl toolcall_core::toolset::Observer for Started {
+    fn on_start(&self, call: &toolcall_core::ToolCall) {
         self.0.lock().unwrap().push(call.name.to_string());
     }
 }

@@ -25,7 +25,7 @@ const MAX_CANDIDATES: usize = 16;
 /// decoded, and the function never panics.
 ///
 /// ```
-/// use tools_core::clean_json;
+/// use toolcall_core::clean_json;
 /// assert_eq!(clean_json(r#"{"city":"Paris"}"#), r#"{"city":"Paris"}"#);
 /// assert_eq!(clean_json("```json\n{\"city\":\"Paris\"}\n```"), r#"{"city":"Paris"}"#);
 /// assert_eq!(clean_json(r#"Sure! {"city":"Paris"} Hope that helps."#), r#"{"city":"Paris"}"#);

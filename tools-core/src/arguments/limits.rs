@@ -7,7 +7,7 @@ use crate::ToolError;
 /// argument pipeline ([`Parameters::parse`](crate::Parameters::parse)).
 ///
 /// ```
-/// use tools_core::{ArgumentLimits, Parameters};
+/// use toolcall_core::{ArgumentLimits, Parameters};
 /// let limits = ArgumentLimits::default().with_max_bytes(4096).with_max_depth(8);
 /// let params = Parameters::of::<serde_json::Value>();
 /// assert!(params.parse::<serde_json::Value>("{\"a\":[1,2]}", &limits).is_ok());

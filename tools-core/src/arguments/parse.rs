@@ -27,7 +27,7 @@ impl Parameters {
     /// other way.
     ///
     /// ```
-    /// use tools_core::{ArgumentLimits, Parameters};
+    /// use toolcall_core::{ArgumentLimits, Parameters};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Forecast {
@@ -115,7 +115,7 @@ impl Parameters {
     /// schema's constraints when it has a validator.
     ///
     /// ```
-    /// use tools_core::{ArgumentLimits, Parameters};
+    /// use toolcall_core::{ArgumentLimits, Parameters};
     ///
     /// let schema = serde_json::json!({"type": "object", "properties": {"q": {"type": "string"}}});
     /// let params = Parameters::from_schema(schema.as_object().unwrap().clone());

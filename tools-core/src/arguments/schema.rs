@@ -35,7 +35,7 @@ const CONSTRAINTS: &[&str] = &[
 /// constraints in it (ranges, lengths, patterns, enum values) when it has any.
 ///
 /// ```
-/// use tools_core::Parameters;
+/// use toolcall_core::Parameters;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Forecast {
@@ -106,7 +106,7 @@ impl Parameters {
     /// does (unless the type says `#[serde(deny_unknown_fields)]`).
     ///
     /// ```
-    /// use tools_core::{ArgumentLimits, Parameters};
+    /// use toolcall_core::{ArgumentLimits, Parameters};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
     /// struct Search { query: String, limit: Option<u32> }

@@ -13,7 +13,7 @@ use crate::{JsonObject, Output, OutputFuture, clean_json};
 ///
 /// ```
 /// use std::time::Duration;
-/// use tools_core::{Toolset, layers::Cache};
+/// use toolcall_core::{Toolset, layers::Cache};
 /// let tools = Toolset::new().with_layer(Cache::new(1_000, Duration::from_secs(60)));
 /// ```
 pub struct Cache {

@@ -9,7 +9,7 @@ use crate::{Output, ToolError};
 /// must not leave, an answer too long to be useful).
 ///
 /// ```
-/// use tools_core::{Toolset, layers::Guardrail};
+/// use toolcall_core::{Toolset, layers::Guardrail};
 /// let tools = Toolset::new().with_layer(Guardrail::new(|_call, output| {
 ///     if output.contains("BEGIN PRIVATE KEY") { Err("the output held a private key and was withheld".into()) } else { Ok(()) }
 /// }));

@@ -12,7 +12,7 @@ use crate::toolset::{Layer, LayerCall, Next};
 /// ([`ToolOptions::with_layer`](crate::toolset::ToolOptions::with_layer)), that tool.
 ///
 /// ```
-/// use tools_core::{Toolset, layers::ConcurrencyLimit};
+/// use toolcall_core::{Toolset, layers::ConcurrencyLimit};
 /// let tools = Toolset::new().with_layer(ConcurrencyLimit::new(4));
 /// ```
 #[derive(Debug)]

@@ -28,7 +28,7 @@ pub struct Repair<'a> {
 /// is left of it across the run.
 ///
 /// ```
-/// use tools_core::{Toolset, layers::RepairArguments};
+/// use toolcall_core::{Toolset, layers::RepairArguments};
 /// // A model that writes `"days": "three"` for an integer.
 /// let tools = Toolset::new().with_layer(RepairArguments::new(|repair| {
 ///     let fixed = repair.arguments.replace("\"three\"", "3");
@@ -93,9 +93,9 @@ impl<F> std::fmt::Debug for RepairArguments<F> {
 /// repair until none is left.
 ///
 /// ```
-/// use tools_core::layers::RepairBudget;
+/// use toolcall_core::layers::RepairBudget;
 /// let budget = RepairBudget::new(2);
-/// let ctx = tools_core::ToolContext::new().with_extension(budget.clone());
+/// let ctx = toolcall_core::ToolContext::new().with_extension(budget.clone());
 /// # let _ = ctx;
 /// assert_eq!(budget.remaining(), 2);
 /// ```

@@ -12,7 +12,7 @@ use crate::toolset::{Layer, LayerCall, OnError};
 ///
 /// ```
 /// use std::time::Duration;
-/// use tools_core::{Toolset, layers::Rerun};
+/// use toolcall_core::{Toolset, layers::Rerun};
 /// let tools = Toolset::new().with_layer(Rerun::new(3).with_backoff(Duration::from_millis(100), Duration::from_secs(2)));
 /// ```
 #[derive(Clone, Debug)]

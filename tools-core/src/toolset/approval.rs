@@ -22,7 +22,7 @@ impl ToolOptions {
     /// the rule cannot clear what it cannot read).
     ///
     /// ```
-    /// use tools_core::toolset::ToolOptions;
+    /// use toolcall_core::toolset::ToolOptions;
     /// // Transfers above 100 wait for a person.
     /// let options = ToolOptions::new().with_approval_when(|_ctx, args| args["amount"].as_f64().is_none_or(|a| a > 100.0));
     /// # let _ = options;
@@ -45,7 +45,7 @@ impl Toolset {
     /// approval.
     ///
     /// ```
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     /// let tools = Toolset::new().with_approval_rule(|tool| tool.spec().annotations().destructive == Some(true));
     /// ```
     pub fn with_approval_rule(mut self, rule: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {

@@ -10,7 +10,7 @@ use crate::Tool;
 /// one spelling each, on the toolset it builds.
 ///
 /// ```
-/// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 /// # struct Named(ToolSpec);
 /// # impl Tool for Named {
 /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -19,9 +19,9 @@ use crate::Tool;
 /// # fn tool(name: &'static str) -> Named {
 /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
 /// # }
-/// use tools_core::toolset::{ToolOptions, Toolset};
+/// use toolcall_core::toolset::{ToolOptions, Toolset};
 ///
-/// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+/// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
 /// let tools = Toolset::builder()
 ///     .add(tool("search"))
 ///     .add_with(tool("slow_report"), ToolOptions::new().with_timeout(std::time::Duration::from_secs(60)))

@@ -12,7 +12,7 @@ use crate::{Output, Part, ToolError};
 /// and JSON counted with it) and bytes of each image or file.
 ///
 /// ```
-/// use tools_core::toolset::{OutputCap, RunOptions, ToolOptions};
+/// use toolcall_core::toolset::{OutputCap, RunOptions, ToolOptions};
 /// // Every tool of the toolset: 20,000 characters; one chatty tool: 2,000.
 /// let options = RunOptions::new().with_output_cap(OutputCap::chars(20_000));
 /// let chatty = ToolOptions::new().with_output_cap(OutputCap::chars(2_000));
@@ -131,7 +131,7 @@ fn fit(text: String, left: &mut usize) -> String {
 /// fall between characters, never inside one.
 ///
 /// ```
-/// use tools_core::toolset::truncate;
+/// use toolcall_core::toolset::truncate;
 /// let long = "a".repeat(50) + &"z".repeat(50);
 /// let cut = truncate(&long, 40);
 /// assert!(cut.chars().count() <= 40);

@@ -18,7 +18,7 @@ impl Toolset {
     /// came with a label of its own (from a toolset merged into this one).
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -27,9 +27,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let github = Toolset::builder().add(tool("search")).build()?.with_source("github");
     /// let docs = Toolset::builder().add(tool("search")).build()?.with_source("docs");
     /// assert_eq!(github.source_of("search"), Some("github"));
@@ -56,7 +56,7 @@ impl Toolset {
     /// no label.
     ///
     /// ```
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     /// assert_eq!(Toolset::new().with_source("github").source_of("search"), None);
     /// ```
     pub fn source_of(&self, name: &str) -> Option<&str> {
@@ -85,7 +85,7 @@ impl Toolset {
     /// is a collision on `web_search`.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -94,9 +94,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let mut tools = Toolset::builder().add(tool("search")).build()?.with_source("docs");
     /// let github = Toolset::builder().add(tool("Search")).add(tool("open_issue")).build()?.with_source("github");
     ///
@@ -177,7 +177,7 @@ impl Toolset {
     /// and it stays ([`Toolset::without`] removes it).
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -186,9 +186,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let tools = Toolset::builder().add(tool("get_issue")).add(tool("delete_repo")).build()?;
     /// let safe = tools.filtered(|tool| !tool.spec().name().starts_with("delete_"));
     /// assert_eq!(safe.names().collect::<Vec<_>>(), ["get_issue"]);
@@ -204,7 +204,7 @@ impl Toolset {
     /// misspelt name would otherwise leave the model without its tool.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -213,9 +213,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let tools = Toolset::builder().add(tool("a")).add(tool("b")).add(tool("c")).build()?;
     /// assert_eq!(tools.clone().only(["c", "A"])?.names().collect::<Vec<_>>(), ["a", "c"]);
     /// let err = tools.only(["d"]).unwrap_err();
@@ -244,7 +244,7 @@ impl Toolset {
     /// left out, and is not an error.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -253,9 +253,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let tools = Toolset::builder().add(tool("a")).add(tool("b")).build()?;
     /// assert_eq!(tools.without(["B", "z"]).names().collect::<Vec<_>>(), ["a"]);
     /// # Ok(()) }
@@ -285,7 +285,7 @@ impl Toolset {
     /// rule picked by its old name stays held.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -294,9 +294,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let tools = Toolset::builder().add(tool("Search")).add(tool("get_issue")).build()?;
     /// let github = tools.clone().prefixed("GitHub")?;
     /// assert_eq!(github.names().collect::<Vec<_>>(), ["github_search", "github_get_issue"]);
@@ -345,7 +345,7 @@ impl Toolset {
     /// either side are errors, and nothing changes.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -354,9 +354,9 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "Look it up.", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::Toolset;
+    /// use toolcall_core::Toolset;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let mut tools = Toolset::builder().add(tool("search")).add(tool("fetch")).build()?;
     /// tools.rename("search", "Find_Docs")?.redescribe("find_docs", "Search the product docs.")?;
     /// assert_eq!(tools.names().collect::<Vec<_>>(), ["find_docs", "fetch"]);

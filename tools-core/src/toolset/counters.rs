@@ -61,7 +61,7 @@ impl Toolset {
     /// The counts of the tool with this name (ignoring case), if it is registered.
     ///
     /// ```
-    /// # use tools_core::toolset::Toolset;
+    /// # use toolcall_core::toolset::Toolset;
     /// assert!(Toolset::new().counts("get_weather").is_none());
     /// ```
     pub fn counts(&self, name: &str) -> Option<CallCounts> {

@@ -90,7 +90,7 @@ pub enum OnError {
 ///
 /// ```
 /// use futures::future::BoxFuture;
-/// use tools_core::toolset::{Before, Layer, LayerCall};
+/// use toolcall_core::toolset::{Before, Layer, LayerCall};
 ///
 /// /// Answers every call of `delete_*` tools without running them.
 /// struct NoDeletes;
@@ -99,12 +99,12 @@ pub enum OnError {
 ///     fn before<'a>(&'a self, call: LayerCall<'a>) -> BoxFuture<'a, Before> {
 ///         let refused = call.tool.spec().name().starts_with("delete_");
 ///         Box::pin(async move {
-///             if refused { Before::Answer(Err(tools_core::ToolError::failed("deleting is off"))) } else { Before::Run }
+///             if refused { Before::Answer(Err(toolcall_core::ToolError::failed("deleting is off"))) } else { Before::Run }
 ///         })
 ///     }
 /// }
 ///
-/// let tools = tools_core::Toolset::new().with_layer(NoDeletes);
+/// let tools = toolcall_core::Toolset::new().with_layer(NoDeletes);
 /// ```
 pub trait Layer: Send + Sync {
     /// Before the call: go on, go on with other arguments, or answer.

@@ -144,8 +144,8 @@ fn reserved(name: &str) -> String {
 /// registration order.
 ///
 /// ```
-/// use tools_core::toolset::Toolset;
-/// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// use toolcall_core::toolset::Toolset;
+/// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 /// # struct Named(ToolSpec);
 /// # impl Tool for Named {
 /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -170,7 +170,7 @@ fn reserved(name: &str) -> String {
 pub struct Toolset {
     /// The registrations, in order.
     tools: Vec<Entry>,
-    /// Lower-cased name to index in `tools`.
+    /// Lower-cased name to index in `toolcall`.
     index: HashMap<String, usize>,
     web_search: Option<WebSearch>,
     /// Tool search, when it is on: which tools are offered from the start.
@@ -213,7 +213,7 @@ struct Entry {
 ///
 /// ```
 /// use std::time::Duration;
-/// use tools_core::toolset::{RunOptions, Toolset};
+/// use toolcall_core::toolset::{RunOptions, Toolset};
 ///
 /// let tools = Toolset::new()
 ///     .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(30)).with_max_concurrency(8));
@@ -267,7 +267,7 @@ impl RunOptions {
 ///
 /// ```
 /// use std::time::Duration;
-/// use tools_core::toolset::ToolOptions;
+/// use toolcall_core::toolset::ToolOptions;
 /// let options = ToolOptions::new().with_timeout(Duration::from_secs(2));
 /// assert_eq!(options.timeout, Some(Duration::from_secs(2)));
 /// ```

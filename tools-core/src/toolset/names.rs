@@ -37,7 +37,7 @@ pub enum NameError {
 /// (OpenAI, Anthropic, Gemini, MCP) accepts.
 ///
 /// ```
-/// use tools_core::toolset::validate_name;
+/// use toolcall_core::toolset::validate_name;
 /// assert!(validate_name("get_weather").is_ok());
 /// assert!(validate_name("get.weather").is_err());
 /// ```

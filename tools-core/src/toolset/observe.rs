@@ -19,8 +19,8 @@ use crate::{ToolCall, ToolResult};
 ///
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
-/// use tools_core::toolset::{Observer, Toolset};
-/// use tools_core::{ToolCall, ToolResult};
+/// use toolcall_core::toolset::{Observer, Toolset};
+/// use toolcall_core::{ToolCall, ToolResult};
 ///
 /// #[derive(Default)]
 /// struct Failures(AtomicUsize);

@@ -20,7 +20,7 @@ impl Toolset {
     /// keep it quick.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolSpec};
     /// # struct Named(ToolSpec);
     /// # impl Tool for Named {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -29,13 +29,13 @@ impl Toolset {
     /// # fn tool(name: &'static str) -> Named {
     /// #     Named(ToolSpec::from_parameters(name, "", Parameters::of::<()>()))
     /// # }
-    /// use tools_core::{ToolContext, Toolset};
+    /// use toolcall_core::{ToolContext, Toolset};
     ///
     /// /// Set by the application once the user signed in.
     /// #[derive(Clone)]
     /// struct SignedIn;
     ///
-    /// # fn main() -> Result<(), tools_core::toolset::ToolsetError> {
+    /// # fn main() -> Result<(), toolcall_core::toolset::ToolsetError> {
     /// let tools = Toolset::builder()
     ///     .add(tool("search"))
     ///     .add(tool("account_delete"))

@@ -45,7 +45,7 @@ impl Toolset {
     /// calls run at once; unbounded by default.
     ///
     /// ```
-    /// # use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+    /// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
     /// # struct Echo(ToolSpec);
     /// # impl Tool for Echo {
     /// #     fn spec(&self) -> &ToolSpec { &self.0 }
@@ -54,7 +54,7 @@ impl Toolset {
     /// #     }
     /// # }
     /// # let echo = Echo(ToolSpec::from_parameters("echo", "", Parameters::of::<()>()));
-    /// use tools_core::{Outcome, ToolCall, toolset::Toolset};
+    /// use toolcall_core::{Outcome, ToolCall, toolset::Toolset};
     ///
     /// let tools = Toolset::builder().add(echo).build().unwrap();
     /// let calls = [ToolCall::new("1", "echo", "{}"), ToolCall::new("2", "nope", "{}")];

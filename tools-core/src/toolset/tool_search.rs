@@ -19,7 +19,7 @@ use crate::{Renamed, Tool};
 /// search found it.
 ///
 /// ```
-/// use tools_core::toolset::{ToolSearch, Toolset};
+/// use toolcall_core::toolset::{ToolSearch, Toolset};
 /// let tools = Toolset::new().with_tool_search(ToolSearch::new().with_loaded(["Get_Weather"]).with_max_results(3));
 /// assert!(!tools.is_deferred("get_weather"));
 /// assert!(tools.is_deferred("github_create_issue"));
@@ -79,7 +79,7 @@ impl ToolSearch {
     /// already offered keeps its place).
     ///
     /// ```
-    /// use tools_core::toolset::ToolSearch;
+    /// use toolcall_core::toolset::ToolSearch;
     /// let search = ToolSearch::new().with_loaded(["a"]).with_found(["C", "a", "b", "c"]);
     /// assert_eq!(search.found(), ["c", "b"]);
     /// assert!(search.is_loaded("B"));

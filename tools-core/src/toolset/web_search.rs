@@ -9,7 +9,7 @@ use crate::Tool;
 /// it where a provider has no native search.
 ///
 /// ```
-/// use tools_core::toolset::{Toolset, WebSearch};
+/// use toolcall_core::toolset::{Toolset, WebSearch};
 /// let mut tools = Toolset::new();
 /// tools.add_web_search(WebSearch::new().with_max_uses(3).with_allowed_domains(["docs.rs"])).unwrap();
 /// assert_eq!(tools.web_search().unwrap().max_uses, Some(3));

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{FnTool, echo};
-use tools_core::toolset::{ToolOptions, Toolset};
-use tools_core::{Outcome, ToolCall, ToolContext, ToolSpec, TypedTool};
+use toolcall_core::toolset::{ToolOptions, Toolset};
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolSpec, TypedTool};
 
 /// A tool that counts its runs.
 fn counted(name: &str, runs: &Arc<AtomicUsize>) -> FnTool {
@@ -30,7 +30,7 @@ struct DeleteFile(Arc<AtomicUsize>);
 impl TypedTool for DeleteFile {
     type Request = PathRequest;
     type Output = String;
-    type Error = tools_core::ToolError;
+    type Error = toolcall_core::ToolError;
 
     fn spec(&self) -> &ToolSpec {
         static SPEC: std::sync::LazyLock<ToolSpec> = std::sync::LazyLock::new(|| {
@@ -121,7 +121,7 @@ async fn a_predicate_sees_the_context_and_arguments_and_holds_what_it_cannot_rea
 #[tokio::test]
 async fn a_held_call_never_reaches_the_layers_and_a_renamed_tool_keeps_its_need() {
     use futures::future::BoxFuture;
-    use tools_core::toolset::{Before, Layer, LayerCall};
+    use toolcall_core::toolset::{Before, Layer, LayerCall};
 
     /// A layer that would answer for the tool: it must not see held calls.
     struct Answers(Arc<AtomicUsize>);
@@ -132,7 +132,7 @@ async fn a_held_call_never_reaches_the_layers_and_a_renamed_tool_keeps_its_need(
         }
     }
     let (deletes, seen) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let renamed = tools_core::Renamed::new(DeleteFile(Arc::clone(&deletes))).with_name("rm");
+    let renamed = toolcall_core::Renamed::new(DeleteFile(Arc::clone(&deletes))).with_name("rm");
     let tools = Toolset::builder().add(renamed).build().unwrap().with_layer(Answers(Arc::clone(&seen)));
     let result = tools.call(&ToolContext::new(), &call("1", "rm", r#"{"path":"x"}"#)).await;
     assert_eq!(result.outcome, Outcome::Denied);

@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools_core::{ArgumentLimits, Parameters, ToolError};
+use toolcall_core::{ArgumentLimits, Parameters, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[allow(dead_code)]

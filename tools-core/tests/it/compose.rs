@@ -12,10 +12,10 @@ use std::time::Duration;
 
 use common::{FnTool, echo, sleeper};
 use futures::future::BoxFuture;
-use tools_core::toolset::{
+use toolcall_core::toolset::{
     Before, Layer, LayerCall, NameError, Observer, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch,
 };
-use tools_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall::new(id, name, arguments)

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use common::{FnTool, echo};
 use futures::future::BoxFuture;
-use tools_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, RepairBudget, Rerun};
-use tools_core::toolset::{Before, Layer, LayerCall, Next, OnError, ToolOptions, Toolset};
-use tools_core::{
+use toolcall_core::layers::{Cache, ConcurrencyLimit, Guardrail, RepairArguments, RepairBudget, Rerun};
+use toolcall_core::toolset::{Before, Layer, LayerCall, Next, OnError, ToolOptions, Toolset};
+use toolcall_core::{
     Outcome, Output, OutputFuture, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool,
 };
 

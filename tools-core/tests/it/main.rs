@@ -1,4 +1,4 @@
-//! The integration tests of `tools-core`, one binary.
+//! The integration tests of `toolcall-core`, one binary.
 
 mod common;
 mod spans;

@@ -6,8 +6,8 @@ use std::sync::LazyLock;
 
 use proptest::prelude::*;
 use serde_json::json;
-use tools_core::toolset::{OutputCap, RunOptions, ToolOptions, Toolset, truncate};
-use tools_core::{
+use toolcall_core::toolset::{OutputCap, RunOptions, ToolOptions, Toolset, truncate};
+use toolcall_core::{
     Media, Outcome, Output, Part, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool,
 };
 

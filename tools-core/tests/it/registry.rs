@@ -6,8 +6,8 @@ use crate::common;
 use std::sync::Arc;
 
 use common::{FnTool, Weather, echo};
-use tools_core::toolset::{NameError, Toolset, ToolsetError, WebSearch};
-use tools_core::{Outcome, Renamed, Tool, ToolCall, ToolContext};
+use toolcall_core::toolset::{NameError, Toolset, ToolsetError, WebSearch};
+use toolcall_core::{Outcome, Renamed, Tool, ToolCall, ToolContext};
 
 #[test]
 fn keys_are_lower_cased_and_display_names_kept() {
@@ -113,18 +113,18 @@ fn an_arc_dyn_tool_is_registered_as_it_is() {
 
 #[test]
 fn a_parameter_schema_must_be_an_object() {
-    struct NotObject(tools_core::ToolSpec);
+    struct NotObject(toolcall_core::ToolSpec);
     impl Tool for NotObject {
-        fn spec(&self) -> &tools_core::ToolSpec {
+        fn spec(&self) -> &toolcall_core::ToolSpec {
             &self.0
         }
-        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> tools_core::OutputFuture<'a> {
-            Box::pin(async { Ok(tools_core::Output::text("")) })
+        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> toolcall_core::OutputFuture<'a> {
+            Box::pin(async { Ok(toolcall_core::Output::text("")) })
         }
     }
     let schema = serde_json::json!({"type": "string"}).as_object().unwrap().clone();
     let spec =
-        tools_core::ToolSpec::from_parameters("weird", "", tools_core::Parameters::from_schema(schema));
+        toolcall_core::ToolSpec::from_parameters("weird", "", toolcall_core::Parameters::from_schema(schema));
     let err = Toolset::new().add(NotObject(spec)).map(|_| ()).unwrap_err();
     assert_eq!(err, ToolsetError::NotAnObject { name: "weird".into() });
 }

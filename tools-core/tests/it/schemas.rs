@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools_core::Parameters;
+use toolcall_core::Parameters;
 
 fn pretty<R: JsonSchema>() -> String {
     serde_json::to_string_pretty(Parameters::of::<R>().schema()).unwrap()

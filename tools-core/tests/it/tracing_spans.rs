@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use common::{FnTool, echo};
 use spans::{Capture, Spans, field, traced};
-use tools_core::toolset::{RunOptions, Toolset};
-use tools_core::{ToolCall, ToolContext, ToolError};
+use toolcall_core::toolset::{RunOptions, Toolset};
+use toolcall_core::{ToolCall, ToolContext, ToolError};
 
-/// The `tool_call` spans of one turn of `calls` on `tools`.
+/// The `tool_call` spans of one turn of `calls` on `toolcall`.
 fn tool_spans(tools: &Toolset, calls: &[ToolCall]) -> Vec<Vec<(String, String)>> {
     let spans = Spans::default();
     traced(Capture(Arc::clone(&spans)), || {

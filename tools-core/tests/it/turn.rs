@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{FnTool, Weather, echo, sleeper};
-use tools_core::toolset::{CallCounts, Observer, RunOptions, ToolOptions, Toolset};
-use tools_core::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult};
+use toolcall_core::toolset::{CallCounts, Observer, RunOptions, ToolOptions, Toolset};
+use toolcall_core::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall::new(id, name, arguments)
@@ -136,18 +136,18 @@ async fn a_panic_is_that_calls_error_only() {
 
 #[tokio::test]
 async fn a_panic_while_building_the_future_is_caught_too() {
-    struct Eager(tools_core::ToolSpec);
-    impl tools_core::Tool for Eager {
-        fn spec(&self) -> &tools_core::ToolSpec {
+    struct Eager(toolcall_core::ToolSpec);
+    impl toolcall_core::Tool for Eager {
+        fn spec(&self) -> &toolcall_core::ToolSpec {
             &self.0
         }
-        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> tools_core::OutputFuture<'a> {
+        fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> toolcall_core::OutputFuture<'a> {
             panic!("before any future exists")
         }
     }
     let schema = serde_json::json!({"type": "object"}).as_object().unwrap().clone();
     let spec =
-        tools_core::ToolSpec::from_parameters("eager", "", tools_core::Parameters::from_schema(schema));
+        toolcall_core::ToolSpec::from_parameters("eager", "", toolcall_core::Parameters::from_schema(schema));
     let tools = Toolset::builder().add(Eager(spec)).build().unwrap();
     assert_eq!(tools.call(&ToolContext::new(), &call("1", "eager", "{}")).await.outcome, Outcome::Panicked);
 }

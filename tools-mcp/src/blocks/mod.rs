@@ -33,7 +33,7 @@ pub(crate) use read::{output_of, remote_error};
 pub(crate) use send::{call_result, error_result};
 
 /// The `_meta` key of a result flagged `isError` that says how the call
-/// ended ([`Outcome::as_str`](tools_core::Outcome::as_str), such as
+/// ended ([`Outcome::as_str`](toolcall_core::Outcome::as_str), such as
 /// `invalid_arguments`): MCP has one flag for every ending, and the
 /// contract tells bad arguments, which the model fixes, from failures.
 /// A key with a prefix of our own, as MCP asks of `_meta` keys

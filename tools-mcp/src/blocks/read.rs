@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::OUTCOME;
 use super::uri::last_segment;
-use tools_core::{Media, Outcome, Output, Part, ToolError};
+use toolcall_core::{Media, Outcome, Output, Part, ToolError};
 
 /// The media type of content whose type the server left unsaid.
 const UNKNOWN_TYPE: &str = "application/octet-stream";

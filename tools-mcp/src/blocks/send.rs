@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::OUTCOME;
 use super::uri::{escape, last_segment};
-use tools_core::{Media, Outcome, Output, Part, Source, ToolResult};
+use toolcall_core::{Media, Outcome, Output, Part, Source, ToolResult};
 
 /// The reply to `tools/call` for one call's result. A failed call is its
 /// error text, flagged `isError`; a successful one sends every part of its

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 use super::output_of;
 use super::send::blocks_of;
 use super::uri::{escape, last_segment, unescape};
-use tools_core::{Media, Output, Part};
+use toolcall_core::{Media, Output, Part};
 
 fn any(_: &Value) -> bool {
     true

@@ -18,8 +18,8 @@ const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*",
 /// How to serve a [`McpServer`](crate::McpServer) over streamable HTTP.
 ///
 /// ```no_run
-/// use tools_core::Toolset;
-/// use tools_mcp::{HttpOptions, McpServer};
+/// use toolcall_core::Toolset;
+/// use toolcall_mcp::{HttpOptions, McpServer};
 /// # async fn run(tools: Toolset) -> std::io::Result<()> {
 /// let server = HttpOptions::new()
 ///     .with_bearer_token("s3cret")

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use super::McpServer;
 use crate::approval::{Verdict, ask};
 use crate::blocks::{call_result, error_result};
-use tools_core::ToolCall;
+use toolcall_core::ToolCall;
 
 impl McpServer {
     /// Answer `tools/call` ([`ServerHandler::call_tool`](rmcp::ServerHandler::call_tool)).

@@ -10,7 +10,7 @@ use rmcp::{Peer, RoleServer, ServiceExt};
 use tokio::sync::watch;
 
 use super::state::{Shared, State};
-use tools_core::{ToolContext, Toolset};
+use toolcall_core::{ToolContext, Toolset};
 
 /// A [`Toolset`] served over MCP, on any rmcp transport.
 ///
@@ -19,7 +19,7 @@ use tools_core::{ToolContext, Toolset};
 /// `notifications/tools/list_changed`: on its session (protocol versions up
 /// to 2025-11-25), or on its `subscriptions/listen` stream (2026-07-28).
 ///
-/// A call's [`Output`](tools_core::Output) is sent part by part: its text
+/// A call's [`Output`](toolcall_core::Output) is sent part by part: its text
 /// and text parts as `TextContent`; a JSON part as text, and the first
 /// JSON object that fits the tool's output schema (any object when it has
 /// none) as `structuredContent` too, where a text that is such an object
@@ -32,8 +32,8 @@ use tools_core::{ToolContext, Toolset};
 /// even in `_meta`.
 ///
 /// ```no_run
-/// use tools_core::Toolset;
-/// use tools_mcp::McpServer;
+/// use toolcall_core::Toolset;
+/// use toolcall_mcp::McpServer;
 /// # async fn run(tools: Toolset) -> Result<(), Box<dyn std::error::Error>> {
 /// McpServer::new(tools).with_server_info("weather", "1.0.0").serve_stdio().await?;
 /// # Ok(()) }

@@ -8,7 +8,7 @@ use rmcp::{Peer, RoleServer};
 use tokio::sync::watch;
 
 use crate::approval::NEEDS_APPROVAL;
-use tools_core::{Tool, Toolset};
+use toolcall_core::{Tool, Toolset};
 
 pub(super) struct Shared {
     pub(super) state: RwLock<Arc<State>>,
@@ -62,7 +62,7 @@ impl State {
 /// annotations; in `_meta`, whether its every call needs approval.
 fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
     // One definition of a listed tool: the MCP dialect's, read into rmcp's type.
-    let mut listed: rmcp::model::Tool = serde_json::from_value(tools_provider::mcp::tool(tool))
+    let mut listed: rmcp::model::Tool = serde_json::from_value(toolcall_provider::mcp::tool(tool))
         .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects");
     if tool.spec().needs_approval() {
         let meta = listed.meta.get_or_insert_with(Default::default);

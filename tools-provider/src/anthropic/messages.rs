@@ -9,7 +9,7 @@ use crate::parts;
 use crate::payload::{list, read};
 use crate::transcript::only_text;
 use crate::{Content, Dialect, Message, MessageError, PartOf, Reasoning, calls_of};
-use tools_core::{Part, ToolCall, ToolResult};
+use toolcall_core::{Part, ToolCall, ToolResult};
 
 #[derive(Deserialize)]
 struct ToolUse {
@@ -25,7 +25,7 @@ const RESPONSE: &str = "anthropic response";
 /// string. Other blocks (text, thinking, server tool use) are skipped.
 ///
 /// ```
-/// use tools_provider::anthropic;
+/// use toolcall_provider::anthropic;
 /// let response = serde_json::json!({"role": "assistant", "content": [
 ///     {"type": "text", "text": "Checking."},
 ///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});
@@ -53,7 +53,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// are skipped.
 ///
 /// ```
-/// use tools_provider::{Content, Reasoning, anthropic};
+/// use toolcall_provider::{Content, Reasoning, anthropic};
 /// let response = serde_json::json!({"role": "assistant", "content": [
 ///     {"type": "thinking", "thinking": "Paris first.", "signature": "EqQB"},
 ///     {"type": "redacted_thinking", "data": "EmwK"},
@@ -170,15 +170,15 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "ima
 /// text file at a URL or not in UTF-8, or a part of an unknown kind.
 ///
 /// ```
-/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// let result = ToolResult::new("toolu_01", "get_weather", "21°C", Outcome::Success);
-/// let messages = tools_provider::anthropic::format_results(&[result]).unwrap();
+/// let messages = toolcall_provider::anthropic::format_results(&[result]).unwrap();
 /// assert_eq!(messages[0]["content"][0]["tool_use_id"], "toolu_01");
-/// assert!(tools_provider::anthropic::format_results(&[]).unwrap().is_empty());
+/// assert!(toolcall_provider::anthropic::format_results(&[]).unwrap().is_empty());
 ///
 /// let mut chart = ToolResult::new("toolu_02", "chart", "The chart:", Outcome::Success);
 /// chart.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
-/// let messages = tools_provider::anthropic::format_results(&[chart]).unwrap();
+/// let messages = toolcall_provider::anthropic::format_results(&[chart]).unwrap();
 /// assert_eq!(messages[0]["content"][0]["content"][1], serde_json::json!(
 ///     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AQID"}}));
 /// ```
@@ -278,7 +278,7 @@ fn content_block(_index: usize, part: &Part) -> Result<Option<Value>, &'static s
 /// <https://docs.anthropic.com/en/api/messages>.
 ///
 /// ```
-/// use tools_provider::{Dialect, Message, anthropic};
+/// use toolcall_provider::{Dialect, Message, anthropic};
 /// let transcript = [
 ///     Message::user("a"),
 ///     Message::assistant("", []),
@@ -379,7 +379,7 @@ fn blocks_of(content: Value) -> Vec<Value> {
 ///
 /// ```
 /// use serde_json::json;
-/// use tools_provider::anthropic::tool_input;
+/// use toolcall_provider::anthropic::tool_input;
 /// assert_eq!(tool_input(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
 /// assert_eq!(tool_input("{\"city\":"), json!({}));
 /// assert_eq!(tool_input("[1]"), json!({}));

@@ -43,8 +43,8 @@ use serde_json::{Value, json};
 
 use super::limits::ProviderLimits;
 use super::{Dialect, DialectError, Finish};
-use tools_core::Tool;
-use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+use toolcall_core::Tool;
+use toolcall_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
 /// Anthropic tools outside strict mode.
 pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 64, ..ProviderLimits::NONE };

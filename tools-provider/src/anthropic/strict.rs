@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::transform::{self, Keyword, Refuse};
 use crate::{Dialect, DialectError};
-use tools_core::JsonObject;
+use toolcall_core::JsonObject;
 
 const STRICT_KEYWORDS: &[&str] = &[
     "type",

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::payload::{list, read};
 use crate::transcript::only_text;
 use crate::{Content, Dialect, Message, MessageError, PartOf, Reasoning, calls_of, parts};
-use tools_core::{Media, Outcome, Part, ToolCall, ToolResult};
+use toolcall_core::{Media, Outcome, Part, ToolCall, ToolResult};
 
 /// The prefix of the call ids [`parse_calls`] makes up for calls that came
 /// without one; [`format_results`] leaves such ids out.
@@ -35,7 +35,7 @@ const RESPONSE: &str = "gemini response";
 /// ids out. An id Gemini did send is kept and echoed.
 ///
 /// ```
-/// use tools_provider::gemini;
+/// use toolcall_provider::gemini;
 /// let response = serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [
 ///     {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}}]});
 /// let calls = gemini::parse_calls(&response).unwrap();
@@ -55,7 +55,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// with only a signature (an empty text) keeps its signature.
 ///
 /// ```
-/// use tools_provider::{Content, Reasoning, gemini};
+/// use toolcall_provider::{Content, Reasoning, gemini};
 /// let parts = serde_json::json!([
 ///     {"text": "Let me think.", "thought": true},
 ///     {"functionCall": {"name": "a", "args": {}}, "thoughtSignature": "c2ln"},
@@ -154,11 +154,11 @@ pub const MEDIA_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "ap
 /// for a type outside [`MEDIA_TYPES`], a URL, or a part of an unknown kind.
 ///
 /// ```
-/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// use serde_json::json;
 /// let mut result = ToolResult::new("fc-1", "chart", "The chart:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png").named("chart.png")));
-/// let contents = tools_provider::gemini::format_results(&[result]).unwrap();
+/// let contents = toolcall_provider::gemini::format_results(&[result]).unwrap();
 /// assert_eq!(contents[0]["parts"][0]["functionResponse"], json!({
 ///     "name": "chart", "id": "fc-1",
 ///     "response": {"content": ["The chart:", {"$ref": "chart.png"}]},
@@ -310,8 +310,8 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
 /// <https://ai.google.dev/gemini-api/docs/thought-signatures>.
 ///
 /// ```
-/// use tools_core::ToolCall;
-/// use tools_provider::{Content, Message, Reasoning, gemini};
+/// use toolcall_core::ToolCall;
+/// use toolcall_provider::{Content, Message, Reasoning, gemini};
 /// let content = vec![
 ///     Content::Reasoning(Reasoning::ThoughtSignature { signature: "c2ln".into() }),
 ///     Content::Call(ToolCall::new("gemini-call-0-now", "now", "{}")),
@@ -399,8 +399,8 @@ fn model_parts(content: &[Content]) -> Vec<Value> {
 ///
 /// ```
 /// use serde_json::json;
-/// assert_eq!(tools_provider::gemini::args(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
-/// assert_eq!(tools_provider::gemini::args("not json"), json!({}));
+/// assert_eq!(toolcall_provider::gemini::args(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
+/// assert_eq!(toolcall_provider::gemini::args("not json"), json!({}));
 /// ```
 pub fn args(arguments: &str) -> Value {
     match serde_json::from_str::<Value>(arguments) {

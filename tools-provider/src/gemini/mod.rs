@@ -55,8 +55,8 @@ use serde_json::{Value, json};
 
 use super::limits::ProviderLimits;
 use super::{Definition, Dialect, DialectError, Finish};
-use tools_core::Tool;
-use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+use toolcall_core::Tool;
+use toolcall_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
 pub use messages::{
     IMAGE_TYPES, MEDIA_TYPES, SYNTHETIC_ID_PREFIX, args, content, contents, format_results, parse_calls,
@@ -106,7 +106,7 @@ pub fn google_search(search: &WebSearch) -> Result<Value, DialectError> {
     Ok(json!({"google_search": {}}))
 }
 
-/// The request's `tools`: one `{"functionDeclarations": [...]}` holding every
+/// The request's `toolcall`: one `{"functionDeclarations": [...]}` holding every
 /// function, then the search tool if there is one.
 pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
     let (search, functions): (Vec<Definition>, Vec<Definition>) =

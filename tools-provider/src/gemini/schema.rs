@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::transform::{self, Keyword, Refuse};
 use crate::{Dialect, DialectError};
-use tools_core::JsonObject;
+use toolcall_core::JsonObject;
 
 const KEPT: &[&str] = &[
     "type",
@@ -53,10 +53,10 @@ const FORMATS: &[&str] = &["enum", "date-time"];
 /// `None` for a tool without arguments.
 ///
 /// ```
-/// use tools_provider::gemini;
+/// use toolcall_provider::gemini;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Weather { city: String, days: Option<u8> }
-/// let schema = tools_core::Parameters::of::<Weather>();
+/// let schema = toolcall_core::Parameters::of::<Weather>();
 /// let params = gemini::parameters("weather", schema.schema()).unwrap().unwrap();
 /// assert_eq!(params["properties"]["days"], serde_json::json!({"type": "integer", "nullable": true, "minimum": 0, "maximum": 255}));
 /// ```

@@ -14,7 +14,7 @@ use crate::transcript::only_text;
 use crate::{
     Content, Dialect, DialectError, Finish, Message, MessageError, PartOf, Reasoning, calls_of, text_of,
 };
-use tools_core::{Part, Tool, ToolCall, ToolResult};
+use toolcall_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
 /// `{"type": "function", "function": {"name", "description", "parameters"[, "strict": true]}}`.
@@ -79,7 +79,7 @@ const CHAT: &str = "openai chat response";
 /// `function` (custom tools) are skipped.
 ///
 /// ```
-/// use tools_provider::openai;
+/// use toolcall_provider::openai;
 /// let response = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
 ///     "tool_calls": [{"id": "call_1", "type": "function",
 ///                     "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]});
@@ -97,7 +97,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// ([`parse_calls`]).
 ///
 /// ```
-/// use tools_provider::{Content, Reasoning, openai};
+/// use toolcall_provider::{Content, Reasoning, openai};
 /// let message = serde_json::json!({"role": "assistant", "content": "4", "reasoning_content": "2 + 2"});
 /// assert_eq!(openai::chat::content(&message).unwrap(), [
 ///     Content::Reasoning(Reasoning::ReasoningContent { text: "2 + 2".into() }), Content::text("4")]);
@@ -143,8 +143,8 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
 /// <https://platform.openai.com/docs/api-reference/chat/create>.
 ///
 /// ```
-/// use tools_core::ToolCall;
-/// use tools_provider::{Dialect, Message, openai};
+/// use toolcall_core::ToolCall;
+/// use toolcall_provider::{Dialect, Message, openai};
 /// let transcript = [Message::user("Weather?"),
 ///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
 /// let messages = openai::chat::messages(Dialect::OpenAiChat, Some("Be brief."), &transcript).unwrap();
@@ -250,11 +250,11 @@ const MOVED: &str = "follows in a user message";
 /// URL, or a part of an unknown kind.
 ///
 /// ```
-/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// use serde_json::json;
 /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::url("https://example.com/chart.png", "image/png")));
-/// let messages = tools_provider::openai::chat::format_results(&[result]).unwrap();
+/// let messages = toolcall_provider::openai::chat::format_results(&[result]).unwrap();
 /// assert_eq!(messages[0]["content"], "The chart:\n[an image (image/png, at a URL) follows in a user message]");
 /// assert_eq!(messages[1]["role"], "user");
 /// assert_eq!(messages[1]["content"][1], json!({"type": "image_url", "image_url": {"url": "https://example.com/chart.png"}}));

@@ -29,7 +29,7 @@
 //!   supported. Limits: 5000 properties, 10 levels of nesting, 1000 enum
 //!   values, 120,000 characters of names, enum values and consts.
 //! - A tool's result can carry images and files besides its text (the
-//!   [`tools_core::Part`]s of a result): Responses takes them in the
+//!   [`toolcall_core::Part`]s of a result): Responses takes them in the
 //!   `function_call_output`'s `output` array, Chat Completions only in a
 //!   user message (a tool message is text); [`responses::format_results`]
 //!   and [`chat::format_results`] have the details and their sources.
@@ -50,13 +50,13 @@
 //!   `null`, which serde reads as `None` exactly as it reads an absent field.
 //!   A field that is optional only through `#[serde(default)]` becomes
 //!   required *and nullable* (`[T, "null"]`, or `anyOf` with null), so the
-//!   model can still leave it out: `tools-core` reads a `null` where the
+//!   model can still leave it out: `toolcall-core` reads a `null` where the
 //!   canonical schema has an optional field that takes none as "not
 //!   given", the field's default. Its default is kept in the description;
 //! - every keyword strict mode does not allow (`default`, `minLength`,
 //!   `maxLength`, `uniqueItems`, `minProperties`, an unsupported `format`...)
 //!   is removed and appended to the description as `key: value`, so the model
-//!   still sees it (and the argument check in `tools-core`, which validates
+//!   still sees it (and the argument check in `toolcall-core`, which validates
 //!   against the canonical schema, still enforces it). schemars' integer
 //!   and float widths (`format: "uint8"`, `"double"`) are dropped: the
 //!   bounds carry them;
@@ -77,7 +77,7 @@ use serde_json::Value;
 
 use super::limits::ProviderLimits;
 use super::{Dialect, DialectError};
-use tools_core::Tool;
+use toolcall_core::Tool;
 
 pub use strict::strict_schema;
 

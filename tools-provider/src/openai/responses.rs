@@ -14,8 +14,8 @@ use crate::parts;
 use crate::payload::{list, read};
 use crate::transcript::only_text;
 use crate::{Content, Dialect, DialectError, Finish, Message, MessageError, PartOf, Reasoning, calls_of};
-use tools_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
-use tools_core::{Part, Tool, ToolCall, ToolResult};
+use toolcall_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
+use toolcall_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Responses function tool:
 /// `{"type": "function", "name", "description", "parameters", "strict"}`.
@@ -80,7 +80,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// <https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context>.
 ///
 /// ```
-/// use tools_provider::{Content, Reasoning, openai};
+/// use toolcall_provider::{Content, Reasoning, openai};
 /// let response = serde_json::json!({"output": [
 ///     {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Weather first."}],
 ///      "encrypted_content": "gAAA"},
@@ -187,7 +187,7 @@ struct SummaryText {
 /// The transcript itself keeps them.
 ///
 /// ```
-/// use tools_provider::{Content, Dialect, Message, openai};
+/// use toolcall_provider::{Content, Dialect, Message, openai};
 /// let compaction = serde_json::json!({"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAA"});
 /// let transcript = [
 ///     Message::user("A long question."),
@@ -204,8 +204,8 @@ struct SummaryText {
 /// ```
 ///
 /// ```
-/// use tools_core::ToolCall;
-/// use tools_provider::{Dialect, Message, openai};
+/// use toolcall_core::ToolCall;
+/// use toolcall_provider::{Dialect, Message, openai};
 /// let transcript = [Message::user("Weather?"),
 ///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
 /// let input = openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap();
@@ -299,10 +299,10 @@ fn item(piece: &Content) -> Option<Value> {
 /// for an image of another type or a part of an unknown kind.
 ///
 /// ```
-/// use tools_core::{Media, Outcome, Part, ToolResult};
+/// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::url("https://example.com/chart.png", "image/png")));
-/// let items = tools_provider::openai::responses::format_results(&[result]).unwrap();
+/// let items = toolcall_provider::openai::responses::format_results(&[result]).unwrap();
 /// assert_eq!(items[0]["output"], serde_json::json!([
 ///     {"type": "input_text", "text": "The chart:"},
 ///     {"type": "input_image", "image_url": "https://example.com/chart.png", "detail": "auto"}]));

@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 use crate::transform::{self, Keyword, Refuse};
 use crate::{Dialect, DialectError};
-use tools_core::JsonObject;
+use toolcall_core::JsonObject;
 
 const STRICT_KEYWORDS: &[&str] = &[
     "type",
@@ -52,10 +52,10 @@ const STRICT_REFUSED: &[&str] = &[
 /// The strict-mode form of a canonical schema (see the [module docs](super)).
 ///
 /// ```
-/// use tools_provider::{Dialect, openai};
+/// use toolcall_provider::{Dialect, openai};
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Weather { city: String, days: Option<u8> }
-/// let schema = tools_core::Parameters::of::<Weather>();
+/// let schema = toolcall_core::Parameters::of::<Weather>();
 /// let strict = openai::strict_schema("weather", schema.schema(), Dialect::OpenAiChatStrict).unwrap();
 /// assert_eq!(strict["required"], serde_json::json!(["city", "days"]));
 /// assert_eq!(strict["additionalProperties"], false);

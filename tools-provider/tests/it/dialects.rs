@@ -4,7 +4,7 @@
 use crate::corpus;
 
 use serde_json::{Value, json};
-use tools_provider::Dialect;
+use toolcall_provider::Dialect;
 
 /// Each corpus tool's definition in `dialect`, or the error it is refused with.
 fn dialect_output(dialect: Dialect) -> String {
@@ -62,11 +62,11 @@ fn mcp() {
 mod behaviour {
     use super::corpus::{self, SchemaTool, tool};
     use serde_json::json;
-    use tools_core::toolset::{Toolset, WebSearch};
-    use tools_core::{ArgumentLimits, Parameters};
-    use tools_provider::{Dialect, gemini, limits, openai};
+    use toolcall_core::toolset::{Toolset, WebSearch};
+    use toolcall_core::{ArgumentLimits, Parameters};
+    use toolcall_provider::{Dialect, gemini, limits, openai};
 
-    fn error(dialect: Dialect, tool: &SchemaTool) -> tools_provider::DialectError {
+    fn error(dialect: Dialect, tool: &SchemaTool) -> toolcall_provider::DialectError {
         dialect.function(tool).unwrap_err()
     }
 
@@ -186,9 +186,9 @@ mod behaviour {
         let set = corpus::toolset();
         let err = Dialect::Gemini.definitions(&set).unwrap_err();
         assert_eq!(err.tool.as_deref(), Some("recursive"));
-        let err = tools_provider::export::render(&set, &[Dialect::OpenAiChatStrict]).unwrap_err();
+        let err = toolcall_provider::export::render(&set, &[Dialect::OpenAiChatStrict]).unwrap_err();
         assert_eq!(err.tool.as_deref(), Some("maps"));
-        assert!(tools_provider::export::render(&set, &[Dialect::OpenAiChat, Dialect::Mcp]).is_ok());
+        assert!(toolcall_provider::export::render(&set, &[Dialect::OpenAiChat, Dialect::Mcp]).is_ok());
     }
 
     fn many(count: usize) -> Toolset {
@@ -321,7 +321,7 @@ mod behaviour {
     }
 
     /// Issue 45, point 9: the request's tools as a list (`tool_list`, new),
-    /// and `tools` as the same list in one JSON value, in every dialect.
+    /// and `toolcall` as the same list in one JSON value, in every dialect.
     #[test]
     fn tool_list_gives_the_requests_tools_as_a_list() {
         let set = with_search(WebSearch::new().with_fallback(fallback()));
@@ -414,7 +414,7 @@ mod behaviour {
 mod invariants {
     use super::corpus;
     use serde_json::Value;
-    use tools_provider::Dialect;
+    use toolcall_provider::Dialect;
 
     fn nodes<'a>(value: &'a Value, out: &mut Vec<&'a serde_json::Map<String, Value>>) {
         let Some(object) = value.as_object() else { return };

@@ -3,8 +3,8 @@
 //! definitions are built, naming the tool.
 
 use serde_json::{Value, json};
-use tools_core::{ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
-use tools_provider::Dialect;
+use toolcall_core::{ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall_provider::Dialect;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Request {

@@ -4,8 +4,8 @@ use crate::corpus;
 
 use std::path::PathBuf;
 
-use tools_core::Toolset;
-use tools_provider::{Dialect, export};
+use toolcall_core::Toolset;
+use toolcall_provider::{Dialect, export};
 
 /// A fresh folder under the system's temp dir, removed on drop.
 struct TempDir(PathBuf);

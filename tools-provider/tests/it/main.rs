@@ -1,4 +1,4 @@
-//! The integration tests of `tools-provider`, one binary.
+//! The integration tests of `toolcall-provider`, one binary.
 
 #[path = "support/corpus.rs"]
 mod corpus;

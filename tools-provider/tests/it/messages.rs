@@ -3,8 +3,8 @@
 //! documentation shows them; malformed payloads give errors, not panics.
 
 use serde_json::{Value, json};
-use tools_core::{Outcome, ToolCall, ToolResult};
-use tools_provider::{Dialect, anthropic, gemini, openai};
+use toolcall_core::{Outcome, ToolCall, ToolResult};
+use toolcall_provider::{Dialect, anthropic, gemini, openai};
 
 fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
     ToolResult::new(call.id.clone(), call.name.clone(), content, outcome)
@@ -202,8 +202,8 @@ fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
 type Messages = (
     Dialect,
     Value,
-    fn(&Value) -> Result<Vec<ToolCall>, tools_provider::MessageError>,
-    fn(&[ToolResult]) -> Result<Vec<Value>, tools_provider::MessageError>,
+    fn(&Value) -> Result<Vec<ToolCall>, toolcall_provider::MessageError>,
+    fn(&[ToolResult]) -> Result<Vec<Value>, toolcall_provider::MessageError>,
 );
 
 fn every_dialect_with_messages() -> Vec<Messages> {
@@ -343,7 +343,7 @@ fn malformed_payloads_are_errors_not_panics() {
 mod fuzz {
     use proptest::prelude::*;
     use serde_json::{Value, json};
-    use tools_provider::{Dialect, anthropic, gemini, openai};
+    use toolcall_provider::{Dialect, anthropic, gemini, openai};
 
     /// Any JSON value, biased towards the keys the parsers look for.
     fn json_value() -> impl Strategy<Value = Value> {
@@ -400,8 +400,8 @@ mod fuzz {
 
 /// An assistant turn holding every provider's reasoning and a server
 /// tool's item, then a call.
-fn every_reasoning() -> Vec<tools_provider::Message> {
-    use tools_provider::{Content, Message, Reasoning};
+fn every_reasoning() -> Vec<toolcall_provider::Message> {
+    use toolcall_provider::{Content, Message, Reasoning};
     let content = vec![
         Content::Reasoning(Reasoning::Thinking { thinking: "t".into(), signature: "sig-a".into() }),
         Content::Reasoning(Reasoning::RedactedThinking { data: "red-a".into() }),
@@ -455,6 +455,6 @@ fn each_provider_sends_back_its_own_reasoning_and_leaves_out_the_others() {
 fn a_transcript_with_reasoning_survives_json() {
     let transcript = every_reasoning();
     let saved = serde_json::to_string(&transcript).unwrap();
-    let loaded: Vec<tools_provider::Message> = serde_json::from_str(&saved).unwrap();
+    let loaded: Vec<toolcall_provider::Message> = serde_json::from_str(&saved).unwrap();
     assert_eq!(loaded, transcript);
 }

@@ -6,8 +6,8 @@
 //! the artifact, which no dialect sends.
 
 use serde_json::{Value, json};
-use tools_core::{Media, Outcome, Part, ToolResult};
-use tools_provider::{Dialect, PartOf};
+use toolcall_core::{Media, Outcome, Part, ToolResult};
+use toolcall_provider::{Dialect, PartOf};
 
 /// The start of a PNG file.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];

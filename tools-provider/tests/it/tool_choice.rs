@@ -3,9 +3,9 @@
 //! errors, which name the dialect.
 
 use serde_json::{Value, json};
-use tools_core::toolset::WebSearch;
-use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec, Toolset};
-use tools_provider::{Dialect, ToolChoice, ToolChoiceError};
+use toolcall_core::toolset::WebSearch;
+use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec, Toolset};
+use toolcall_provider::{Dialect, ToolChoice, ToolChoiceError};
 
 /// A tool that only has a name: all a choice reads.
 struct Named(ToolSpec);

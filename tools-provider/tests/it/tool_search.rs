@@ -7,8 +7,8 @@
 use crate::corpus;
 
 use serde_json::{Value, json};
-use tools_core::toolset::{ToolSearch, Toolset, ToolsetError};
-use tools_provider::Dialect;
+use toolcall_core::toolset::{ToolSearch, Toolset, ToolsetError};
+use toolcall_provider::Dialect;
 
 fn toolset() -> Toolset {
     let mut tools = Toolset::new();
@@ -111,7 +111,7 @@ fn elsewhere_the_local_search_function_stands_in_and_the_deferred_tools_wait() {
 #[test]
 fn the_tool_choice_can_name_the_local_search() {
     let fields = Dialect::OpenAiChat
-        .tool_choice(&toolset(), &tools_provider::ToolChoice::tool("tool_search"), None)
+        .tool_choice(&toolset(), &toolcall_provider::ToolChoice::tool("tool_search"), None)
         .unwrap();
     assert_eq!(fields["tool_choice"], json!({"type": "function", "function": {"name": "tool_search"}}));
 }

@@ -5,8 +5,8 @@
 //! the part.
 
 use serde_json::{Value, json};
-use tools_core::{Media, Part};
-use tools_provider::{Dialect, Message, MessageError, PartOf, Transcript, anthropic, gemini, openai};
+use toolcall_core::{Media, Part};
+use toolcall_provider::{Dialect, Message, MessageError, PartOf, Transcript, anthropic, gemini, openai};
 
 /// The start of a PNG file.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];

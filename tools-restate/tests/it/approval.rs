@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tools_agent::{Content, Message};
+use toolcall_agent::{Content, Message};
 
 use crate::support::shop::{self, Running};
 use crate::support::{PATIENCE, Restate, Workers};
@@ -40,6 +40,7 @@ fn results(messages: &[Message]) -> Vec<(String, String)> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn a_decision_sent_after_everything_restarted_resumes_the_run() {
     let shop = Running::start().await;
     let mut restate = Restate::start().await;

@@ -9,8 +9,8 @@
 
 use std::collections::HashMap;
 
-use tools_agent::Message;
-use tools_core::ToolResult;
+use toolcall_agent::Message;
+use toolcall_core::ToolResult;
 
 use crate::support::shop::{self, Running};
 use crate::support::{Restate, Workers, local_run};
@@ -18,6 +18,7 @@ use crate::support::{Restate, Workers, local_run};
 const RUNS: usize = 50;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once() {
     let (reference, shop) = (Running::start().await, Running::start().await);
     let expected = futures::future::join_all((0..RUNS).map(|n| {
@@ -65,8 +66,8 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
                 continue;
             };
             for (got, wanted) in got.iter().zip(wanted) {
-                let call = tools_core::ToolCall::new(got.id.clone(), got.name.clone(), "");
-                if *got == tools_restate::unknown_result(&call) {
+                let call = toolcall_core::ToolCall::new(got.id.clone(), got.name.clone(), "");
+                if *got == toolcall_restate::unknown_result(&call) {
                     assert_eq!(got.name, "notify", "only the tool with no key is left unknown: {got:?}");
                     let ran = ran(&got.name, &got.id);
                     assert!(ran <= 1, "{got:?} ran {ran} times");

@@ -6,6 +6,7 @@ use crate::support::shop::{self, Running};
 use crate::support::{Restate, Workers, local_run};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn a_durable_run_has_the_in_process_transcript_and_asks_each_step_once() {
     let (reference, shop) = (Running::start().await, Running::start().await);
     let expected = local_run(&reference.url, &shop::order_prompt(1)).await;

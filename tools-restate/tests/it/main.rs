@@ -2,6 +2,11 @@
 //! which `npm ci --prefix tests/restate` installs), started on loopback
 //! with a temporary base dir, and worker processes (the `worker` example)
 //! that the tests kill and restart.
+//!
+//! Like every test that needs a server of its own, those that start Restate
+//! are `#[ignore]`d, so `cargo test --workspace` passes on a machine with
+//! the Rust toolchain alone (and lists them as ignored, with the reason);
+//! `./scripts/test.sh` installs the server and runs them with `--ignored`.
 
 mod approval;
 mod chaos;

@@ -3,8 +3,8 @@
 
 use std::process::Stdio;
 
-use tools_agent::{Agent, OpenAiChat};
-use tools_core::toolset::Toolset;
+use toolcall_agent::{Agent, OpenAiChat};
+use toolcall_core::toolset::Toolset;
 
 use crate::support::{PATIENCE, worker_command};
 
@@ -14,7 +14,7 @@ async fn serving_on_a_taken_port_is_an_error_naming_the_address() {
     let address = taken.local_addr().unwrap();
     let agent = Agent::new(OpenAiChat::new("gpt-4.1-mini"), Toolset::new()).unwrap();
 
-    let served = tokio::time::timeout(PATIENCE, tools_restate::serve(agent, address)).await;
+    let served = tokio::time::timeout(PATIENCE, toolcall_restate::serve(agent, address)).await;
     let error = served.expect("serve gave up on the taken port").unwrap_err();
 
     assert_eq!(error.kind(), std::io::ErrorKind::AddrInUse);

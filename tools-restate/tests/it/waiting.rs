@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::Value;
-use tools_restate::{Admin, Waiting};
+use toolcall_restate::{Admin, Waiting};
 
 use crate::support::shop::{self, Running};
 use crate::support::{PATIENCE, Restate, Workers};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn what_the_runs_wait_on_is_listed_with_no_worker_up() {
     let shop = Running::start().await;
     let restate = Restate::start().await;

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use tools_agent::{Message, ModelError, ScriptedModel, StopReason};
-use tools_core::{Outcome, ToolCall};
-use tools_session::{Session, SessionError, SessionStore, SqlStore, StoreError};
+use toolcall_agent::{Message, ModelError, ScriptedModel, StopReason};
+use toolcall_core::{Outcome, ToolCall};
+use toolcall_session::{Session, SessionError, SessionStore, SqlStore, StoreError};
 
 use crate::support::{self, Refunds, key};
 
@@ -91,7 +91,7 @@ async fn a_new_question_while_calls_wait_is_refused_and_a_stale_pause_too() {
     assert!(refunds.0.lock().unwrap().is_empty());
 }
 
-async fn done_state_of_other(session: &Session) -> tools_agent::RunState {
+async fn done_state_of_other(session: &Session) -> toolcall_agent::RunState {
     let model = ScriptedModel::new().then_calls([refund_call("call_9", "B-2")]);
     let other = Session::new(session.store().clone(), key("other"));
     let paused = other.run(&support::agent(model, &Refunds::default()), "Refund B-2").await.unwrap();
@@ -140,7 +140,7 @@ async fn a_streamed_run_is_kept_before_its_end_is_told() {
     let session = Session::new(Arc::new(store), key("streamed"));
     let agent = support::agent(ScriptedModel::new().then_text("Streamed."), &Refunds::default());
     let events: Vec<_> = session.begin(&agent, "Hi").await.unwrap().stream().collect().await;
-    let Some(tools_agent::AgentEvent::Finished(Ok(result))) = events.last() else { panic!("{events:?}") };
+    let Some(toolcall_agent::AgentEvent::Finished(Ok(result))) = events.last() else { panic!("{events:?}") };
     assert_eq!(result.answer, "Streamed.");
     assert_eq!(session.messages().await.unwrap().len(), 2);
 }
@@ -196,7 +196,7 @@ fn conversation_ids<T>(run: impl FnOnce() -> T) -> (T, Vec<(String, String)>) {
 fn a_sessions_runs_are_traced_as_its_conversation() {
     let (_, seen) = conversation_ids(|| {
         futures::executor::block_on(async {
-            let session = Session::new(Arc::new(tools_session::MemoryStore::default()), key("traced"));
+            let session = Session::new(Arc::new(toolcall_session::MemoryStore::default()), key("traced"));
             let agent = support::agent(ScriptedModel::new().then_text("Hi."), &Refunds::default());
             session.run(&agent, "Hello").await.unwrap();
         })

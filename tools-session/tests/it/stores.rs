@@ -1,9 +1,9 @@
 //! The promises of [`SessionStore`], checked the same way on every store.
 
 use futures::future::join_all;
-use tools_agent::{Content, Message, Reasoning, ScriptedModel, StopReason};
-use tools_core::ToolCall;
-use tools_session::{Append, ConversationKey, MemoryStore, SessionStore, SqlStore, StoreError};
+use toolcall_agent::{Content, Message, Reasoning, ScriptedModel, StopReason};
+use toolcall_core::ToolCall;
+use toolcall_session::{Append, ConversationKey, MemoryStore, SessionStore, SqlStore, StoreError};
 
 use crate::support::{self, Refunds, key};
 
@@ -237,7 +237,7 @@ async fn a_record_of_a_newer_format_is_refused_by_name() {
     let store = SqlStore::sqlite(dir.path().join("sessions.db")).await.unwrap();
     let error = store.load(&key).await.unwrap_err().to_string();
     assert!(
-        error.contains("holds a record of format 2, written by tools-session 9.0.0")
+        error.contains("holds a record of format 2, written by toolcall-session 9.0.0")
             && error.contains("reads formats up to 1: upgrade it"),
         "{error}"
     );

@@ -2,11 +2,11 @@
 
 use std::sync::{Arc, Mutex};
 
-use tools_agent::{Agent, ScriptedModel};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
-use tools_session::{ConversationKey, SqlStore};
+use toolcall_agent::{Agent, ScriptedModel};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_session::{ConversationKey, SqlStore};
 
 /// The environment variable that names a PostgreSQL server for the tests
 /// (`.ci/run` starts one on loopback).
@@ -46,7 +46,7 @@ pub(crate) fn key(id: &str) -> ConversationKey {
 pub(crate) struct Refunds(pub(crate) Arc<Mutex<Vec<String>>>);
 
 /// Refund an order.
-#[tool(args, destructive, needs_approval, crate = "tools_core")]
+#[tool(args, destructive, needs_approval, crate = "toolcall_core")]
 async fn refund(ctx: &ToolContext, order: String) -> Result<String, ToolError> {
     if let Some(refunds) = ctx.get::<Refunds>() {
         refunds.0.lock().unwrap().push(order.clone());

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tools_core::{CancellationToken, Tool, ToolContext, ToolError};
-use tools_tavily::{
+use toolcall_core::{CancellationToken, Tool, ToolContext, ToolError};
+use toolcall_tavily::{
     Answer, RawContent, SearchDepth, SearchOptions, SearchResponse, Tavily, TimeRange, Topic,
 };
 use wiremock::matchers::{method, path};

@@ -2,9 +2,9 @@
 //! fallback for dialects without a native search.
 
 use serde_json::json;
-use tools_core::toolset::{Toolset, ToolsetError, WebSearch};
-use tools_core::{Tool, ToolContext};
-use tools_tavily::{DEFAULT_NAME, Tavily};
+use toolcall_core::toolset::{Toolset, ToolsetError, WebSearch};
+use toolcall_core::{Tool, ToolContext};
+use toolcall_tavily::{DEFAULT_NAME, Tavily};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

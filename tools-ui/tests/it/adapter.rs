@@ -3,10 +3,10 @@
 
 use futures::StreamExt;
 use serde_json::json;
-use tools_agent::{Agent, AgentEvent, ScriptedModel, StopReason};
-use tools_core::ToolCall;
-use tools_core::toolset::Toolset;
-use tools_ui::{UiAdapter, UiChunk};
+use toolcall_agent::{Agent, AgentEvent, ScriptedModel, StopReason};
+use toolcall_core::ToolCall;
+use toolcall_core::toolset::Toolset;
+use toolcall_ui::{UiAdapter, UiChunk};
 
 use crate::support::{chunks, text, types};
 

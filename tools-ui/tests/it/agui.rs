@@ -6,9 +6,9 @@
 
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tools_agent::{Agent, AgentEvent, ScriptedModel};
-use tools_core::toolset::Toolset;
-use tools_ui::{AguiAdapter, AguiEvent, AguiServer};
+use toolcall_agent::{Agent, AgentEvent, ScriptedModel};
+use toolcall_core::toolset::Toolset;
+use toolcall_ui::{AguiAdapter, AguiEvent, AguiServer};
 
 use crate::support::weather_agent;
 
@@ -56,7 +56,7 @@ async fn a_plain_answer_is_one_text_message_in_a_finished_run() {
 async fn a_call_s_result_is_a_tool_message_and_the_next_turn_a_new_assistant_message() {
     // No tool has this name: the result is an error the model reads.
     let model = ScriptedModel::new()
-        .then_calls([tools_core::ToolCall::new("c1", "get_time", r#"{"zone":"UTC"}"#)])
+        .then_calls([toolcall_core::ToolCall::new("c1", "get_time", r#"{"zone":"UTC"}"#)])
         .then_text("No clock here.");
     let agent = Agent::new(model, Toolset::builder().build().unwrap()).unwrap();
     let events = body(&agent, "Time?").await;
@@ -113,7 +113,7 @@ fn reasoning_is_its_own_message_and_a_streamed_call_waits_for_its_id_and_ends_wi
         delta(0, None, None, "\"Oslo\"}"),
         AgentEvent::Usage(Default::default()),
         // The loop's whole call after the stream shows nothing new.
-        AgentEvent::ToolCall(tools_core::ToolCall::new("c7", "get_weather", r#"{"city":"Oslo"}"#)),
+        AgentEvent::ToolCall(toolcall_core::ToolCall::new("c7", "get_weather", r#"{"city":"Oslo"}"#)),
     ]
     .iter()
     .flat_map(|event| adapter.push(event))
@@ -144,7 +144,7 @@ fn reasoning_is_its_own_message_and_a_streamed_call_waits_for_its_id_and_ends_wi
 
 struct Endpoint {
     url: String,
-    model: tools_agent::scripted_server::ScriptedServer,
+    model: toolcall_agent::scripted_server::ScriptedServer,
 }
 
 impl Endpoint {

@@ -9,12 +9,12 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
-use tools_agent::scripted_server::{Reply, ScriptedServer};
-use tools_agent::{Agent, OpenAiChat};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext};
-use tools_session::{SessionStore, SqlStore};
-use tools_ui::ChatServer;
+use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+use toolcall_agent::{Agent, OpenAiChat};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext};
+use toolcall_session::{SessionStore, SqlStore};
+use toolcall_ui::ChatServer;
 
 use crate::support::{Gate, SlowLookup, chunks, text, types, weather_agent};
 
@@ -261,7 +261,7 @@ async fn nothing_of_a_chat_stays_in_the_process_after_its_stream() {
         assert_eq!(status, 200);
     }
     assert_eq!(chat.running(), 0);
-    let listed = store.list(tools_ui::ANONYMOUS).await.unwrap();
+    let listed = store.list(toolcall_ui::ANONYMOUS).await.unwrap();
     assert_eq!(listed.len(), 20);
     assert!(listed.iter().all(|info| info.paused && info.messages == 2));
 }
@@ -279,23 +279,23 @@ async fn a_body_past_the_limit_is_refused() {
 /// A store whose appends (and, when asked, loads) fail, over a memory store.
 #[derive(Default)]
 struct Failing {
-    inner: tools_session::MemoryStore,
+    inner: toolcall_session::MemoryStore,
     loads_fail: std::sync::atomic::AtomicBool,
     appends_fail: std::sync::atomic::AtomicBool,
 }
 
 impl Failing {
-    fn broken(on: &std::sync::atomic::AtomicBool) -> Option<tools_session::StoreError> {
+    fn broken(on: &std::sync::atomic::AtomicBool) -> Option<toolcall_session::StoreError> {
         on.load(std::sync::atomic::Ordering::Relaxed)
-            .then(|| tools_session::StoreError::Database("the disk is full".into()))
+            .then(|| toolcall_session::StoreError::Database("the disk is full".into()))
     }
 }
 
 impl SessionStore for Failing {
     fn load<'a>(
         &'a self,
-        key: &'a tools_session::ConversationKey,
-    ) -> futures::future::BoxFuture<'a, Result<Option<tools_session::Conversation>, tools_session::StoreError>>
+        key: &'a toolcall_session::ConversationKey,
+    ) -> futures::future::BoxFuture<'a, Result<Option<toolcall_session::Conversation>, toolcall_session::StoreError>>
     {
         match Self::broken(&self.loads_fail) {
             Some(error) => Box::pin(async { Err(error) }),
@@ -305,9 +305,9 @@ impl SessionStore for Failing {
 
     fn append<'a>(
         &'a self,
-        key: &'a tools_session::ConversationKey,
-        append: tools_session::Append,
-    ) -> futures::future::BoxFuture<'a, Result<u64, tools_session::StoreError>> {
+        key: &'a toolcall_session::ConversationKey,
+        append: toolcall_session::Append,
+    ) -> futures::future::BoxFuture<'a, Result<u64, toolcall_session::StoreError>> {
         match Self::broken(&self.appends_fail) {
             Some(error) => Box::pin(async { Err(error) }),
             None => self.inner.append(key, append),
@@ -317,15 +317,15 @@ impl SessionStore for Failing {
     fn list<'a>(
         &'a self,
         owner: &'a str,
-    ) -> futures::future::BoxFuture<'a, Result<Vec<tools_session::ConversationInfo>, tools_session::StoreError>>
+    ) -> futures::future::BoxFuture<'a, Result<Vec<toolcall_session::ConversationInfo>, toolcall_session::StoreError>>
     {
         self.inner.list(owner)
     }
 
     fn delete<'a>(
         &'a self,
-        key: &'a tools_session::ConversationKey,
-    ) -> futures::future::BoxFuture<'a, Result<bool, tools_session::StoreError>> {
+        key: &'a toolcall_session::ConversationKey,
+    ) -> futures::future::BoxFuture<'a, Result<bool, toolcall_session::StoreError>> {
         self.inner.delete(key)
     }
 }
@@ -349,7 +349,7 @@ async fn a_store_that_fails_leaves_the_chat_as_it_was() {
     let said = last["errorText"].as_str().unwrap();
     assert!(said.contains("the run was not kept") && said.contains("the disk is full"), "{said}");
     store.appends_fail.store(false, Relaxed);
-    assert_eq!(chat.pending(tools_ui::ANONYMOUS, "c1").await.unwrap(), ["call_1"]);
+    assert_eq!(chat.pending(toolcall_ui::ANONYMOUS, "c1").await.unwrap(), ["call_1"]);
     // A store that cannot be read: 500 before any stream, and no model request.
     store.loads_fail.store(true, Relaxed);
     let asked = model.requests().len();

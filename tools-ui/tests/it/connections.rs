@@ -1,4 +1,4 @@
-//! `tools_ui::serve` against raw connections on loopback: clients that send
+//! `toolcall_ui::serve` against raw connections on loopback: clients that send
 //! a byte at a time or sit idle are closed, a normal request is answered
 //! past the cap, and a long event stream is not cut.
 
@@ -37,10 +37,10 @@ fn app() -> Router {
         )
 }
 
-async fn start(configure: impl FnOnce(tools_ui::Serve) -> tools_ui::Serve) -> SocketAddr {
+async fn start(configure: impl FnOnce(toolcall_ui::Serve) -> toolcall_ui::Serve) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let server = configure(tools_ui::serve(listener, app()));
+    let server = configure(toolcall_ui::serve(listener, app()));
     tokio::spawn(async move { server.await.unwrap() });
     addr
 }

@@ -12,12 +12,12 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
-use tools_agent::scripted_server::{Reply, chat_chunks};
-use tools_agent::{Agent, OpenAiChat, RunLimits};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
-use tools_ui::ChatServer;
+use toolcall_agent::scripted_server::{Reply, chat_chunks};
+use toolcall_agent::{Agent, OpenAiChat, RunLimits};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
+use toolcall_ui::ChatServer;
 
 use crate::support::{Gate, SlowLookup, chunks, text, types};
 
@@ -38,7 +38,7 @@ fn ask(chat: &str, question: &str) -> Value {
 
 #[tokio::test]
 async fn a_call_that_runs_long_gets_keep_alive_comments_before_its_output() {
-    let model = tools_agent::scripted_server::ScriptedServer::answering(|request: &Value| {
+    let model = toolcall_agent::scripted_server::ScriptedServer::answering(|request: &Value| {
         let last = request["messages"].as_array()?.last()?;
         if last["role"] != "tool" {
             return Some(Reply::calls([ToolCall::new("call_1", "slow_lookup", r#"{"what":"it"}"#)]));
@@ -91,7 +91,7 @@ const CALLS: usize = 800;
 const OUTPUT: usize = 20_000;
 
 /// A bulky result.
-#[tool(args, read_only, crate = "tools_core")]
+#[tool(args, read_only, crate = "toolcall_core")]
 async fn bulky(_ctx: &ToolContext, n: u32) -> Result<String, ToolError> {
     Ok(format!("{n}:{}", "x".repeat(OUTPUT)))
 }

@@ -1,4 +1,4 @@
-//! The integration tests of `tools-ui`, one binary.
+//! The integration tests of `toolcall-ui`, one binary.
 
 mod support;
 
@@ -14,7 +14,7 @@ mod server;
 // The server on a session store: restarts, users, reloads, stops.
 mod chats;
 
-// tools_ui::serve against raw connections: timeouts, the cap, long streams.
+// toolcall_ui::serve against raw connections: timeouts, the cap, long streams.
 mod connections;
 
 // The SSE responses over raw connections: keep-alive, a reader that stops.

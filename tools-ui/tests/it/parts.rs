@@ -5,14 +5,14 @@
 
 use futures::StreamExt;
 use serde_json::json;
-use tools_agent::{Agent, AgentEvent, Message, RunResult, ScriptedModel, StopReason, Transcript};
-use tools_core::toolset::Toolset;
-use tools_core::{Media, Outcome, Output, Part, ToolCall, ToolContext, ToolError, ToolResult};
-use tools_macros::tool;
-use tools_ui::{UiAdapter, UiChunk, ui_messages};
+use toolcall_agent::{Agent, AgentEvent, Message, RunResult, ScriptedModel, StopReason, Transcript};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{Media, Outcome, Output, Part, ToolCall, ToolContext, ToolError, ToolResult};
+use toolcall_macros::tool;
+use toolcall_ui::{UiAdapter, UiChunk, ui_messages};
 
 /// The weather now as JSON, a chart and the hourly data for the page.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn forecast(_ctx: &ToolContext, city: String) -> Result<Output, ToolError> {
     Ok(Output::text(json!({"city": city, "celsius": 18}).to_string())
         .with_image(Media::bytes(vec![1, 2, 3], "image/png"))

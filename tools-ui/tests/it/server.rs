@@ -6,8 +6,8 @@
 //! and what the model server was asked.
 
 use serde_json::{Value, json};
-use tools_agent::scripted_server::ScriptedServer;
-use tools_ui::{ANONYMOUS, ChatServer};
+use toolcall_agent::scripted_server::ScriptedServer;
+use toolcall_ui::{ANONYMOUS, ChatServer};
 
 use crate::support::{chunks, text, types, weather_agent};
 

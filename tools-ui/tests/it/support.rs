@@ -2,11 +2,11 @@
 //! weather agent on the scripted Chat Completions server.
 
 use serde_json::Value;
-use tools_agent::scripted_server::{Reply, ScriptedServer};
-use tools_agent::{Agent, OpenAiChat};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolCall, ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+use toolcall_agent::{Agent, OpenAiChat};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
 
 /// The chunks of a UI message stream body, in order; panics unless every
 /// event is `data: ` JSON and the last is `[DONE]`.
@@ -37,7 +37,7 @@ pub(crate) fn text(chunks: &[Value]) -> String {
 }
 
 /// The current weather in a city.
-#[tool(args, needs_approval, crate = "tools_core")]
+#[tool(args, needs_approval, crate = "toolcall_core")]
 pub(crate) async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     Ok(format!("18°C and sunny in {city}"))
 }
@@ -64,7 +64,7 @@ pub(crate) async fn weather_agent() -> (Agent, ScriptedServer) {
 }
 
 /// Look a thing up, slowly: the call waits until the test lets it go.
-#[tool(args, read_only, crate = "tools_core")]
+#[tool(args, read_only, crate = "toolcall_core")]
 pub(crate) async fn slow_lookup(ctx: &ToolContext, what: String) -> Result<String, ToolError> {
     let gate = ctx.get::<Gate>().cloned().ok_or_else(|| ToolError::failed("no gate"))?;
     gate.started.add_permits(1);

@@ -4,14 +4,14 @@
 #![allow(dead_code, reason = "each test file uses a part of it")]
 
 use serde_json::Value;
-use tools_agent::AgentEvent;
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_agent::AgentEvent;
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
 use wiremock::ResponseTemplate;
 
 /// Current temperature for a city.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 pub(crate) async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     if city == "Atlantis" {
         return Err(ToolError::failed("no station there"));
@@ -20,7 +20,7 @@ pub(crate) async fn get_weather(_ctx: &ToolContext, city: String) -> Result<Stri
 }
 
 /// The local time in a time zone.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 pub(crate) async fn local_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
     Ok(format!("12:00 in {zone}"))
 }

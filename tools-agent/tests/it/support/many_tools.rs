@@ -6,7 +6,7 @@
 #![allow(dead_code)]
 
 use serde_json::{Value, json};
-use tools_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+use toolcall_core::{JsonObject, Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
 
 /// A service: its name prefix, the product as people write it, and two
 /// kinds of thing it holds, each with the word a person might use instead.

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::{Value, json};
-use tools_agent::{Agent, AgentError, AgentEvent, ApiKey, ResendPolicy, RunInput, RunResult};
-use tools_core::toolset::Toolset;
-use tools_core::{ToolContext, ToolError};
-use tools_macros::tool;
+use toolcall_agent::{Agent, AgentError, AgentEvent, ApiKey, ResendPolicy, RunInput, RunResult};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
@@ -22,7 +22,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 pub(crate) const KEY: &str = "sk-test-very-secret-4242";
 
 /// Current temperature for a city.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolError> {
     if city == "Atlantis" {
         return Err(ToolError::failed("no station there"));
@@ -31,7 +31,7 @@ async fn get_weather(_ctx: &ToolContext, city: String) -> Result<String, ToolErr
 }
 
 /// Current time in a time zone.
-#[tool(args, crate = "tools_core")]
+#[tool(args, crate = "toolcall_core")]
 async fn get_time(_ctx: &ToolContext, zone: String) -> Result<String, ToolError> {
     Ok(format!("12:00 in {zone}"))
 }
@@ -41,7 +41,7 @@ pub(crate) fn tools() -> Toolset {
 }
 
 /// The same tools and the native web search.
-pub(crate) fn tools_with_search(search: tools_core::toolset::WebSearch) -> Toolset {
+pub(crate) fn tools_with_search(search: toolcall_core::toolset::WebSearch) -> Toolset {
     Toolset::builder().add(GetWeather).add(GetTime).add_web_search(search).build().unwrap()
 }
 
@@ -255,7 +255,7 @@ pub(crate) fn names(values: &[&str]) -> Value {
 pub(crate) fn error(status: u16, message: &str) -> ResponseTemplate {
     ResponseTemplate::new(status)
         .insert_header("retry-after", "0")
-        .set_body_json(tools_agent::scripted_server::chat_error(status, message))
+        .set_body_json(toolcall_agent::scripted_server::chat_error(status, message))
 }
 
 /// The key of an `Authorization: Bearer` header.

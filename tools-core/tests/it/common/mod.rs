@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use tools_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
+use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 
 type Body = Box<dyn Fn(ToolContext, String) -> BoxFuture<'static, Result<String, ToolError>> + Send + Sync>;
 

@@ -1,5 +1,5 @@
 //! One mistake, one error: the uses of the tool still compile.
-use tools::{Tool, tool};
+use toolcall::{Tool, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}
@@ -11,7 +11,7 @@ async fn get_weather(_req: Req) -> String {
 }
 
 fn main() {
-    let mut tools = tools::Toolset::new();
+    let mut tools = toolcall::Toolset::new();
     tools.add(GetWeather).unwrap();
     let _ = GetWeather.spec().name();
 }

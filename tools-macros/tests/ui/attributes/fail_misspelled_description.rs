@@ -1,6 +1,6 @@
 //! A misspelled key is one error, with the key it meant; the description it
 //! was meant to give is not reported missing as well.
-use tools::tool;
+use toolcall::tool;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}

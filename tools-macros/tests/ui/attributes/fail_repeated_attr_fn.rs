@@ -1,6 +1,6 @@
 //! A second #[tool] on a free fn: one error on it, and the tool type is
 //! defined once, so its uses still compile.
-use tools::{Tool, tool};
+use toolcall::{Tool, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}

@@ -1,5 +1,5 @@
 //! A second #[tool] on the tool method: an error, not the last one winning.
-use tools::tool;
+use toolcall::tool;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}

@@ -2,7 +2,7 @@
 #![deny(warnings, missing_docs)]
 
 use std::time::Duration;
-use tools::{Tool, ToolContext, tool};
+use toolcall::{Tool, ToolContext, tool};
 
 /// The request.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -1,5 +1,5 @@
 //! The description defaults to the doc comment, lines trimmed and joined.
-use tools::{Tool, tool};
+use toolcall::{Tool, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}

@@ -1,4 +1,4 @@
-use tools::{ToolContext, tool};
+use toolcall::{ToolContext, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}

@@ -1,5 +1,5 @@
 //! The context is optional, and may come before or after the request.
-use tools::{Tool, ToolContext, tool};
+use toolcall::{Tool, ToolContext, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {
@@ -14,7 +14,7 @@ async fn after(req: Req, ctx: &ToolContext) -> String {
 
 /// Under another name.
 #[tool]
-async fn renamed(context: &tools::ToolContext, req: Req) -> String {
+async fn renamed(context: &toolcall::ToolContext, req: Req) -> String {
     format!("{}{}", req.n, context.tool_name())
 }
 

@@ -1,6 +1,6 @@
 //! The context is found by its type, not its name: with #[tool(args)],
 //! `context: String` and `ctx: String` are request fields like any other.
-use tools::{Tool, ToolContext, tool};
+use toolcall::{Tool, ToolContext, tool};
 
 /// Echoes its `context` argument, with the call id from the real context.
 #[tool(args)]
@@ -10,7 +10,7 @@ async fn echo(context: String, call: &ToolContext) -> String {
 
 /// The real context is called `context`, the string argument `ctx`.
 #[tool(args)]
-async fn swapped(context: &tools::ToolContext, ctx: String) -> String {
+async fn swapped(context: &toolcall::ToolContext, ctx: String) -> String {
     format!("{ctx}/{}", context.tool_name())
 }
 

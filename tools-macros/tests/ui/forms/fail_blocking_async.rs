@@ -1,4 +1,4 @@
-use tools::{ToolContext, tool};
+use toolcall::{ToolContext, tool};
 
 /// Reads a file.
 #[tool(blocking)]

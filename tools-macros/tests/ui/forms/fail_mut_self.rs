@@ -1,4 +1,4 @@
-use tools::tool;
+use toolcall::tool;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {}

@@ -2,7 +2,7 @@
 //! become property descriptions, Option arguments are not required.
 #![deny(warnings, missing_docs)]
 
-use tools::{Tool, ToolContext, tool};
+use toolcall::{Tool, ToolContext, tool};
 
 /// Daily temperatures for a city.
 #[tool(args)]

@@ -1,7 +1,7 @@
 //! A free async fn: a unit struct, registered in a toolset and called directly.
 #![deny(warnings, missing_docs)]
 
-use tools::{Tool, ToolContext, Toolset, tool};
+use toolcall::{Tool, ToolContext, Toolset, tool};
 
 /// The request.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -2,7 +2,7 @@
 //! its own spec, built at runtime.
 #![deny(warnings, missing_docs)]
 
-use tools::{Tool, ToolContext, ToolSpec, tool};
+use toolcall::{Tool, ToolContext, ToolSpec, tool};
 
 /// The request.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

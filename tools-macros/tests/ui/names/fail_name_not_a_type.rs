@@ -1,4 +1,4 @@
-use tools::{ToolContext, tool};
+use toolcall::{ToolContext, tool};
 
 /// Render a scene in 3D.
 #[tool(name = "3d_render")]

@@ -1,9 +1,9 @@
 //! The design's shape: one tool per module, each `async fn run`; the types
 //! are named after the tools, so both register in one toolset.
-use tools::Toolset;
+use toolcall::Toolset;
 
 mod weather {
-    use tools::{ToolContext, ToolError, tool};
+    use toolcall::{ToolContext, ToolError, tool};
 
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     pub struct Request {
@@ -18,7 +18,7 @@ mod weather {
 }
 
 mod time {
-    use tools::{ToolContext, ToolError, tool};
+    use toolcall::{ToolContext, ToolError, tool};
 
     #[derive(serde::Deserialize, schemars::JsonSchema)]
     pub struct Request {

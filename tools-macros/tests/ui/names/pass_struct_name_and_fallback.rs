@@ -1,6 +1,6 @@
 //! struct_name, and the reserved name taken through its opt-in.
-use tools::toolset::{Toolset, WebSearch};
-use tools::{Tool, tool};
+use toolcall::toolset::{Toolset, WebSearch};
+use toolcall::{Tool, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Query {

@@ -1,5 +1,5 @@
 //! A key repeated across two #[tool_output] attributes.
-use tools::ToolOutput;
+use toolcall::ToolOutput;
 
 #[derive(ToolOutput)]
 #[tool_output(display)]

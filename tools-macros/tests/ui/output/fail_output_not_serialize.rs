@@ -1,4 +1,4 @@
-use tools::ToolOutput;
+use toolcall::ToolOutput;
 
 #[derive(ToolOutput)]
 struct Weather {

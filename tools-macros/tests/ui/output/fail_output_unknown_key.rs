@@ -1,4 +1,4 @@
-use tools::ToolOutput;
+use toolcall::ToolOutput;
 
 #[derive(serde::Serialize, ToolOutput)]
 #[tool_output(json)]

@@ -1,7 +1,7 @@
 //! #[derive(ToolOutput)]: compact JSON, or Display text.
 #![deny(warnings, missing_docs)]
 
-use tools::{ToolOutput, tool};
+use toolcall::{ToolOutput, tool};
 
 /// JSON.
 #[derive(serde::Serialize, ToolOutput)]

@@ -1,6 +1,6 @@
 //! A tool that takes nothing but the context, or nothing at all, needs no
 //! `args`: its request is the empty object.
-use tools::{Tool, ToolContext, tool};
+use toolcall::{Tool, ToolContext, tool};
 
 /// Is the server up?
 #[tool]

@@ -1,5 +1,5 @@
 //! `()` as the request of a tool without arguments, and a request behind a path.
-use tools::{Tool, ToolContext, tool};
+use toolcall::{Tool, ToolContext, tool};
 
 mod api {
     #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -1,6 +1,6 @@
 //! Every return shape: std errors, anyhow, ToolError and its retry, an alias,
 //! a plain output.
-use tools::{Json, Tool, ToolContext, ToolError, tool};
+use toolcall::{Json, Tool, ToolContext, ToolError, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Req {

@@ -8,7 +8,7 @@ use std::net::Ipv4Addr;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tools_core::{JsonObject, Output, OutputFuture, Tool, ToolContext, ToolSpec, Toolset};
+use toolcall_core::{JsonObject, Output, OutputFuture, Tool, ToolContext, ToolSpec, Toolset};
 
 /// A tool that only has a schema: what the dialects read.
 pub(crate) struct SchemaTool {
@@ -28,13 +28,13 @@ impl Tool for SchemaTool {
 impl SchemaTool {
     /// A tool with this schema as it is.
     pub(crate) fn new(name: &'static str, description: &'static str, schema: JsonObject) -> Self {
-        let parameters = tools_core::Parameters::from_schema(schema.clone());
+        let parameters = toolcall_core::Parameters::from_schema(schema.clone());
         Self { spec: ToolSpec::from_parameters(name, description, parameters), schema }
     }
 }
 
 pub(crate) fn tool<R: JsonSchema>(name: &'static str, description: &'static str) -> SchemaTool {
-    SchemaTool::new(name, description, tools_core::Parameters::of::<R>().schema().clone())
+    SchemaTool::new(name, description, toolcall_core::Parameters::of::<R>().schema().clone())
 }
 
 /// A request with no fields.
