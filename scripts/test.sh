@@ -10,6 +10,12 @@ if [ ! -x tests/restate/node_modules/@restatedev/restate-server-linux-x64/bin/re
 fi
 # One feature set for lints and tests, so every dependency is built once.
 cargo clippy --workspace --all-targets --all-features -- -D warnings
+# Publishable: each crate's rust-version no older than its dependencies
+# need, and each crate packaged and built from its package alone (the
+# workspace's crates reach each other through a local registry of the
+# packages, as they would through crates.io).
+python3 scripts/rust-version.py
+cargo package --workspace --exclude 'fixture-*' --allow-dirty --quiet
 # The API docs: no rustdoc warning, every intra-doc link resolved.
 RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" cargo doc --workspace --all-features --no-deps
 cargo test --workspace --all-features

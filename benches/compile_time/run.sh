@@ -16,7 +16,7 @@ members = ["with_macro", "by_hand", "rmcp_macros"]
 resolver = "3"
 
 [workspace.dependencies]
-tools = { path = "$root" }
+toolcall = { path = "$root" }
 rmcp = { version = "=3.11.0", default-features = false, features = ["server", "macros"] }
 schemars = "1.2"
 serde = { version = "1", features = ["derive"] }
@@ -37,7 +37,7 @@ RUST
 
 crate() { # name, then the source on stdin
   mkdir -p "$work/$1/src"
-  printf '[package]\nname = "%s"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n[dependencies]\ntools.workspace = true\nrmcp.workspace = true\nschemars.workspace = true\nserde.workspace = true\n' "$1" > "$work/$1/Cargo.toml"
+  printf '[package]\nname = "%s"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n[dependencies]\ntoolcall.workspace = true\nrmcp.workspace = true\nschemars.workspace = true\nserde.workspace = true\n' "$1" > "$work/$1/Cargo.toml"
   cat > "$work/$1/src/lib.rs"
 }
 

@@ -21,7 +21,7 @@
 //!
 //! ```sh
 //! python3 tests/conformance/run.py      # starts the stand-in, builds and runs this, prints the table
-//! CONFORMANCE_URL=http://127.0.0.1:PORT cargo run -p tools-agent --example conformance
+//! CONFORMANCE_URL=http://127.0.0.1:PORT cargo run -p toolcall-agent --example conformance
 //! ```
 
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,7 @@
 //!
 //! ```sh
 //! npm ci --prefix tests/restate --ignore-scripts
-//! cargo bench -p tools-restate --bench durable
+//! cargo bench -p toolcall-restate --bench durable
 //! ```
 
 use std::time::{Duration, Instant};

@@ -12,9 +12,9 @@
 //! # it prints `listening on 127.0.0.1:PORT`, and an address it cannot
 //! # listen on is an error naming it
 //! OPENAI_API_KEY=sk-... BACKEND_URL=http://127.0.0.1:7000 \
-//!     cargo run -p tools-restate --example worker -- serve 9080
+//!     cargo run -p toolcall-restate --example worker -- serve 9080
 //! # the same agent run in this process, printed as JSON (no Restate)
-//! cargo run -p tools-restate --example worker -- local "Order 2 lamps"
+//! cargo run -p toolcall-restate --example worker -- local "Order 2 lamps"
 //! ```
 //!
 //! The model is OpenAI Chat Completions' (`OPENAI_BASE_URL` for another

@@ -15,7 +15,7 @@
 //!
 //! ```sh
 //! url=$(scripts/postgres.sh start /tmp/pgbench | tail -n1)
-//! TOOLS_TEST_POSTGRES_URL=$url cargo bench -p tools-session --bench store --features postgres
+//! TOOLS_TEST_POSTGRES_URL=$url cargo bench -p toolcall-session --bench store --features postgres
 //! scripts/postgres.sh stop /tmp/pgbench
 //! ```
 

@@ -1,7 +1,7 @@
 //! A real Tavily search, through the same path a model's call takes.
 //!
 //! ```sh
-//! TAVILY_API_KEY=tvly-... cargo run -p tools-tavily --example search -- "your query"
+//! TAVILY_API_KEY=tvly-... cargo run -p toolcall-tavily --example search -- "your query"
 //! ```
 //!
 //! Without the key it says what to set and exits successfully.
@@ -29,7 +29,7 @@ async fn main() -> ExitCode {
         Err(TavilyError::MissingApiKey { .. }) => {
             println!("This example searches the web for real, so it needs a Tavily API key.");
             println!("Get one at https://app.tavily.com, then run:");
-            println!("  {API_KEY_VAR}=tvly-... cargo run -p tools-tavily --example search -- \"your query\"");
+            println!("  {API_KEY_VAR}=tvly-... cargo run -p toolcall-tavily --example search -- \"your query\"");
             return ExitCode::SUCCESS;
         }
         Err(error) => {
