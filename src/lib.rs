@@ -1,6 +1,9 @@
 #![deny(missing_docs)]
 #![doc = include_str!("../README.md")]
 
+// The guide, one chapter a topic; its docs are src/guide/index.md.
+pub mod guide;
+
 /// The agent loop and the model clients (OpenAI Chat and Responses,
 /// Anthropic, Gemini) (feature `agent`).
 #[cfg(feature = "agent")]

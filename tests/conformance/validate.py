@@ -24,7 +24,7 @@ make the check strict:
 2. the adapter's core schema is then made strict where a config cannot
    reach, and validated by pydantic-core's `SchemaValidator`: pydantic
    validates an `Iterable[X]` field lazily (a `generator` schema, checked
-   only when iterated), so `messages`, `input`, `toolcall` and every content
+   only when iterated), so `messages`, `input`, `tools` and every content
    list would pass unchecked: each becomes a `list` schema (for JSON, where
    every iterable is an array, `List[X]` takes exactly what `Iterable[X]`
    does, and a union's members are then told apart by their lists' items
@@ -141,7 +141,7 @@ class GenerateContentRequest(genai_common.BaseModel):
     These are the fields google-genai itself writes at the top level
     (`models._GenerateContentParameters_to_mldev` with
     `_GenerateContentConfig_to_mldev`, which moves `system_instruction`,
-    `toolcall`, `tool_config`, `safety_settings` and `cached_content` out of
+    `tools`, `tool_config`, `safety_settings` and `cached_content` out of
     the config and sends the rest as `generationConfig`)."""
 
     contents: list[genai.Content]

@@ -302,7 +302,7 @@ class Api:
 
     def read(self, body: dict, path: str) -> dict:
         """A request, provider-neutral: `model`, `streamed`, `system`, the
-        offered `toolcall`' names, its `server_tools` (Anthropic's), and
+        offered `tools`' names, its `server_tools` (Anthropic's), and
         `messages`: ["user", text], ["assistant", text, [[key, name,
         args]...]] with a fourth element, `[[position, piece]...]`, when the
         message carries reasoning or a provider's items (`Api.kept`),

@@ -19,7 +19,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
-use toolcall::mcp::rmcp::model::ContentBlock;
+use toolcall::mcp::types::ContentBlock;
 use toolcall::mcp::{HttpOptions, McpClient, McpResult, McpServer};
 use toolcall::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
 

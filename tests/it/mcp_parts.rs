@@ -243,7 +243,7 @@ impl TypedTool for Four {
     }
 }
 
-/// The result of calling `name` in `toolcall`, approved: its text, JSON part,
+/// The result of calling `name` in `tools`, approved: its text, JSON part,
 /// image and, where it has one, artifact.
 async fn four_of(tools: &Toolset, name: &str, artifact: bool, case: &str) {
     let call = ToolCall::new("1", name, "{}");

@@ -1,4 +1,4 @@
-//! The agent loop of the tools SDK: a model, a toolset and a loop that runs
+//! The agent loop of toolcall: a model, a toolset and a loop that runs
 //! the model's calls until it answers.
 //!
 //! - [`Agent`]: the loop ([`Agent::run`], [`Agent::stream`], each from a

@@ -15,7 +15,7 @@
 //! A request that fails, and the run it ends, carry `error.type`: the
 //! provider's HTTP status when it refused or failed (`401`, `429`, `500`...),
 //! otherwise what went wrong: `timeout`, `network`, `malformed`, `empty`,
-//! `stream_ended`, `missing_key`, `invalid_key`, `toolcall`, `message`,
+//! `stream_ended`, `missing_key`, `invalid_key`, `tools`, `message`,
 //! `tool_choice`, `setting`, `script_ended` (a fallback's is its last
 //! model's). A call that did not succeed carries its outcome
 //! (`invalid_arguments`, `failed`, `timed_out`, `panicked`, `denied`,

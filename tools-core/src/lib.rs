@@ -1,4 +1,4 @@
-//! The core of the tools SDK: the contract every tool implements, the
+//! The core of toolcall: the contract every tool implements, the
 //! argument pipeline and schemas behind it, and the [`Toolset`] that runs a
 //! turn's calls (its executor, layers and tool search).
 //!
@@ -24,7 +24,7 @@
 //!   as [`SmolStr`], which a call's context and result share without
 //!   copying); [`Renamed`]: any tool under another name;
 //! - [`toolset::Layer`]: code around every call; [`layers`]: ready ones
-//!   (cache, retry, repair, guardrail, concurrency limit);
+//!   (cache, rerun, repair, guardrail, concurrency limit);
 //!   [`toolset::ToolSearch`]: the deferred tools a model finds by search.
 //!
 //! No features. The layers above it are crates of their own:

@@ -26,6 +26,12 @@ pub struct Renamed<T> {
     spec: ToolSpec,
 }
 
+impl<T> std::fmt::Debug for Renamed<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renamed").field("spec", &self.spec).finish_non_exhaustive()
+    }
+}
+
 impl<T: Tool> Renamed<T> {
     /// The tool as it is, ready to be renamed.
     pub fn new(inner: T) -> Self {

@@ -232,7 +232,7 @@ fn unknown_key(key: &str, attr: &str, keys: &[&str]) -> String {
 
 /// The value after `=`, if there is one, as an expression: keeps parsing
 /// whatever kind it is, so the kind can be checked against the key.
-fn parse_value(meta: &ParseNestedMeta) -> syn::Result<Option<Expr>> {
+fn parse_value(meta: &ParseNestedMeta<'_>) -> syn::Result<Option<Expr>> {
     if meta.input.peek(syn::Token![=]) {
         Ok(Some(meta.value()?.parse()?))
     } else if meta.input.is_empty() || meta.input.peek(syn::Token![,]) {

@@ -92,7 +92,7 @@ fn tool_impl(attr: TokenStream, item: ItemImpl) -> TokenStream {
 }
 
 /// The free-fn form: the fn as written, a unit struct, its spec and impl.
-fn expand_fn(tool: &Tool, item: &ItemFn, paths: &Paths) -> TokenStream {
+fn expand_fn(tool: &Tool<'_>, item: &ItemFn, paths: &Paths) -> TokenStream {
     let vis = &item.vis;
     let struct_name = tool.struct_name().expect("valid: the struct name is an identifier");
     let fn_name = &item.sig.ident;
@@ -127,7 +127,7 @@ fn expand_fn(tool: &Tool, item: &ItemFn, paths: &Paths) -> TokenStream {
 
 /// The method form: the impl as written, plus the spec and the impl of
 /// `TypedTool` for its self type.
-fn expand_method(tool: &Tool, item: &ItemImpl, paths: &Paths) -> TokenStream {
+fn expand_method(tool: &Tool<'_>, item: &ItemImpl, paths: &Paths) -> TokenStream {
     let self_ty = &item.self_ty;
     let vis = marked_vis(item, tool);
     let base = match &**self_ty {
@@ -160,7 +160,7 @@ fn expand_method(tool: &Tool, item: &ItemImpl, paths: &Paths) -> TokenStream {
 }
 
 /// The visibility of the marked method, which the generated items share.
-fn marked_vis(item: &ItemImpl, tool: &Tool) -> syn::Visibility {
+fn marked_vis(item: &ItemImpl, tool: &Tool<'_>) -> syn::Visibility {
     item.items
         .iter()
         .find_map(|i| match i {
@@ -179,7 +179,7 @@ struct Request {
 }
 
 impl Request {
-    fn new(tool: &Tool, base: &Ident, vis: &syn::Visibility, paths: &Paths) -> Self {
+    fn new(tool: &Tool<'_>, base: &Ident, vis: &syn::Visibility, paths: &Paths) -> Self {
         let req = req_ident();
         if !tool.takes_args() {
             let ty = tool.inputs().next().map(|arg| arg.ty).map_or_else(|| quote!(()), |ty| quote!(#ty));
@@ -216,7 +216,7 @@ impl Request {
 }
 
 /// `fn tool_spec() -> ToolSpec`: the spec the attribute declares, built fresh.
-fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
+fn spec_fn(tool: &Tool<'_>, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
     let (krate, private) = (&paths.krate, &paths.private);
     let (name, _) = tool.name();
     let description = description(tool);
@@ -263,7 +263,7 @@ fn spec_fn(tool: &Tool, vis: &syn::Visibility, paths: &Paths) -> TokenStream {
 
 /// `impl TypedTool`: the types, the spec, and a `run` that calls the fn.
 fn typed_impl(
-    tool: &Tool,
+    tool: &Tool<'_>,
     self_ty: &TokenStream,
     request: &Request,
     target: &TokenStream,
@@ -367,7 +367,7 @@ fn fallback(paths: &Paths, self_ty: &TokenStream) -> TokenStream {
 }
 
 /// The description: the `description` key, else the doc comment.
-fn description(tool: &Tool) -> String {
+fn description(tool: &Tool<'_>) -> String {
     match &tool.attr.description {
         Some(description) => description.value.trim().to_owned(),
         None => tool.docs.clone().unwrap_or_default(),

@@ -1,4 +1,4 @@
-//! `#[tool]` and `#[derive(ToolOutput)]` for the tools SDK; use them through
+//! `#[tool]` and `#[derive(ToolOutput)]` for toolcall; use them through
 //! the facade crate `toolcall` (or with `toolcall-core`, which the generated code
 //! names).
 //!

@@ -12,7 +12,7 @@ use crate::ctxt::Ctxt;
 const RESERVED_WEB_SEARCH: &str = "web_search";
 
 /// Check a tool, recording every broken rule.
-pub(crate) fn check_tool(cx: &mut Ctxt, tool: &Tool) {
+pub(crate) fn check_tool(cx: &mut Ctxt, tool: &Tool<'_>) {
     check_repeated(cx, tool);
     check_signature(cx, tool);
     check_receiver(cx, tool);
@@ -24,7 +24,7 @@ pub(crate) fn check_tool(cx: &mut Ctxt, tool: &Tool) {
 }
 
 /// Check the method form: the impl block, its marked methods and the tool.
-pub(crate) fn check_impl(cx: &mut Ctxt, input: &ToolImpl) {
+pub(crate) fn check_impl(cx: &mut Ctxt, input: &ToolImpl<'_>) {
     let item = input.item;
     for attr in &input.repeated {
         cx.error_spanned_by(
@@ -76,7 +76,7 @@ pub(crate) fn check_output(cx: &mut Ctxt, attr: &OutputAttr) {
     repeated_keys(cx, "tool_output", &attr.repeated);
 }
 
-fn check_repeated(cx: &mut Ctxt, tool: &Tool) {
+fn check_repeated(cx: &mut Ctxt, tool: &Tool<'_>) {
     let what = if tool.self_ty.is_some() { "method" } else { "fn" };
     for attr in &tool.repeated {
         cx.error_spanned_by(
@@ -89,7 +89,7 @@ fn check_repeated(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_signature(cx: &mut Ctxt, tool: &Tool) {
+fn check_signature(cx: &mut Ctxt, tool: &Tool<'_>) {
     let sig = tool.sig;
     match (sig.asyncness, tool.attr.blocking) {
         (_, Some(span)) if tool.self_ty.is_some() => cx.syn_error(syn::Error::new(
@@ -136,7 +136,7 @@ fn check_signature(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_receiver(cx: &mut Ctxt, tool: &Tool) {
+fn check_receiver(cx: &mut Ctxt, tool: &Tool<'_>) {
     match (tool.self_ty, tool.receiver) {
         (None, Some(receiver)) => cx.error_spanned_by(
             receiver,
@@ -172,7 +172,7 @@ fn check_receiver(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_ctx(cx: &mut Ctxt, tool: &Tool) {
+fn check_ctx(cx: &mut Ctxt, tool: &Tool<'_>) {
     let mut seen = false;
     for arg in tool.args.iter().filter(|a| a.is_ctx) {
         if seen {
@@ -192,7 +192,7 @@ fn check_ctx(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_requests(cx: &mut Ctxt, tool: &Tool) {
+fn check_requests(cx: &mut Ctxt, tool: &Tool<'_>) {
     let inputs: Vec<_> = tool.inputs().collect();
     if tool.takes_args() {
         for arg in &inputs {
@@ -210,7 +210,7 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
     // Beside another argument, a reference is most likely a context of the
     // wrong type (the context is found by its type, not its name): say so
     // there, rather than call the real request "a second request".
-    let (refs, owned): (Vec<&Arg>, Vec<&Arg>) = if inputs.len() > 1 {
+    let (refs, owned): (Vec<&Arg<'_>>, Vec<&Arg<'_>>) = if inputs.len() > 1 {
         inputs.iter().copied().partition(|arg| matches!(arg.ty, Type::Reference(_)))
     } else {
         (Vec::new(), inputs)
@@ -236,7 +236,7 @@ fn check_requests(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_name(cx: &mut Ctxt, tool: &Tool) {
+fn check_name(cx: &mut Ctxt, tool: &Tool<'_>) {
     let (name, span) = tool.name();
     let len = name.chars().count();
     let bad = name.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'));
@@ -276,7 +276,7 @@ fn check_name(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_description(cx: &mut Ctxt, tool: &Tool) {
+fn check_description(cx: &mut Ctxt, tool: &Tool<'_>) {
     match &tool.attr.description {
         Some(description) if description.value.trim().is_empty() => cx.syn_error(syn::Error::new(
             description.span,
@@ -292,7 +292,7 @@ fn check_description(cx: &mut Ctxt, tool: &Tool) {
     }
 }
 
-fn check_keys(cx: &mut Ctxt, tool: &Tool) {
+fn check_keys(cx: &mut Ctxt, tool: &Tool<'_>) {
     repeated_keys(cx, "tool", &tool.attr.repeated);
     check_examples(cx, tool);
     if tool.self_ty.is_none()
@@ -317,7 +317,7 @@ fn check_keys(cx: &mut Ctxt, tool: &Tool) {
 /// Each `example` is a JSON object, as a model's arguments are; whether it
 /// fits the schema is checked when the provider definitions are built, where
 /// the schema is known.
-fn check_examples(cx: &mut Ctxt, tool: &Tool) {
+fn check_examples(cx: &mut Ctxt, tool: &Tool<'_>) {
     const HOW: &str = r##"write the arguments as one JSON object, e.g. `example = r#"{"city": "Paris"}"#`"##;
     for example in &tool.attr.examples {
         match serde_json::from_str::<serde_json::Value>(&example.value()) {

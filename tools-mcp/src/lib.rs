@@ -60,5 +60,13 @@ pub use http::{HttpOptions, HttpServer};
 pub use result::McpResult;
 pub use server::McpServer;
 
-/// The rmcp crate this bridge is built on, for its model types.
-pub use rmcp;
+/// The rmcp types this crate's API names, and only those: a result's
+/// content blocks and the MCP result they make, the client's peer and the
+/// transports it connects over. rmcp is pinned (`=3.11.0`) and moves fast;
+/// naming these here rather than re-exporting rmcp keeps its other items
+/// out of this crate's API.
+pub mod types {
+    pub use rmcp::model::{CallToolResult, ContentBlock};
+    pub use rmcp::service::{Peer, RoleClient};
+    pub use rmcp::transport::IntoTransport;
+}

@@ -15,7 +15,7 @@ use toolcall_core::{Output, ToolError, ToolOutput};
 ///
 /// ```
 /// use toolcall_mcp::McpResult;
-/// use toolcall_mcp::rmcp::model::ContentBlock;
+/// use toolcall_mcp::types::ContentBlock;
 ///
 /// // The default for every tool: the content string as text, and as
 /// // structured content when it is a JSON object.
@@ -97,7 +97,7 @@ impl McpResult {
 /// ```
 /// use std::sync::LazyLock;
 /// use toolcall_mcp::McpResult;
-/// use toolcall_mcp::rmcp::model::ContentBlock;
+/// use toolcall_mcp::types::ContentBlock;
 /// use toolcall_core::{Part, Tool, ToolContext, ToolError, ToolSpec, TypedTool};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]

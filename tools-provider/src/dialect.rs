@@ -292,7 +292,7 @@ impl Dialect {
         })
     }
 
-    /// The request's `toolcall` field as one JSON value, to write into a
+    /// The request's `tools` field as one JSON value, to write into a
     /// request body (`json!({"tools": dialect.tools(&toolset)?, ...})`):
     /// always an array, the elements of [`Self::tool_list`]. To work on
     /// the elements (count them, add one of your own, look one up), take
@@ -302,11 +302,11 @@ impl Dialect {
         self.tool_list(toolset).map(Value::Array)
     }
 
-    /// The elements of the request's `toolcall` field, in order, as a list:
+    /// The elements of the request's `tools` field, in order, as a list:
     /// one [definition](Self::definitions) per entry, except for Gemini,
     /// whose function declarations share one tool object
     /// (`{"functionDeclarations": [...]}`), next to `{"google_search": {}}`.
-    /// Empty for an empty toolset (providers refuse an empty `toolcall`
+    /// Empty for an empty toolset (providers refuse an empty `tools`
     /// array: leave the field out). Fails as [`Self::definitions`] does.
     ///
     /// ```
@@ -329,7 +329,7 @@ impl Dialect {
     /// // Gemini: the declarations inside one tool object.
     /// let gemini = Dialect::Gemini.tool_list(&tools).unwrap();
     /// assert_eq!(gemini[0]["functionDeclarations"][0]["name"], "get_weather");
-    /// // `toolcall` is the same list as one JSON value.
+    /// // `tools` is the same list as one JSON value.
     /// assert_eq!(Dialect::Anthropic.tools(&tools).unwrap(), serde_json::Value::Array(list));
     /// ```
     pub fn tool_list(self, toolset: &Toolset) -> Result<Vec<Value>, DialectError> {

@@ -11,6 +11,8 @@
 //! npm ci --prefix tests/restate --ignore-scripts
 //! cargo bench -p toolcall-restate --bench durable
 //! ```
+// The service macro makes a public trait of `Bare`'s handlers, undocumented.
+#![allow(missing_docs)]
 
 use std::time::{Duration, Instant};
 

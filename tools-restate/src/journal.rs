@@ -29,6 +29,12 @@ pub struct Journal<'c> {
     turns: AtomicUsize,
 }
 
+impl std::fmt::Debug for Journal<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Journal").field("turns", &self.turns).finish_non_exhaustive()
+    }
+}
+
 impl<'c> Journal<'c> {
     /// The effects of the run this context executes.
     pub fn new(ctx: &'c WorkflowContext<'c>) -> Self {

@@ -49,6 +49,7 @@ pub struct Waiting {
 ///
 /// Its steps are journaled by [`Journal`]: a worker that dies mid-run
 /// loses nothing, the run goes on in another (or the same, restarted).
+#[derive(Debug)]
 pub struct AgentRun {
     agent: Agent,
 }

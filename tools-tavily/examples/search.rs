@@ -29,7 +29,9 @@ async fn main() -> ExitCode {
         Err(TavilyError::MissingApiKey { .. }) => {
             println!("This example searches the web for real, so it needs a Tavily API key.");
             println!("Get one at https://app.tavily.com, then run:");
-            println!("  {API_KEY_VAR}=tvly-... cargo run -p toolcall-tavily --example search -- \"your query\"");
+            println!(
+                "  {API_KEY_VAR}=tvly-... cargo run -p toolcall-tavily --example search -- \"your query\""
+            );
             return ExitCode::SUCCESS;
         }
         Err(error) => {

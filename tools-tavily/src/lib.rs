@@ -1,4 +1,4 @@
-//! Tavily web search as a tool for the tools SDK, and the reference for
+//! Tavily web search as a tool for toolcall, and the reference for
 //! writing a tool with state, options and a real HTTP API.
 //!
 //! - [`Tavily`]: the tool (key, [`SearchOptions`], HTTP client) and its `run`;

@@ -3,7 +3,7 @@
 //! The shapes this client relies on, from Anthropic's documentation:
 //!
 //! - The request (`model`, `max_tokens` (required), `system`, `messages`,
-//!   `toolcall`, `tool_choice`, `temperature`, `stream`; the sampling fields
+//!   `tools`, `tool_choice`, `temperature`, `stream`; the sampling fields
 //!   by what the model takes of them: `fields::anthropic_sampling`), the headers
 //!   (`x-api-key`, `anthropic-version: 2023-06-01`), and the response
 //!   (`content` blocks, `usage.input_tokens` / `usage.output_tokens`):
@@ -16,7 +16,7 @@
 //!   `tool_choice` (`auto`, `any`, `tool` with `name`, `none`, and
 //!   `disable_parallel_tool_use` inside it) comes from `Dialect::tool_choice`,
 //!   which cites its pages.
-//! - A request may leave `toolcall` out although its messages hold
+//! - A request may leave `tools` out although its messages hold
 //!   `tool_use` / `tool_result` blocks (since February 27th, 2025), which the
 //!   loop's last, tool-less request does:
 //!   <https://docs.anthropic.com/en/release-notes/api>.
@@ -228,7 +228,7 @@ fn stream_error(data: &Value) -> ModelError {
 }
 
 /// What a stream has said so far.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Decoder {
     content: ContentAssembler,
     /// The content block index of each `tool_use` block, by call index.

@@ -4,7 +4,7 @@
 //! The shapes this client relies on, from Google's documentation:
 //!
 //! - The request (`contents` of `{role: "user" | "model", parts}`,
-//!   `systemInstruction`, `toolcall`, `toolConfig`, `generationConfig` with
+//!   `systemInstruction`, `tools`, `toolConfig`, `generationConfig` with
 //!   `maxOutputTokens` and `temperature`), the response
 //!   (`candidates[0].content.parts`, `finishReason`, `usageMetadata` with
 //!   `promptTokenCount`, `candidatesTokenCount`, `thoughtsTokenCount`), and
@@ -96,7 +96,7 @@ impl Provider for GeminiApi {
             body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
         body.insert("contents".into(), Value::Array(gemini::contents(request.messages)?));
-        // `toolcall`, and `toolConfig` for the function declarations.
+        // `tools`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
         fields::gemini(settings, &mut body)?;
@@ -235,7 +235,7 @@ fn number_calls(content: Vec<Content>, first: usize) -> Vec<Content> {
 }
 
 /// What a stream has said so far.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct Decoder {
     content: ContentAssembler,
     /// The calls so far.

@@ -288,9 +288,9 @@ impl<P: Provider> Model for Client<P> {
     }
 }
 
-/// The request fields that offer the tools (`toolcall`) and say which the
+/// The request fields that offer the tools (`tools`) and say which the
 /// model may call (the dialect's tool choice fields); none without tools,
-/// since providers refuse an empty `toolcall` array, and a choice needs tools
+/// since providers refuse an empty `tools` array, and a choice needs tools
 /// to name.
 ///
 /// The dialect refuses a toolset it cannot express when the agent is built

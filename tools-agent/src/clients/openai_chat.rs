@@ -3,7 +3,7 @@
 //!
 //! - The request and the response:
 //!   <https://platform.openai.com/docs/api-reference/chat/create> (messages
-//!   `system`/`user`/`assistant` with `tool_calls`/`tool`; `toolcall`,
+//!   `system`/`user`/`assistant` with `tool_calls`/`tool`; `tools`,
 //!   `tool_choice`, `parallel_tool_calls`, `max_completion_tokens`,
 //!   `temperature`; `choices[0].message`, `usage.prompt_tokens`,
 //!   `usage.completion_tokens`). `tool_choice` and `parallel_tool_calls`
@@ -133,7 +133,7 @@ impl Provider for OpenAiChatApi {
 }
 
 /// The pieces of one streamed response so far.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct ChatDecoder {
     content: ContentAssembler,
     usage: Usage,

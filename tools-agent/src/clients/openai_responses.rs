@@ -3,7 +3,7 @@
 //! - The request and the response:
 //!   <https://platform.openai.com/docs/api-reference/responses/create>
 //!   (`instructions`, `input` items: messages, `function_call` and
-//!   `function_call_output`; `toolcall` with the native `web_search`,
+//!   `function_call_output`; `tools` with the native `web_search`,
 //!   `tool_choice`, `parallel_tool_calls`, `max_output_tokens`,
 //!   `temperature`, `store`; the `output` items: `message` with
 //!   `output_text` parts, `function_call`; `usage.input_tokens`,
@@ -178,7 +178,7 @@ fn failed(response: &Value) -> Option<ModelError> {
 /// What a streamed response said so far: the output indexes of its
 /// function calls, whose position is the call's index in the turn. The
 /// content itself is read from the whole response at the end.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct ResponsesDecoder {
     calls: Vec<u64>,
 }

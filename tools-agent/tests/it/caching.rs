@@ -547,7 +547,7 @@ async fn anthropic_without_breakpoints_marks_nothing_and_reads_nothing() {
 }
 
 /// The definitions a request offers, each without its `cache_control`:
-/// Gemini's function declarations, the `toolcall` array elsewhere.
+/// Gemini's function declarations, the `tools` array elsewhere.
 fn definitions(body: &Value) -> Vec<Value> {
     let tools = body.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
     let declared = tools.first().and_then(|tool| tool.get("functionDeclarations")).and_then(Value::as_array);

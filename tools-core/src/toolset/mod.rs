@@ -170,7 +170,7 @@ fn reserved(name: &str) -> String {
 pub struct Toolset {
     /// The registrations, in order.
     tools: Vec<Entry>,
-    /// Lower-cased name to index in `toolcall`.
+    /// Lower-cased name to index in `tools`.
     index: HashMap<String, usize>,
     web_search: Option<WebSearch>,
     /// Tool search, when it is on: which tools are offered from the start.

@@ -14,7 +14,7 @@ use spans::{Capture, Spans, field, traced};
 use toolcall_core::toolset::{RunOptions, Toolset};
 use toolcall_core::{ToolCall, ToolContext, ToolError};
 
-/// The `tool_call` spans of one turn of `calls` on `toolcall`.
+/// The `tool_call` spans of one turn of `calls` on `tools`.
 fn tool_spans(tools: &Toolset, calls: &[ToolCall]) -> Vec<Vec<(String, String)>> {
     let spans = Spans::default();
     traced(Capture(Arc::clone(&spans)), || {

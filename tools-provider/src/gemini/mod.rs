@@ -106,7 +106,7 @@ pub fn google_search(search: &WebSearch) -> Result<Value, DialectError> {
     Ok(json!({"google_search": {}}))
 }
 
-/// The request's `toolcall`: one `{"functionDeclarations": [...]}` holding every
+/// The request's `tools`: one `{"functionDeclarations": [...]}` holding every
 /// function, then the search tool if there is one.
 pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
     let (search, functions): (Vec<Definition>, Vec<Definition>) =

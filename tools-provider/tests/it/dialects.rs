@@ -321,7 +321,7 @@ mod behaviour {
     }
 
     /// Issue 45, point 9: the request's tools as a list (`tool_list`, new),
-    /// and `toolcall` as the same list in one JSON value, in every dialect.
+    /// and `tools` as the same list in one JSON value, in every dialect.
     #[test]
     fn tool_list_gives_the_requests_tools_as_a_list() {
         let set = with_search(WebSearch::new().with_fallback(fallback()));
