@@ -13,7 +13,8 @@
 // (no error, no warning). Then the interrupt is answered as AG-UI resumes:
 // a second runAgent on the thread whose `resume` entries (built with the
 // client's buildResumeArray) approve the call: the call runs, its result
-// and the answer arrive, the run finishes with success and the thread waits
+// (its JSON, and its chart as an image part) and the answer arrive, its
+// artifact becomes the agent's state, the run finishes with success and the thread waits
 // on nothing. A second thread is resumed with a denial: the model reads the
 // reason and says so. Without a URL it builds and starts the example.
 
@@ -101,7 +102,18 @@ check(
   `resume: ${JSON.stringify(sent[1].resume)}`,
 );
 const ran = approved.newMessages.find((message) => message.role === "tool");
-check(ran?.toolCallId === call.id && ran.content.includes('"sky":"sunny"'), `tool message: ${JSON.stringify(ran)}`);
+check(ran?.toolCallId === call.id && textOf(ran.content).includes('"sky":"sunny"'), `tool message: ${JSON.stringify(ran)}`);
+// The tool's chart is a part of its result (AG-UI content parts), its
+// artifact the agent's state (a STATE_SNAPSHOT the client applied).
+const chart = Array.isArray(ran.content) && ran.content.find((part) => part.type === "image");
+check(
+  chart?.source?.type === "data" && chart.source.mimeType === "image/png" && chart.source.value.startsWith("iVBORw0KGgo"),
+  `tool parts: ${JSON.stringify(ran.content).slice(0, 300)}`,
+);
+check(
+  agent.state?.get_weather?.city === "Paris" && agent.state.get_weather.hours?.length === 4,
+  `state: ${JSON.stringify(agent.state)}`,
+);
 const said = approved.newMessages.filter((message) => message.role === "assistant" && message.content).at(-1);
 check(said?.content === "Right now it is 18°C and sunny in Paris.", `answer: ${JSON.stringify(approved.newMessages)}`);
 // The held call is in the thread once: the resumed run sent its result only.
@@ -133,6 +145,12 @@ console.log(
     `approved: "${said.content}"; denied: "${told.content}"`,
 );
 process.exit(0);
+
+// The text of a message's content: the string, or its text parts.
+function textOf(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((part) => part.type === "text").map((part) => part.text).join("");
+}
 
 // A second runAgent on the agent's thread, answering its one open
 // interrupt with `payload`: checks the run finished with success and the

@@ -191,22 +191,39 @@ impl RunState {
 
     /// Decide about the pending call with this id (a later decision
     /// replaces an earlier one).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownCall`], listing the pending ids, when no pending call has `id`.
     pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
         self.turn.decide(id, decision)?;
         Ok(self)
     }
 
     /// Run this call as the model made it.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownCall`], listing the pending ids, when no pending call has `id`.
     pub fn approve(&mut self, id: &str) -> Result<&mut Self, UnknownCall> {
         self.decide(id, Decision::Approve)
     }
 
     /// Run this call with other arguments (JSON text).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownCall`], listing the pending ids, when no pending call has `id`. The arguments
+    /// are not checked here: the tool reads them when the run resumes.
     pub fn approve_with(&mut self, id: &str, arguments: impl Into<String>) -> Result<&mut Self, UnknownCall> {
         self.decide(id, Decision::ApproveWith { arguments: arguments.into() })
     }
 
     /// Do not run this call; the model reads `reason`.
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownCall`], listing the pending ids, when no pending call has `id`.
     pub fn deny(&mut self, id: &str, reason: impl Into<String>) -> Result<&mut Self, UnknownCall> {
         self.decide(id, Decision::Deny { reason: reason.into() })
     }
@@ -218,6 +235,12 @@ impl PausedTurn {
         &self.pending
     }
 
+    /// The results of the turn's calls that ran before it paused (those
+    /// that needed no approval), in turn order.
+    pub fn done(&self) -> impl Iterator<Item = &ToolResult> {
+        self.done.iter().map(|placed| &placed.result)
+    }
+
     /// The W3C trace context of the run that paused
     /// ([`RunState::traceparent`]).
     pub fn traceparent(&self) -> Option<&str> {
@@ -226,6 +249,10 @@ impl PausedTurn {
 
     /// Decide about the pending call with this id (a later decision
     /// replaces an earlier one).
+    ///
+    /// # Errors
+    ///
+    /// [`UnknownCall`], listing the pending ids, when no pending call has `id`.
     pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
         match self.pending.iter_mut().find(|pending| pending.call.id == id) {
             Some(pending) => {

@@ -5,7 +5,7 @@
 //! answered). Throughput is in the agent's events per second.
 //!
 //! ```sh
-//! cargo bench -p tools-ui --bench adapters
+//! cargo bench -p toolcall-ui --bench adapters
 //! ```
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -5,8 +5,8 @@
 //! (this program, started again), so one's heap does not count for another.
 //!
 //! ```sh
-//! cargo bench -p tools-ui --bench chat_memory            # 10,000 chats
-//! cargo bench -p tools-ui --bench chat_memory -- 2000    # another count
+//! cargo bench -p toolcall-ui --bench chat_memory            # 10,000 chats
+//! cargo bench -p toolcall-ui --bench chat_memory -- 2000    # another count
 //! ```
 //!
 //! - `memory, unbounded`: a [`MemoryStore`] that never forgets: every chat

@@ -1,18 +1,17 @@
-//! The agent's events as UI message chunks: [`UiAdapter`], the state the
-//! translation needs (which text or reasoning part is open, which calls
-//! were shown, whether a step is under way), and [`ui_stream`], a whole
-//! run's events as the SSE body.
-
-use std::collections::HashSet;
+//! The agent's events as UI message chunks: [`UiAdapter`] renders what
+//! the shared state machine ([`Track`]) says to show as chunks, with the
+//! part ids and file links this protocol needs, and a whole run's events
+//! as the SSE body ([`UiAdapter::stream`]).
 
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 use toolcall_agent::{AgentEvent, StopReason};
-use toolcall_core::{Media, Outcome, Part, Source, ToolCall, ToolResult};
+use toolcall_core::{Outcome, Part, ToolResult};
 
 use crate::UiChunk;
-use crate::calls::Calls;
 use crate::chunk::DONE;
+use crate::files::FileLinks;
+use crate::track::{Show, Track};
 
 /// Turns [`AgentEvent`]s, in order, into [`UiChunk`]s: one adapter per
 /// response (one run, or one resumed run).
@@ -30,7 +29,8 @@ use crate::chunk::DONE;
 ///   `tool-output-denied` or `tool-output-error`; after a successful
 ///   result, each image and file part of it as a `file` chunk (its URL, or
 ///   a data URL for bytes up to [`Self::with_max_inline_bytes`], 256 KiB by
-///   default; bigger bytes are left out of the stream), then its artifact
+///   default; bigger bytes at a URL where a server serves them,
+///   [`Self::with_file_urls`], else left out of the stream), then its artifact
 ///   as a `data-{tool name}` chunk whose id is the call's id (kept in the
 ///   message, not transient);
 /// - the run's end is its typed answer, when the agent has an answer type
@@ -48,47 +48,22 @@ use crate::chunk::DONE;
 /// assert_eq!(chunks[0], UiChunk::StartStep);
 /// assert_eq!(chunks[2], UiChunk::TextDelta { id: "text-1".into(), delta: "Hi".into() });
 /// ```
+#[derive(Default)]
 pub struct UiAdapter {
-    /// The open text part's id.
-    text: Option<String>,
-    /// The open reasoning part's id.
-    reasoning: Option<String>,
+    /// What the response shows next, whatever the protocol.
+    track: Track,
+    /// The open text or reasoning part's id.
+    part: String,
     /// Parts opened so far, for their ids.
     parts: usize,
-    /// A step is under way.
-    in_step: bool,
-    /// Its model request is over: what comes from the model next is a new step.
-    answered: bool,
-    /// Calls streamed and shown with `tool-input-start`.
-    calls: Calls,
-    /// Calls shown whole, with `tool-input-available`.
-    available: HashSet<String>,
-    /// The response goes on with a message whose calls the page shows
-    /// already: until the model writes again, results only update them.
-    resumed: bool,
-    /// The most bytes of an image or file sent as a data URL.
-    max_inline: usize,
-}
-
-impl Default for UiAdapter {
-    fn default() -> Self {
-        Self {
-            text: None,
-            reasoning: None,
-            parts: 0,
-            in_step: false,
-            answered: false,
-            calls: Calls::default(),
-            available: HashSet::new(),
-            resumed: false,
-            max_inline: Self::MAX_INLINE_BYTES,
-        }
-    }
+    /// How images and files are linked: data URLs up to a size, and where
+    /// bigger ones are served, if anywhere.
+    links: FileLinks,
 }
 
 impl std::fmt::Debug for UiAdapter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UiAdapter").field("in_step", &self.in_step).finish_non_exhaustive()
+        f.debug_struct("UiAdapter").field("parts", &self.parts).finish_non_exhaustive()
     }
 }
 
@@ -108,13 +83,14 @@ impl UiAdapter {
     /// shown again before the model writes, since the AI SDK looks a
     /// call's part up in the current step when it is shown).
     pub fn resuming() -> Self {
-        Self { resumed: true, ..Self::default() }
+        Self { track: Track::resuming(), ..Self::default() }
     }
 
     /// The same adapter, sending images and files of up to `bytes` bytes
     /// in the stream as data URLs (`data:image/png;base64,...`); bigger
-    /// ones, given as bytes, are left out of the stream (a part given as
-    /// a URL is always sent, as its URL).
+    /// ones, given as bytes, are linked where [`Self::with_file_urls`]
+    /// says, else left out of the stream (a part given as a URL is always
+    /// sent, as its URL).
     ///
     /// ```
     /// use toolcall_agent::AgentEvent;
@@ -130,7 +106,37 @@ impl UiAdapter {
     /// ```
     #[must_use]
     pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
-        self.max_inline = bytes;
+        self.links.max_inline = bytes;
+        self
+    }
+
+    /// The same adapter, linking images and files bigger than the inline
+    /// size to `{base}/{file id}` (the file id: the call's id and the
+    /// part's index in its result, `{call id}-{index}`), where a server
+    /// serves them. [`ChatServer`](crate::ChatServer) does, under the
+    /// chat: `/api/chat/{id}/files/{file id}`.
+    ///
+    /// ```
+    /// use toolcall_agent::AgentEvent;
+    /// use toolcall_core::{Media, Outcome, Part, ToolResult};
+    /// use toolcall_ui::{UiAdapter, UiChunk};
+    ///
+    /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
+    /// result.parts.push(Part::Image(Media::bytes(vec![0; 300 * 1024], "image/png")));
+    /// let mut adapter = UiAdapter::new().with_file_urls("/api/chat/chat-1/files");
+    /// let chunks = adapter.push(&AgentEvent::ToolResult(result));
+    /// let file = UiChunk::File { url: "/api/chat/chat-1/files/call_1-0".into(), media_type: "image/png".into() };
+    /// assert_eq!(chunks[2], file);
+    /// ```
+    #[must_use]
+    pub fn with_file_urls(mut self, base: impl Into<String>) -> Self {
+        self.links.base = Some(base.into());
+        self
+    }
+
+    /// The same adapter, linking images and files as `links` says.
+    pub(crate) fn with_links(mut self, links: FileLinks) -> Self {
+        self.links = links;
         self
     }
 
@@ -164,157 +170,61 @@ impl UiAdapter {
     /// The chunks of one event, in order (often none or one).
     pub fn push(&mut self, event: &AgentEvent) -> Vec<UiChunk> {
         let mut out = Vec::new();
-        match event {
-            AgentEvent::TextDelta(delta) => {
-                self.model_output(&mut out);
-                self.close_reasoning(&mut out);
-                let id = self.open(&mut out, false);
-                out.push(UiChunk::TextDelta { id, delta: delta.clone() });
-            }
-            AgentEvent::ReasoningDelta(delta) => {
-                self.model_output(&mut out);
-                self.close_text(&mut out);
-                let id = self.open(&mut out, true);
-                out.push(UiChunk::ReasoningDelta { id, delta: delta.clone() });
-            }
-            AgentEvent::CallDelta { index, id, name, arguments } => {
-                self.model_output(&mut out);
-                self.close_parts(&mut out);
-                self.call_delta(&mut out, *index, id.as_deref(), name.as_deref(), arguments);
-            }
-            AgentEvent::Usage(_) => {
-                // The model's response is over.
-                self.close_parts(&mut out);
-                self.answered = true;
-                self.calls.turn_over();
-            }
-            AgentEvent::ToolCall(call) => self.show(&mut out, call),
-            AgentEvent::ApprovalRequested(pending) => {
-                self.show(&mut out, &pending.call);
-                let id = pending.call.id.to_string();
-                out.push(UiChunk::ToolApprovalRequest { approval_id: id.clone(), tool_call_id: id });
-            }
-            AgentEvent::ToolResult(result) => {
-                if !self.resumed {
-                    self.step(&mut out);
-                }
-                out.push(output(result));
-                out.extend(extras(result, self.max_inline));
-                // What the model writes next is the next step.
-                self.answered = true;
-            }
-            AgentEvent::Finished(ended) => {
-                self.close_parts(&mut out);
-                if let Ok(result) = ended
-                    && let Some(answer) = &result.typed_answer
-                {
-                    out.push(UiChunk::data("answer", "answer", answer.clone()));
-                }
-                if self.in_step {
-                    out.push(UiChunk::FinishStep);
-                    self.in_step = false;
-                }
-                out.push(match ended {
-                    Ok(result) => UiChunk::Finish { finish_reason: Some(finish_reason(&result.stop)) },
-                    Err(error) => UiChunk::Error { error_text: error.to_string() },
-                });
-            }
-            // An event this adapter does not know shows nothing.
-            _ => {}
-        }
+        let Self { track, part, parts, links } = self;
+        track.push(event, |show| render(show, part, parts, links, &mut out));
         out
     }
+}
 
-    /// A step is under way (a resumed run's first results start one).
-    fn step(&mut self, out: &mut Vec<UiChunk>) {
-        if !self.in_step {
-            out.push(UiChunk::StartStep);
-            self.in_step = true;
-            self.answered = false;
+/// What to show as its chunks: `part` is the open text or reasoning part's id,
+/// `parts` how many were opened.
+fn render(show: Show<'_>, part: &mut String, parts: &mut usize, links: &FileLinks, out: &mut Vec<UiChunk>) {
+    let mut open = |kind: &str| {
+        *parts += 1;
+        *part = format!("{kind}-{parts}");
+        part.clone()
+    };
+    match show {
+        Show::StepStart => out.push(UiChunk::StartStep),
+        Show::StepEnd => out.push(UiChunk::FinishStep),
+        Show::TextStart => out.push(UiChunk::TextStart { id: open("text") }),
+        Show::Text(delta) => out.push(UiChunk::TextDelta { id: part.clone(), delta: delta.to_owned() }),
+        Show::TextEnd => out.push(UiChunk::TextEnd { id: std::mem::take(part) }),
+        Show::ReasoningStart => out.push(UiChunk::ReasoningStart { id: open("reasoning") }),
+        Show::Reasoning(delta) => {
+            out.push(UiChunk::ReasoningDelta { id: part.clone(), delta: delta.to_owned() });
         }
-    }
-
-    /// The model writes: after a finished request, that is the next step.
-    fn model_output(&mut self, out: &mut Vec<UiChunk>) {
-        self.resumed = false;
-        if self.in_step && self.answered {
-            out.push(UiChunk::FinishStep);
-            self.in_step = false;
+        Show::ReasoningEnd => out.push(UiChunk::ReasoningEnd { id: std::mem::take(part) }),
+        Show::CallStart { id, name } => {
+            out.push(UiChunk::ToolInputStart { tool_call_id: id, tool_name: name });
         }
-        self.step(out);
-    }
-
-    /// The open text or reasoning part's id, opening one if none is.
-    fn open(&mut self, out: &mut Vec<UiChunk>, reasoning: bool) -> String {
-        let slot = if reasoning { &mut self.reasoning } else { &mut self.text };
-        if let Some(id) = slot {
-            return id.clone();
+        Show::CallArgs { id, delta } => {
+            out.push(UiChunk::ToolInputDelta { tool_call_id: id, input_text_delta: delta });
         }
-        self.parts += 1;
-        let id = format!("{}-{}", if reasoning { "reasoning" } else { "text" }, self.parts);
-        *slot = Some(id.clone());
-        out.push(if reasoning {
-            UiChunk::ReasoningStart { id: id.clone() }
-        } else {
-            UiChunk::TextStart { id: id.clone() }
-        });
-        id
-    }
-
-    fn close_text(&mut self, out: &mut Vec<UiChunk>) {
-        if let Some(id) = self.text.take() {
-            out.push(UiChunk::TextEnd { id });
-        }
-    }
-
-    fn close_reasoning(&mut self, out: &mut Vec<UiChunk>) {
-        if let Some(id) = self.reasoning.take() {
-            out.push(UiChunk::ReasoningEnd { id });
-        }
-    }
-
-    fn close_parts(&mut self, out: &mut Vec<UiChunk>) {
-        self.close_text(out);
-        self.close_reasoning(out);
-    }
-
-    /// A piece of a streamed call, shown once its id and name are known.
-    fn call_delta(
-        &mut self,
-        out: &mut Vec<UiChunk>,
-        index: usize,
-        id: Option<&str>,
-        name: Option<&str>,
-        arguments: &str,
-    ) {
-        let Some(piece) = self.calls.delta(index, id, name, arguments) else { return };
-        if piece.first {
-            out.push(UiChunk::ToolInputStart { tool_call_id: piece.id.clone(), tool_name: piece.name });
-        }
-        if !piece.delta.is_empty() {
-            out.push(UiChunk::ToolInputDelta { tool_call_id: piece.id, input_text_delta: piece.delta });
-        }
-    }
-
-    /// A whole call, shown once (a resumed message shows it already).
-    fn show(&mut self, out: &mut Vec<UiChunk>, call: &ToolCall) {
-        if self.resumed {
-            return;
-        }
-        self.step(out);
-        let id = call.id.to_string();
-        if self.calls.start(&id) {
-            out.push(UiChunk::ToolInputStart { tool_call_id: id.clone(), tool_name: call.name.to_string() });
-        }
-        if self.available.insert(id.clone()) {
+        // The call's part takes its input whole, with `tool-input-available`.
+        Show::CallArgsEnd { .. } => {}
+        Show::Call { call, .. } => {
             let input = serde_json::from_str(&call.arguments)
                 .unwrap_or_else(|_| Value::String(call.arguments.clone()));
             out.push(UiChunk::ToolInputAvailable {
-                tool_call_id: id,
+                tool_call_id: call.id.to_string(),
                 tool_name: call.name.to_string(),
                 input,
             });
         }
+        Show::Approval(call) => {
+            let id = call.id.to_string();
+            out.push(UiChunk::ToolApprovalRequest { approval_id: id.clone(), tool_call_id: id });
+        }
+        Show::Result(result) => {
+            out.push(output(result));
+            out.extend(extras(result, links));
+        }
+        Show::Answer(answer) => out.push(UiChunk::data("answer", "answer", answer.clone())),
+        Show::End(Ok(result)) => {
+            out.push(UiChunk::Finish { finish_reason: Some(finish_reason(&result.stop)) });
+        }
+        Show::End(Err(error)) => out.push(UiChunk::Error { error_text: error.to_string() }),
     }
 }
 
@@ -343,18 +253,23 @@ pub(crate) fn output_value(content: &str) -> Value {
 }
 
 /// What a successful result gives the page beyond its output: a `file`
-/// chunk for each image and file part that can be sent (a URL, or bytes
-/// up to `max_inline` as a data URL), then the artifact as the
-/// `data-{tool}` part whose id is the call's.
-pub(crate) fn extras(result: &ToolResult, max_inline: usize) -> Vec<UiChunk> {
+/// chunk for each image and file part that can be linked (its URL, bytes
+/// up to the inline size as a data URL, bigger bytes at a URL of the chat
+/// where one is served), then the artifact as the `data-{tool}` part whose
+/// id is the call's.
+pub(crate) fn extras(result: &ToolResult, links: &FileLinks) -> Vec<UiChunk> {
     if !result.outcome.is_success() {
         return Vec::new();
     }
     let mut out: Vec<UiChunk> = result
         .parts
         .iter()
-        .filter_map(|part| match part {
-            Part::Image(media) | Part::File(media) => file(media, max_inline),
+        .enumerate()
+        .filter_map(|(index, part)| match part {
+            Part::Image(media) | Part::File(media) => {
+                let url = links.url(media, &result.id, index)?;
+                Some(UiChunk::File { url, media_type: media.media_type.clone() })
+            }
             _ => None,
         })
         .collect();
@@ -362,19 +277,6 @@ pub(crate) fn extras(result: &ToolResult, max_inline: usize) -> Vec<UiChunk> {
         out.push(UiChunk::data(result.name.as_str(), result.id.as_str(), artifact.clone()));
     }
     out
-}
-
-/// An image or file as a `file` chunk: its URL, or its bytes as a data
-/// URL if there are at most `max_inline` of them.
-fn file(media: &Media, max_inline: usize) -> Option<UiChunk> {
-    let url = match &media.source {
-        Source::Url(url) => url.clone(),
-        Source::Data(bytes) if bytes.len() <= max_inline => {
-            format!("data:{};base64,{}", media.media_type, media.base64().unwrap_or_default())
-        }
-        _ => return None,
-    };
-    Some(UiChunk::File { url, media_type: media.media_type.clone() })
 }
 
 /// The protocol's finish reason for a run's end.

@@ -1,13 +1,15 @@
 //! The agent's events as AG-UI events (the protocol of `@ag-ui/core`
 //! 1.0.0): [`AguiEvent`], one event as its schema reads it, and
-//! [`AguiAdapter`], a run's events into them.
+//! [`AguiAdapter`], which renders what the shared state machine
+//! ([`Track`]) says to show as those events, with the message ids and the state
+//! this protocol needs.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use toolcall_agent::{AgentEvent, RunResult, StopReason};
-use toolcall_core::ToolCall;
+use toolcall_core::{Media, Part, Source, ToolResult};
 
-use crate::calls::Calls;
+use crate::track::{Show, Track};
 
 /// One AG-UI event: a JSON object whose `type` names it, sent as one SSE
 /// event (`data: {...}`). Only the events an agent run produces are here;
@@ -106,10 +108,29 @@ pub enum AguiEvent {
         message_id: String,
         /// The call it answers.
         tool_call_id: String,
-        /// What the model reads (for a denied or failed call, why).
-        content: String,
+        /// What the model reads (for a denied or failed call, why), as a
+        /// string; for a result with images or files, its parts: that
+        /// text as a `text` part, then each of the result's parts in order
+        /// (`text`, JSON as `text`, `image`, `audio`, `video`, `document`,
+        /// each with its `source`: `{"type": "url", "value": url}`, or
+        /// `{"type": "data", "value": base64}` for bytes up to the inline
+        /// size; bigger bytes are left out). `@ag-ui/core` 1.0.0 takes
+        /// both.
+        content: Value,
         /// Always `tool`.
         role: String,
+    },
+    /// The whole state of the run, for the client to take in place of its
+    /// own: the state the input gave, with the artifact of each tool that
+    /// gave one so far under the tool's name.
+    StateSnapshot {
+        /// The state.
+        snapshot: Value,
+    },
+    /// A change to the state the client has: a JSON Patch (RFC 6902).
+    StateDelta {
+        /// The operations, in order.
+        delta: Vec<Value>,
     },
     /// The run did not fail: always the last event, unless
     /// [`RunError`](Self::RunError).
@@ -191,7 +212,15 @@ impl AguiEvent {
 ///   `TEXT_MESSAGE_*`, its calls as `TOOL_CALL_*` with that message as
 ///   parent (a call the model does not stream comes whole: start, args,
 ///   end); visible reasoning is a reasoning message of its own;
-/// - results are `TOOL_CALL_RESULT`s, tool messages;
+/// - results are `TOOL_CALL_RESULT`s, tool messages: the content the model
+///   reads, with the result's images and files as parts when it has some
+///   ([`AguiEvent::ToolCallResult`]);
+/// - a tool's artifact goes into the run's state under the tool's name:
+///   the first of the run as a `STATE_SNAPSHOT` (the state the input gave,
+///   [`AguiAdapter::with_state`], with the artifact), each later one as a
+///   `STATE_DELTA` that sets the tool's member (one `add` operation, which
+///   RFC 6902 makes a replace when the member is there: an artifact is a
+///   whole, so a diff inside it would save bytes only, for a dependency);
 /// - the run's end is `RUN_FINISHED`, its `result` the answer, or
 ///   `RUN_ERROR`. A run paused on calls held for approval finishes with
 ///   the outcome `interrupt`, one interrupt per held call (its id the
@@ -210,43 +239,56 @@ impl AguiEvent {
 /// assert_eq!(events[1], AguiEvent::TextMessageContent { message_id: "run-1-1".into(), delta: "Hi".into() });
 /// ```
 pub struct AguiAdapter {
+    /// What the run shows next, whatever the protocol.
+    track: Track,
+    /// What it shows, as AG-UI events.
+    events: Events,
+}
+
+/// What rendering as AG-UI events needs: the ids, and the state.
+struct Events {
     thread_id: String,
     run_id: String,
     /// The current turn's assistant message.
     message: Option<String>,
-    /// The open text message's id.
-    text: Option<String>,
-    /// The open reasoning message's id.
-    reasoning: Option<String>,
+    /// The open text or reasoning message's id.
+    block: String,
     /// Ids given so far.
     ids: usize,
-    /// The model's turn is over: what it writes next is a new message.
-    answered: bool,
-    /// A resumed run, until the model writes: its calls were shown by the
-    /// run that paused.
-    resumed: bool,
-    calls: Calls,
+    /// The state the client has once it was sent: the input's, with the
+    /// artifacts so far.
+    state: Value,
+    /// The state was sent whole: what changes now goes as deltas.
+    state_sent: bool,
+    /// The most bytes of an image or file sent in a result, base64.
+    max_inline: usize,
 }
 
 impl std::fmt::Debug for AguiAdapter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AguiAdapter").field("run_id", &self.run_id).finish_non_exhaustive()
+        f.debug_struct("AguiAdapter").field("run_id", &self.events.run_id).finish_non_exhaustive()
     }
 }
 
 impl AguiAdapter {
+    /// The most bytes of an image or file a new adapter sends in a
+    /// result, base64: 256 KiB, as [`UiAdapter`](crate::UiAdapter) does.
+    pub const MAX_INLINE_BYTES: usize = crate::UiAdapter::MAX_INLINE_BYTES;
+
     /// An adapter for a run, by the ids its request gave: the thread's and the run's.
     pub fn new(thread_id: impl Into<String>, run_id: impl Into<String>) -> Self {
         Self {
-            thread_id: thread_id.into(),
-            run_id: run_id.into(),
-            message: None,
-            text: None,
-            reasoning: None,
-            ids: 0,
-            answered: false,
-            resumed: false,
-            calls: Calls::default(),
+            track: Track::default(),
+            events: Events {
+                thread_id: thread_id.into(),
+                run_id: run_id.into(),
+                message: None,
+                block: String::new(),
+                ids: 0,
+                state: Value::Object(Map::new()),
+                state_sent: false,
+                max_inline: Self::MAX_INLINE_BYTES,
+            },
         }
     }
 
@@ -264,7 +306,46 @@ impl AguiAdapter {
     /// assert!(adapter.push(&AgentEvent::ToolCall(ToolCall::new("c1", "get_weather", "{}"))).is_empty());
     /// ```
     pub fn resuming(thread_id: impl Into<String>, run_id: impl Into<String>) -> Self {
-        Self { resumed: true, ..Self::new(thread_id, run_id) }
+        Self { track: Track::resuming(), ..Self::new(thread_id, run_id) }
+    }
+
+    /// The same adapter, the run's state starting from `state` (the
+    /// input's `state`, which the client holds): the first artifact's
+    /// snapshot keeps what it holds beside the artifacts. A state that is
+    /// not a JSON object has no place for them: the snapshot replaces it.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolcall_agent::AgentEvent;
+    /// use toolcall_core::{Outcome, ToolResult};
+    /// use toolcall_ui::{AguiAdapter, AguiEvent};
+    ///
+    /// let mut adapter = AguiAdapter::new("t1", "r1").with_state(json!({"theme": "dark"}));
+    /// let mut result = ToolResult::new("c1", "forecast", "18°C", Outcome::Success);
+    /// result.artifact = Some(json!({"celsius": 18}));
+    /// let events = adapter.push(&AgentEvent::ToolResult(result.clone()));
+    /// let snapshot = json!({"theme": "dark", "forecast": {"celsius": 18}});
+    /// assert_eq!(events[1], AguiEvent::StateSnapshot { snapshot });
+    /// result.artifact = Some(json!({"celsius": 19}));
+    /// let events = adapter.push(&AgentEvent::ToolResult(result));
+    /// let delta = vec![json!({"op": "add", "path": "/forecast", "value": {"celsius": 19}})];
+    /// assert_eq!(events[1], AguiEvent::StateDelta { delta });
+    /// ```
+    #[must_use]
+    pub fn with_state(mut self, state: Value) -> Self {
+        if state.is_object() {
+            self.events.state = state;
+        }
+        self
+    }
+
+    /// The same adapter, sending images and files of up to `bytes` bytes
+    /// in results, base64; bigger ones given as bytes are left out (one
+    /// given as a URL is always sent, as its URL).
+    #[must_use]
+    pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
+        self.events.max_inline = bytes;
+        self
     }
 
     /// A whole run's events as an AG-UI SSE body (`text/event-stream`),
@@ -289,8 +370,10 @@ impl AguiAdapter {
         events: impl futures::Stream<Item = AgentEvent>,
     ) -> impl futures::Stream<Item = String> {
         use futures::StreamExt;
-        let started =
-            AguiEvent::RunStarted { thread_id: self.thread_id.clone(), run_id: self.run_id.clone() };
+        let started = AguiEvent::RunStarted {
+            thread_id: self.events.thread_id.clone(),
+            run_id: self.events.run_id.clone(),
+        };
         let events = events.flat_map(move |event| {
             futures::stream::iter(self.push(&event).into_iter().map(|event| event.to_sse()))
         });
@@ -300,85 +383,104 @@ impl AguiAdapter {
     /// The AG-UI events of one event, in order (often none or one).
     pub fn push(&mut self, event: &AgentEvent) -> Vec<AguiEvent> {
         let mut out = Vec::new();
-        match event {
-            AgentEvent::TextDelta(delta) => {
-                self.model_output();
-                self.close_reasoning(&mut out);
-                let message_id = match &self.text {
-                    Some(id) => id.clone(),
-                    None => {
-                        let id = self.message_id();
-                        out.push(AguiEvent::TextMessageStart {
-                            message_id: id.clone(),
-                            role: "assistant".into(),
-                        });
-                        self.text = Some(id.clone());
-                        id
-                    }
-                };
-                out.push(AguiEvent::TextMessageContent { message_id, delta: delta.clone() });
+        let Self { track, events } = self;
+        track.push(event, |show| events.render(show, &mut out));
+        out
+    }
+}
+
+impl Events {
+    /// What to show as its AG-UI events.
+    fn render(&mut self, show: Show<'_>, out: &mut Vec<AguiEvent>) {
+        match show {
+            // A new step is the model's next turn: a new assistant message.
+            Show::StepStart => self.message = None,
+            Show::StepEnd | Show::Approval(_) | Show::Answer(_) => {}
+            Show::TextStart => {
+                self.block = self.message_id();
+                out.push(AguiEvent::TextMessageStart {
+                    message_id: self.block.clone(),
+                    role: "assistant".into(),
+                });
             }
-            AgentEvent::ReasoningDelta(delta) => {
-                self.model_output();
-                self.close_text(&mut out);
-                let message_id = match &self.reasoning {
-                    Some(id) => id.clone(),
-                    None => {
-                        let id = self.next_id();
-                        out.push(AguiEvent::ReasoningStart { message_id: id.clone() });
-                        out.push(AguiEvent::ReasoningMessageStart {
-                            message_id: id.clone(),
-                            role: "reasoning".into(),
-                        });
-                        self.reasoning = Some(id.clone());
-                        id
-                    }
-                };
-                out.push(AguiEvent::ReasoningMessageContent { message_id, delta: delta.clone() });
+            Show::Text(delta) => out.push(AguiEvent::TextMessageContent {
+                message_id: self.block.clone(),
+                delta: delta.to_owned(),
+            }),
+            Show::TextEnd => {
+                out.push(AguiEvent::TextMessageEnd { message_id: std::mem::take(&mut self.block) });
             }
-            AgentEvent::CallDelta { index, id, name, arguments } => {
-                self.model_output();
-                self.close_parts(&mut out);
-                if let Some(piece) = self.calls.delta(*index, id.as_deref(), name.as_deref(), arguments) {
-                    if piece.first {
-                        out.push(AguiEvent::ToolCallStart {
-                            tool_call_id: piece.id.clone(),
-                            tool_call_name: piece.name,
-                            parent_message_id: Some(self.message_id()),
-                        });
-                    }
-                    if !piece.delta.is_empty() {
-                        out.push(AguiEvent::ToolCallArgs { tool_call_id: piece.id, delta: piece.delta });
-                    }
+            Show::ReasoningStart => {
+                self.block = self.next_id();
+                out.push(AguiEvent::ReasoningStart { message_id: self.block.clone() });
+                out.push(AguiEvent::ReasoningMessageStart {
+                    message_id: self.block.clone(),
+                    role: "reasoning".into(),
+                });
+            }
+            Show::Reasoning(delta) => out.push(AguiEvent::ReasoningMessageContent {
+                message_id: self.block.clone(),
+                delta: delta.to_owned(),
+            }),
+            Show::ReasoningEnd => {
+                let message_id = std::mem::take(&mut self.block);
+                out.push(AguiEvent::ReasoningMessageEnd { message_id: message_id.clone() });
+                out.push(AguiEvent::ReasoningEnd { message_id });
+            }
+            Show::CallStart { id, name } => out.push(AguiEvent::ToolCallStart {
+                tool_call_id: id,
+                tool_call_name: name,
+                parent_message_id: Some(self.message_id()),
+            }),
+            Show::CallArgs { id, delta } => out.push(AguiEvent::ToolCallArgs { tool_call_id: id, delta }),
+            Show::CallArgsEnd { id } => out.push(AguiEvent::ToolCallEnd { tool_call_id: id }),
+            // A streamed call was shown whole already.
+            Show::Call { streamed: true, .. } => {}
+            // A call the model did not stream: its arguments at once, and its end.
+            Show::Call { call, streamed: false } => {
+                let tool_call_id = call.id.to_string();
+                if !call.arguments.is_empty() {
+                    out.push(AguiEvent::ToolCallArgs {
+                        tool_call_id: tool_call_id.clone(),
+                        delta: call.arguments.clone(),
+                    });
                 }
+                out.push(AguiEvent::ToolCallEnd { tool_call_id });
             }
-            AgentEvent::Usage(_) => {
-                // The model's turn is over, its calls' arguments complete.
-                self.end_turn(&mut out);
-                self.answered = true;
-            }
-            AgentEvent::ToolCall(call) => self.show(&mut out, call),
-            AgentEvent::ApprovalRequested(pending) => self.show(&mut out, &pending.call),
-            AgentEvent::ToolResult(result) => {
+            Show::Result(result) => {
                 let tool_call_id = result.id.to_string();
                 out.push(AguiEvent::ToolCallResult {
                     message_id: format!("{}-result-{tool_call_id}", self.run_id),
                     tool_call_id,
-                    content: result.content.clone(),
+                    content: content(result, self.max_inline),
                     role: "tool".into(),
                 });
+                if result.outcome.is_success()
+                    && let Some(artifact) = &result.artifact
+                {
+                    out.push(self.artifact(&result.name, artifact));
+                }
             }
-            AgentEvent::Finished(ended) => {
-                self.end_turn(&mut out);
-                out.push(match ended {
-                    Ok(result) => self.finished(result),
-                    Err(error) => AguiEvent::RunError { message: error.to_string() },
-                });
-            }
-            // An event this adapter does not know shows nothing.
-            _ => {}
+            Show::End(Ok(result)) => out.push(self.finished(result)),
+            Show::End(Err(error)) => out.push(AguiEvent::RunError { message: error.to_string() }),
         }
-        out
+    }
+
+    /// The state with `tool`'s artifact set: whole the first time, then as
+    /// the patch that sets it.
+    fn artifact(&mut self, tool: &str, artifact: &Value) -> AguiEvent {
+        if let Value::Object(state) = &mut self.state {
+            state.insert(tool.to_owned(), artifact.clone());
+        }
+        if !self.state_sent {
+            self.state_sent = true;
+            return AguiEvent::StateSnapshot { snapshot: self.state.clone() };
+        }
+        // A JSON Pointer's member name, `~` and `/` escaped (RFC 6901).
+        let path = format!("/{}", tool.replace('~', "~0").replace('/', "~1"));
+        AguiEvent::StateDelta {
+            delta: vec![serde_json::json!({"op": "add", "path": path, "value": artifact})],
+        }
     }
 
     fn finished(&self, result: &RunResult) -> AguiEvent {
@@ -422,59 +524,45 @@ impl AguiAdapter {
         self.message = Some(id.clone());
         id
     }
+}
 
-    /// The model writes: after a finished turn, that is a new message.
-    fn model_output(&mut self) {
-        self.resumed = false;
-        if self.answered {
-            self.answered = false;
-            self.message = None;
-        }
+/// A result's `content`: the text the model reads, or, for a successful
+/// result with images or files, that text and its parts as AG-UI content
+/// parts.
+fn content(result: &ToolResult, max_inline: usize) -> Value {
+    let media = |part: &Part| matches!(part, Part::Image(_) | Part::File(_));
+    if !result.outcome.is_success() || !result.parts.iter().any(media) {
+        return Value::String(result.content.clone());
     }
+    let mut parts = vec![json!({"type": "text", "text": result.content})];
+    parts.extend(result.parts.iter().filter_map(|part| match part {
+        Part::Text { text } => Some(json!({"type": "text", "text": text})),
+        Part::Json { value } => Some(json!({"type": "text", "text": value.to_string()})),
+        Part::Image(media) => content_part("image", media, max_inline),
+        Part::File(media) => {
+            let kind = match media.media_type.split('/').next() {
+                Some("image") => "image",
+                Some("audio") => "audio",
+                Some("video") => "video",
+                _ => "document",
+            };
+            content_part(kind, media, max_inline)
+        }
+        // A kind of part to come has no place here yet.
+        _ => None,
+    }));
+    Value::Array(parts)
+}
 
-    /// Close what the turn left open: text, reasoning, streamed calls.
-    fn end_turn(&mut self, out: &mut Vec<AguiEvent>) {
-        self.close_parts(out);
-        for tool_call_id in self.calls.turn_over() {
-            out.push(AguiEvent::ToolCallEnd { tool_call_id });
+/// An image or file as a content part of `kind`: its URL, or its bytes
+/// base64 if there are at most `max_inline` of them.
+fn content_part(kind: &str, media: &Media, max_inline: usize) -> Option<Value> {
+    let source = match &media.source {
+        Source::Url(url) => json!({"type": "url", "value": url, "mimeType": media.media_type}),
+        Source::Data(bytes) if bytes.len() <= max_inline => {
+            json!({"type": "data", "value": media.base64().unwrap_or_default(), "mimeType": media.media_type})
         }
-    }
-
-    fn close_text(&mut self, out: &mut Vec<AguiEvent>) {
-        if let Some(message_id) = self.text.take() {
-            out.push(AguiEvent::TextMessageEnd { message_id });
-        }
-    }
-
-    fn close_reasoning(&mut self, out: &mut Vec<AguiEvent>) {
-        if let Some(message_id) = self.reasoning.take() {
-            out.push(AguiEvent::ReasoningMessageEnd { message_id: message_id.clone() });
-            out.push(AguiEvent::ReasoningEnd { message_id });
-        }
-    }
-
-    fn close_parts(&mut self, out: &mut Vec<AguiEvent>) {
-        self.close_text(out);
-        self.close_reasoning(out);
-    }
-
-    /// A whole call the model did not stream: start, arguments, end.
-    fn show(&mut self, out: &mut Vec<AguiEvent>, call: &ToolCall) {
-        let tool_call_id = call.id.to_string();
-        if self.resumed || !self.calls.start(&tool_call_id) {
-            return;
-        }
-        out.push(AguiEvent::ToolCallStart {
-            tool_call_id: tool_call_id.clone(),
-            tool_call_name: call.name.to_string(),
-            parent_message_id: Some(self.message_id()),
-        });
-        if !call.arguments.is_empty() {
-            out.push(AguiEvent::ToolCallArgs {
-                tool_call_id: tool_call_id.clone(),
-                delta: call.arguments.clone(),
-            });
-        }
-        out.push(AguiEvent::ToolCallEnd { tool_call_id });
-    }
+        Source::Data(_) => return None,
+    };
+    Some(json!({"type": kind, "source": source}))
 }

@@ -26,8 +26,9 @@ const DECLINED: &str = "the user declined";
 /// The reason a cancelled interrupt's call gives the model.
 const CANCELLED: &str = "the user cancelled the call";
 
-/// The part of AG-UI's `RunAgentInput` a run starts from (its `toolcall`,
-/// `state`, `context` and `forwardedProps` are accepted and not used).
+/// The part of AG-UI's `RunAgentInput` a run starts from (its `tools`,
+/// `context` and `forwardedProps` are accepted and not used; its `state`
+/// is the state the run's artifacts go into, [`AguiAdapter::with_state`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RunAgentInput {
@@ -36,6 +37,8 @@ struct RunAgentInput {
     messages: Vec<Value>,
     #[serde(default)]
     resume: Vec<ResumeEntry>,
+    #[serde(default)]
+    state: Value,
 }
 
 /// AG-UI's `ResumeEntry`: the answer to one interrupt.
@@ -169,6 +172,14 @@ impl AguiServer {
         self
     }
 
+    /// Send a result's images and files of up to `bytes` bytes in its
+    /// `TOOL_CALL_RESULT`, base64 (256 KiB by default); bigger ones given
+    /// as bytes are left out ([`AguiAdapter::with_max_inline_bytes`]).
+    pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.host).max_inline = bytes;
+        self
+    }
+
     /// A router with `POST /api/agui` on this server; to mount the handler
     /// elsewhere, call [`AguiServer::respond`] from a handler of your own.
     pub fn router(&self) -> Router {
@@ -215,6 +226,7 @@ impl AguiServer {
                 } else {
                     AguiAdapter::resuming(input.thread_id, input.run_id)
                 };
+                let adapter = adapter.with_state(input.state).with_max_inline_bytes(self.host.max_inline);
                 self.stream(key, live, adapter, run)
             }
             Err(refused) => {

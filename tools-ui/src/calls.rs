@@ -1,4 +1,4 @@
-//! What both adapters need to show calls as the model streams them: the
+//! What the shared state machine (`track`) needs to show calls as the model streams them: the
 //! pieces of each call of the turn under way, held until its id and name
 //! are known, and which calls were shown already.
 
@@ -61,7 +61,9 @@ impl Calls {
 
     /// Marks the call shown; false if it was already.
     pub(crate) fn start(&mut self, id: &str) -> bool {
-        self.started.insert(id.to_owned())
+        // Looked up first: most calls shown whole were streamed, and the
+        // id is then not copied for nothing.
+        !self.started.contains(id) && self.started.insert(id.to_owned())
     }
 
     /// The model's turn is over: the ids of the calls it streamed (the

@@ -5,8 +5,8 @@ use serde_json::{Map, Value, json};
 use toolcall_agent::{Content, Message, PausedTurn, Reasoning};
 use toolcall_core::Outcome;
 
-use crate::UiAdapter;
 use crate::adapter::{extras, output_value};
+use crate::files::FileLinks;
 
 /// The conversation's messages as UI messages (the AI SDK's `UIMessage`
 /// JSON): a user message each, and one assistant message for all the
@@ -15,8 +15,9 @@ use crate::adapter::{extras, output_value};
 /// the state its result left it (`output-available`, its output as JSON
 /// when it is a JSON object or array, `output-error`, `output-denied`), or
 /// `approval-requested` while the paused run holds it; after a result, its
-/// images and files (`file` parts, as [`UiAdapter`] sends them with its
-/// default size) and its artifact (the `data-{tool}` part). The typed
+/// images and files (`file` parts, as [`UiAdapter`](crate::UiAdapter) sends them with its
+/// default size; [`ChatServer`](crate::ChatServer) links bigger ones to its
+/// file route, as its stream does) and its artifact (the `data-{tool}` part). The typed
 /// answer is not in the stored chat: it has no `data-answer` part. Summaries a context policy wrote are history for the model, not
 /// for the page: they are left out.
 ///
@@ -29,6 +30,12 @@ use crate::adapter::{extras, output_value};
 /// assert_eq!(page[1]["parts"][1], serde_json::json!({"type": "text", "text": "Hello!", "state": "done"}));
 /// ```
 pub fn ui_messages(messages: &[Message], paused: Option<&PausedTurn>) -> Vec<Value> {
+    page(messages, paused, &FileLinks::default())
+}
+
+/// The conversation's messages as UI messages, its images and files linked
+/// as `links` says (the chat server links bigger ones to its file route).
+pub(crate) fn page(messages: &[Message], paused: Option<&PausedTurn>, links: &FileLinks) -> Vec<Value> {
     let mut page: Vec<Value> = Vec::new();
     // The parts of the assistant message being built.
     let mut parts: Option<Vec<Value>> = None;
@@ -71,7 +78,7 @@ pub fn ui_messages(messages: &[Message], paused: Option<&PausedTurn>) -> Vec<Val
                     };
                     merge(call, update);
                     // Its images, files and artifact, as the stream gave them.
-                    let extras = extras(result, UiAdapter::MAX_INLINE_BYTES);
+                    let extras = extras(result, links);
                     parts.extend(extras.iter().filter_map(|chunk| serde_json::to_value(chunk).ok()));
                 }
             }

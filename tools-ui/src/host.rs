@@ -1,6 +1,7 @@
 //! What the useChat and AG-UI servers share: the agent, the store its
-//! conversations live in, the auth hook, the body limit, and the runs
-//! going now, each with the frames it sent so far; one way to read a
+//! conversations live in, the auth hook, the body limit, the inline size
+//! of images and files, and the runs going now, each with the frames it
+//! sent so far (and the files they link to, until the run is stored); one way to read a
 //! request's user and body, and one way to run a conversation's run in a
 //! task of its own and forward its frames.
 //!
@@ -31,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use toolcall_agent::{Agent, AgentEvent};
-use toolcall_core::CancellationToken;
+use toolcall_core::{CancellationToken, Media, ToolResult};
 use toolcall_session::{ConversationKey, MemoryStore, Session, SessionRun, SessionStore, StoreError};
 
 use crate::{ANONYMOUS, Auth};
@@ -56,6 +57,8 @@ pub(crate) struct Host {
     pub(crate) store: Arc<dyn SessionStore>,
     pub(crate) auth: Option<Auth>,
     pub(crate) max_body: usize,
+    /// The most bytes of an image or file sent in the stream itself.
+    pub(crate) max_inline: usize,
     /// The interval between keep-alive comments while no frame comes.
     pub(crate) keep_alive: Duration,
     /// The conversations with a run going now.
@@ -71,6 +74,7 @@ impl Host {
             store: Arc::new(MemoryStore::default()),
             auth: None,
             max_body: MAX_BODY,
+            max_inline: crate::UiAdapter::MAX_INLINE_BYTES,
             keep_alive: KEEP_ALIVE,
             live: Arc::default(),
         }
@@ -200,6 +204,9 @@ pub(crate) struct LiveState {
     ended: bool,
     /// Cancels the run alone (the agent's other runs go on).
     pub(crate) stop: Option<CancellationToken>,
+    /// The files of the run's results that its stream links to, by file
+    /// id, until the run's messages are stored (see `files`).
+    files: HashMap<String, Media>,
 }
 
 impl Live {
@@ -240,6 +247,21 @@ impl Live {
             }
         })
         .boxed()
+    }
+
+    /// Keep the images and files of `result` that its stream links to
+    /// rather than sends (over `max_inline` bytes), until the run ends.
+    pub(crate) fn keep_files(&self, result: &ToolResult, max_inline: usize) {
+        let served: Vec<(String, Media)> =
+            crate::files::served(result, max_inline).map(|(id, media)| (id, media.clone())).collect();
+        if !served.is_empty() {
+            self.state().files.extend(served);
+        }
+    }
+
+    /// A file the run's stream linked to, by its id.
+    pub(crate) fn file(&self, id: &str) -> Option<Media> {
+        self.state().files.get(id).cloned()
     }
 
     fn push(&self, frame: Bytes) {

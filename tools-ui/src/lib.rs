@@ -10,13 +10,15 @@
 //!   out, and a whole run's events as the SSE body
 //!   ([`UiAdapter::stream`]), for any HTTP server;
 //! - [`ChatServer`]: the axum routes (`POST /api/chat` and the chat's
-//!   messages, stream, stop) that read useChat's request ([`ChatRequest`],
+//!   messages, stream, stop, and the files too big for the stream) that
+//!   read useChat's request ([`ChatRequest`],
 //!   [`UiMessage`], [`ApprovalResponse`]) and start a run, or resume the
 //!   chat's paused run with the page's approvals, each chat in a session
 //!   store (`toolcall-session`) under the user the auth hook names;
 //!   [`ui_messages`]: a stored chat as the page's initial messages;
 //! - [`AguiEvent`], [`AguiAdapter`], [`AguiServer`]: the same run as
-//!   AG-UI events (`@ag-ui/core` 1.0.0), and the handler
+//!   AG-UI events (`@ag-ui/core` 1.0.0; a result's images and files as
+//!   content parts, the artifacts as the run's state), and the handler
 //!   (`POST /api/agui`) that runs a thread (a conversation in the same
 //!   kind of store) from a `RunAgentInput`, or resumes its paused run from
 //!   the input's `resume` answers to its interrupts;
@@ -31,11 +33,13 @@ mod agui;
 mod agui_server;
 mod calls;
 mod chunk;
+mod files;
 mod history;
 mod host;
 mod request;
 mod serve;
 mod server;
+mod track;
 
 pub use adapter::UiAdapter;
 pub use agui::{AguiAdapter, AguiEvent, Interrupt, RunOutcome};

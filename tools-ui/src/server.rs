@@ -14,9 +14,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use toolcall_agent::{Agent, Message, PausedTurn, RunInput};
+use toolcall_agent::{Agent, AgentEvent, Message, PausedTurn, RunInput};
+use toolcall_core::{Media, Source};
 use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
+use crate::files::{self, FileLinks};
+use crate::history::page;
 use crate::host::{Host, Live, Refusal, refuse};
 use crate::request::ChatRequest;
 use crate::{HEADERS, UiAdapter};
@@ -41,12 +44,23 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 /// | `GET /api/chat/{id}/stream` | the running stream again, from its start (`useChat({ resume: true })`); 204 when no run is going (or no such chat) |
 /// | `POST /api/chat/{id}/stop` | end the running run on purpose (204); with `resume` on, a page that leaves does not |
 /// | `DELETE /api/chat/{id}` | forget the chat (204) |
+/// | `GET /api/chat/{id}/files/{file}` | the bytes of an image or file a tool of the chat gave, too big to send in the stream ([`ChatServer::with_max_inline_bytes`]), with its media type; 404 for a file the chat does not have |
 ///
 /// **Whose chat.** The auth hook ([`ChatServer::with_auth`]) runs first on
 /// every route and names the user; a chat belongs to the user who started
 /// it, and another user's chat id is answered as if it did not exist
 /// (404; a new question under it starts that user's own chat). Without a
 /// hook every request is the same user ([`ANONYMOUS`](crate::ANONYMOUS)): a demo's setting.
+///
+/// **Files.** An image or file a tool gives is sent in the stream as a
+/// data URL up to [`ChatServer::with_max_inline_bytes`]; a bigger one is a
+/// `file` chunk whose URL is the chat's file route,
+/// `/api/chat/{id}/files/{call id}-{part index}`, as the router mounts the
+/// routes. The route answers only the chat's owner, as every route does
+/// (the page's `<img>` sends the session cookie; a hook that reads
+/// another header needs the page to fetch the file with it). The bytes
+/// are the ones in the chat's stored messages: nothing is stored twice,
+/// and a file lives as long as its chat.
 ///
 /// **What is kept where.** A chat's messages and its paused run live in
 /// the store (by default a bounded [`MemoryStore`](toolcall_session::MemoryStore); [`ChatServer::with_store`]
@@ -128,9 +142,14 @@ impl Asked {
     }
 
     /// The stored chat as the page shows it while the run goes.
-    fn shown(&self, mut messages: Vec<Message>, paused: Option<&PausedTurn>) -> Vec<serde_json::Value> {
+    fn shown(
+        &self,
+        mut messages: Vec<Message>,
+        paused: Option<&PausedTurn>,
+        links: &FileLinks,
+    ) -> Vec<serde_json::Value> {
         match self {
-            Self::Nothing => crate::ui_messages(&messages, paused),
+            Self::Nothing => page(&messages, paused, links),
             Self::Question { text, again } => {
                 if *again
                     && let Some(asked_at) = messages.iter().rposition(|m| matches!(m, Message::User { .. }))
@@ -138,10 +157,10 @@ impl Asked {
                     messages.truncate(asked_at);
                 }
                 messages.push(Message::user(text.clone()));
-                crate::ui_messages(&messages, None)
+                page(&messages, None, links)
             }
             Self::Decisions(decided) => {
-                let mut page = crate::ui_messages(&messages, paused);
+                let mut page = page(&messages, paused, links);
                 let parts = page.last_mut().and_then(|last| last["parts"].as_array_mut());
                 for part in parts.into_iter().flatten() {
                     let decision = decided.iter().find(|(id, _)| part["toolCallId"] == id.as_str());
@@ -189,6 +208,20 @@ impl ChatServer {
         self
     }
 
+    /// Send a tool's images and files of up to `bytes` bytes in the
+    /// stream, as data URLs (256 KiB by default); bigger ones are linked
+    /// to the chat's file route.
+    pub fn with_max_inline_bytes(mut self, bytes: usize) -> Self {
+        Arc::make_mut(&mut self.host).max_inline = bytes;
+        self
+    }
+
+    /// How the chat `key`'s images and files are linked: data URLs up to
+    /// the inline size, bigger ones to its file route.
+    fn links(&self, key: &ConversationKey) -> FileLinks {
+        FileLinks { max_inline: self.host.max_inline, base: Some(files::chat_base(&key.id)) }
+    }
+
     /// A router with the routes above (`/api/chat` is useChat's default);
     /// merge or nest it into an app. To mount the handler elsewhere, call
     /// [`ChatServer::respond`] from a handler of your own.
@@ -198,6 +231,7 @@ impl ChatServer {
             .route("/api/chat/{id}", get(messages).delete(delete))
             .route("/api/chat/{id}/stream", get(reattach))
             .route("/api/chat/{id}/stop", post(stop))
+            .route("/api/chat/{id}/files/{file}", get(file))
             .with_state(self.clone())
     }
 
@@ -312,8 +346,17 @@ impl ChatServer {
     /// the `finish` chunk is sent.
     fn stream(&self, key: ConversationKey, live: Arc<Live>, run: SessionRun, resumed: bool) -> Response {
         let adapter = if resumed { UiAdapter::resuming() } else { UiAdapter::new() };
+        let adapter = adapter.with_links(self.links(&key));
         let listener = live.listen();
-        self.host.spawn(key, live, run, move |events| adapter.stream(events));
+        // The files the stream links to, kept until the run's messages are.
+        let (keeper, max_inline) = (live.clone(), self.host.max_inline);
+        let keep = move |event: &AgentEvent| {
+            if let AgentEvent::ToolResult(result) = event {
+                keeper.keep_files(result, max_inline);
+            }
+        };
+        self.host
+            .spawn(key, live, run, move |events| adapter.stream(futures::StreamExt::inspect(events, keep)));
         sse(&self.host, listener)
     }
 
@@ -393,10 +436,10 @@ async fn messages(State(server): State<ChatServer>, Path(id): Path<String>, part
     // A run going shows what started it; the store has it once it ends.
     let page = match (stored, live) {
         (None, None) => return no_chat(&key).into_response(),
-        (Some(stored), None) => crate::ui_messages(&stored.messages, stored.paused.as_ref()),
+        (Some(stored), None) => page(&stored.messages, stored.paused.as_ref(), &server.links(&key)),
         (stored, Some(asked)) => {
             let (messages, paused) = stored.map(|s| (s.messages, s.paused)).unwrap_or_default();
-            asked.shown(messages, paused.as_ref())
+            asked.shown(messages, paused.as_ref(), &server.links(&key))
         }
     };
     let mut response = Response::new(Body::from(serde_json::Value::from(page).to_string()));
@@ -454,4 +497,54 @@ async fn delete(State(server): State<ChatServer>, Path(id): Path<String>, parts:
         Ok(false) => no_chat(&key).into_response(),
         Err(error) => unavailable(error).into_response(),
     }
+}
+
+/// `GET /api/chat/{id}/files/{file}`: an image or file of the chat's tool
+/// results, found where the stream's link says (`files`): in the run going
+/// now, else in the stored chat.
+async fn file(
+    State(server): State<ChatServer>,
+    Path((id, file)): Path<(String, String)>,
+    parts: Parts,
+) -> Response {
+    let key = match chat_of(&server, &parts, id).await {
+        Ok(key) => key,
+        Err(refused) => return refused,
+    };
+    let no_file = || refuse(StatusCode::NOT_FOUND, format!("chat `{}` has no file `{file}`", key.id));
+    let Some((call_id, index)) = files::parse(&file) else { return no_file().into_response() };
+    // The run going keeps its files until its messages are stored, and is
+    // dropped only after: a file it does not have is in the store.
+    if let Some(media) = server.host.live(&key).and_then(|live| live.file(&file)) {
+        return bytes(media);
+    }
+    match server.host.store.load(&key).await {
+        Ok(Some(stored)) => match files::find(&stored.messages, stored.paused.as_ref(), call_id, index) {
+            Some(media) => bytes(media),
+            None => no_file().into_response(),
+        },
+        Ok(None) => no_chat(&key).into_response(),
+        Err(error) => unavailable(error).into_response(),
+    }
+}
+
+/// A file's bytes as the response, with its media type. The bytes are a
+/// tool's, served from the application's own origin: the browser is told
+/// not to guess another type, and a document opened from the URL (HTML,
+/// SVG) runs no script there; only the chat's owner reads it, so no shared
+/// cache keeps it.
+fn bytes(media: Media) -> Response {
+    let content_type = HeaderValue::from_str(&media.media_type)
+        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
+    let Source::Data(bytes) = media.source else {
+        // `files` finds parts given as bytes only.
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let mut response = Response::new(Body::from(bytes));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, content_type);
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, no-cache"));
+    response
 }

@@ -383,3 +383,115 @@ async fn a_thread_remembers_its_runs_and_threads_are_apart() {
     let requests = endpoint.model.requests();
     assert_eq!(requests[3]["messages"].as_array().unwrap().len(), 1);
 }
+
+/// A result of `tool` for call `id`, with `artifact`.
+fn result_with(id: &str, tool: &str, artifact: Value) -> toolcall_core::ToolResult {
+    let mut result = toolcall_core::ToolResult::new(id, tool, "18°C", toolcall_core::Outcome::Success);
+    result.artifact = Some(artifact);
+    result
+}
+
+#[test]
+fn a_result_s_images_and_files_are_its_content_parts() {
+    use toolcall_core::{Media, Outcome, Part, ToolResult};
+    let mut result = ToolResult::new("c1", "chart", r#"{"celsius":18}"#, Outcome::Success);
+    result.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
+    result.parts.push(Part::File(Media::url("https://example.com/week.pdf", "application/pdf")));
+    result.parts.push(Part::Json { value: json!({"hours": 24}) });
+    // Bigger than the inline size: no place for it (the AG-UI server serves no files).
+    result.parts.push(Part::Image(Media::bytes(vec![0; 4], "image/png")));
+    let events =
+        AguiAdapter::new("t1", "r1").with_max_inline_bytes(3).push(&AgentEvent::ToolResult(result.clone()));
+    let events: Vec<Value> = events.iter().map(|event| serde_json::to_value(event).unwrap()).collect();
+    assert_eq!(
+        events,
+        [json!({"type": "TOOL_CALL_RESULT", "messageId": "r1-result-c1", "toolCallId": "c1", "role": "tool",
+        "content": [
+            {"type": "text", "text": "{\"celsius\":18}"},
+            {"type": "image", "source": {"type": "data", "value": "AQID", "mimeType": "image/png"}},
+            {"type": "document", "source": {"type": "url", "value": "https://example.com/week.pdf",
+                                            "mimeType": "application/pdf"}},
+            {"type": "text", "text": "{\"hours\":24}"},
+        ]})]
+    );
+    // A failed call's content is why, as text, whatever its parts.
+    result.outcome = Outcome::Failed;
+    let events = AguiAdapter::new("t1", "r1").push(&AgentEvent::ToolResult(result));
+    assert!(
+        matches!(&events[..], [AguiEvent::ToolCallResult { content, .. }] if content == r#"{"celsius":18}"#),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn the_first_artifact_is_the_state_s_snapshot_and_later_ones_its_deltas() {
+    let mut adapter = AguiAdapter::new("t1", "r1").with_state(json!({"theme": "dark"}));
+    let state_events = |adapter: &mut AguiAdapter, result| -> Vec<Value> {
+        let events = adapter.push(&AgentEvent::ToolResult(result));
+        assert!(matches!(events[0], AguiEvent::ToolCallResult { .. }), "{events:?}");
+        events[1..].iter().map(|event| serde_json::to_value(event).unwrap()).collect()
+    };
+    let first = state_events(&mut adapter, result_with("c1", "forecast", json!({"celsius": 18})));
+    assert_eq!(
+        first,
+        [json!({"type": "STATE_SNAPSHOT", "snapshot": {"theme": "dark", "forecast": {"celsius": 18}}})]
+    );
+    // The same tool again replaces its member; another tool adds its own
+    // (its name escaped as a JSON Pointer's).
+    let again = state_events(&mut adapter, result_with("c2", "forecast", json!({"celsius": 19})));
+    assert_eq!(
+        again,
+        [
+            json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/forecast", "value": {"celsius": 19}}]})
+        ]
+    );
+    let other = state_events(&mut adapter, result_with("c3", "a/b~c", json!([1])));
+    assert_eq!(
+        other,
+        [json!({"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/a~1b~0c", "value": [1]}]})]
+    );
+    // A failed call's artifact changes nothing; a result without one neither.
+    let mut failed = result_with("c4", "forecast", json!({"celsius": -40}));
+    failed.outcome = toolcall_core::Outcome::Failed;
+    assert_eq!(state_events(&mut adapter, failed), Vec::<Value>::new());
+    let plain = toolcall_core::ToolResult::new("c5", "forecast", "18°C", toolcall_core::Outcome::Success);
+    assert_eq!(state_events(&mut adapter, plain), Vec::<Value>::new());
+    // A state that is not an object is replaced by the snapshot.
+    let mut adapter = AguiAdapter::new("t1", "r1").with_state(json!([1, 2]));
+    let first = state_events(&mut adapter, result_with("c1", "forecast", json!({"celsius": 18})));
+    assert_eq!(first, [json!({"type": "STATE_SNAPSHOT", "snapshot": {"forecast": {"celsius": 18}}})]);
+}
+
+/// Today's forecast, with the hours for the page as its artifact.
+#[toolcall_macros::tool(args, crate = "toolcall_core")]
+async fn forecast(
+    _ctx: &toolcall_core::ToolContext,
+    city: String,
+) -> Result<toolcall_core::Output, toolcall_core::ToolError> {
+    Ok(toolcall_core::Output::text(format!("18°C in {city}"))
+        .with_artifact(json!({"city": city, "hours": [18, 19]})))
+}
+
+#[tokio::test]
+async fn the_server_s_snapshot_keeps_the_input_s_state_beside_the_artifact() {
+    let model = ScriptedModel::new()
+        .then_calls([toolcall_core::ToolCall::new("c1", "forecast", r#"{"city":"Paris"}"#)])
+        .then_text("18°C.");
+    let agent = Agent::new(model, Toolset::builder().add(Forecast).build().unwrap()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/api/agui", listener.local_addr().unwrap());
+    let app = AguiServer::new(agent).router();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let mut input = ask("thread-s", "run-1", "Forecast for Paris?");
+    input["state"] = json!({"units": "metric"});
+    let body = reqwest::Client::new().post(&url).json(&input).send().await.unwrap().text().await.unwrap();
+    let events = events(&body);
+    let kinds = types(&events);
+    let result = kinds.iter().position(|kind| *kind == "TOOL_CALL_RESULT").unwrap();
+    assert_eq!(kinds[result + 1], "STATE_SNAPSHOT", "{body}");
+    assert_eq!(
+        events[result + 1]["snapshot"],
+        json!({"units": "metric", "forecast": {"city": "Paris", "hours": [18, 19]}})
+    );
+    assert_eq!(kinds.last(), Some(&"RUN_FINISHED"));
+}

@@ -295,8 +295,10 @@ impl SessionStore for Failing {
     fn load<'a>(
         &'a self,
         key: &'a toolcall_session::ConversationKey,
-    ) -> futures::future::BoxFuture<'a, Result<Option<toolcall_session::Conversation>, toolcall_session::StoreError>>
-    {
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Option<toolcall_session::Conversation>, toolcall_session::StoreError>,
+    > {
         match Self::broken(&self.loads_fail) {
             Some(error) => Box::pin(async { Err(error) }),
             None => self.inner.load(key),
@@ -317,8 +319,10 @@ impl SessionStore for Failing {
     fn list<'a>(
         &'a self,
         owner: &'a str,
-    ) -> futures::future::BoxFuture<'a, Result<Vec<toolcall_session::ConversationInfo>, toolcall_session::StoreError>>
-    {
+    ) -> futures::future::BoxFuture<
+        'a,
+        Result<Vec<toolcall_session::ConversationInfo>, toolcall_session::StoreError>,
+    > {
         self.inner.list(owner)
     }
 

@@ -13,6 +13,8 @@ mod server;
 
 // The server on a session store: restarts, users, reloads, stops.
 mod chats;
+// A tool's big image served under the chat, to its owner alone.
+mod files;
 
 // toolcall_ui::serve against raw connections: timeouts, the cap, long streams.
 mod connections;
