@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use toolcall::agent::{RunBudget, RunLimits};
-use toolcall::toolset::{RunOptions, Toolset};
+use toolcall::toolset::{Toolset, TurnOptions};
 use toolcall::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool};
 
 #[derive(Deserialize, JsonSchema)]
@@ -165,7 +165,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .add(WeatherAlerts)
         .add(AirQuality)
         .build()?
-        .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(5)));
+        .with_options(TurnOptions::new().with_default_timeout(Duration::from_secs(5)));
     let ctx = ToolContext::new();
     let mut budget = RunBudget::new(RunLimits::default().with_max_tool_calls(20));
 

@@ -110,7 +110,7 @@ impl TypedTool for WeatherChart {
             bar_chart(&celsius).map_err(|e| ToolError::failed(format!("drawing the chart failed: {e}")))?;
         let numbers: Vec<String> = celsius.iter().map(|c| format!("{c:.0}")).collect();
         Ok(Output::text(format!("Daily temperatures in {}, °C: {}", req.city, numbers.join(", ")))
-            .with_image(Media::bytes(png, "image/png").named("chart.png"))
+            .with_image(Media::bytes(png, "image/png").with_name("chart.png"))
             .with_artifact(serde_json::json!({ "city": req.city, "celsius": celsius })))
     }
 }
@@ -214,7 +214,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         match arg.as_str() {
             "--http" => http = Some(args.next().ok_or("--http needs an address, e.g. 127.0.0.1:8000")?),
             "--token" => options = options.with_bearer_token(args.next().ok_or("--token needs a value")?),
-            "--stateless" => options = options.stateless(true),
+            "--stateless" => options = options.with_stateless(true),
             other => return Err(format!("unknown argument `{other}`; try --http ADDR").into()),
         }
     }

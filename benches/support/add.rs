@@ -81,7 +81,7 @@ pub(crate) async fn serve_with_rmcp<S: ServerHandler + Clone + Send + Sync + 'st
 /// Serve our bridge with our HTTP server (the path users take:
 /// `HttpOptions::bind`), and give its URL.
 pub(crate) async fn serve_with_tools() -> String {
-    serve_with_options(HttpOptions::new().stop_on_ctrl_c(false)).await
+    serve_with_options(HttpOptions::new().with_stop_on_ctrl_c(false)).await
 }
 
 /// Serve our bridge with our HTTP server, configured by `options`, on a

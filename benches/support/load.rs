@@ -71,8 +71,10 @@ pub(crate) fn serve_if_asked(heap: Option<fn() -> usize>) {
     runtime.block_on(async {
         let url = match which.as_str() {
             "ours" => {
-                let options =
-                    HttpOptions::new().stop_on_ctrl_c(false).with_max_sessions(CAP).with_max_connections(CAP);
+                let options = HttpOptions::new()
+                    .with_stop_on_ctrl_c(false)
+                    .with_max_sessions(CAP)
+                    .with_max_connections(CAP);
                 add::serve_with_options(options).await
             }
             "rmcp" => add::serve_with_rmcp(add::Plain).await,

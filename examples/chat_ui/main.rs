@@ -83,7 +83,7 @@ async fn get_weather(_ctx: &ToolContext, city: String) -> Result<Output, ToolErr
     // The model reads the JSON; the page gets it as JSON, the chart as an
     // image, and the hours, which the model never sees, as the artifact.
     Ok(Output::text(json!({"city": city, "celsius": celsius, "sky": sky}).to_string())
-        .with_image(Media::bytes(chart, "image/png").named("today.png"))
+        .with_image(Media::bytes(chart, "image/png").with_name("today.png"))
         .with_artifact(json!({"city": city, "hours": hours})))
 }
 

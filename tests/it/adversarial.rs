@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Barrier, Notify};
 use toolcall::mcp::{HttpOptions, McpServer};
-use toolcall::toolset::{RunOptions, ToolOptions};
+use toolcall::toolset::{ToolOptions, TurnOptions};
 use toolcall::{
     ArgumentLimits, CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec,
     Toolset, TypedTool, tool,
@@ -455,7 +455,7 @@ async fn a_tool_that_never_returns_times_out_alone() {
     let hang =
         |name: &'static str| Hang(ToolSpec::new::<Nothing>(name, "Never returns."), Arc::clone(&dropped));
     let mut tools =
-        Toolset::new().with_options(RunOptions::new().with_default_timeout(Duration::from_millis(300)));
+        Toolset::new().with_options(TurnOptions::new().with_default_timeout(Duration::from_millis(300)));
     tools
         .add_with(hang("hang_registered"), ToolOptions::new().with_timeout(Duration::from_millis(200)))
         .unwrap();
@@ -626,7 +626,7 @@ async fn an_http_client_that_disconnects_mid_call_leaves_the_server_serving() {
         Stuck { started: Arc::clone(&started), starts: Arc::clone(&starts), dropped: Arc::clone(&dropped) };
     let tools = Toolset::builder().add(Double).add(stuck).build().unwrap();
     let shutdown = CancellationToken::new();
-    let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = HttpOptions::new().with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let bound = options.bind(McpServer::new(tools), "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let (url, addr) = (bound.url(), bound.local_addr());
     let server = tokio::spawn(bound.serve());

@@ -321,7 +321,7 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     let mut tools = Toolset::builder().add(Echo).build().unwrap();
     // The filter judges the server's own names, before the prefix.
     let weather_only =
-        Registration::new().prefix("Remote").filter(|tool| tool.spec().name() == "get_weather");
+        Registration::new().with_prefix("Remote").with_filter(|tool| tool.spec().name() == "get_weather");
     assert_eq!(client.register_with(&mut tools, weather_only).await.unwrap(), 1);
     assert_eq!(tools.names().collect::<Vec<_>>(), ["echo", "remote_get_weather"]);
     assert_eq!(tools.source_of("remote_get_weather"), Some("tools-example"));
@@ -337,7 +337,7 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     assert_eq!(tools.call(&ctx, &ToolCall::new("2", "get_weather", "{}")).await.outcome, Outcome::NotFound);
 
     // The same tools again collide, naming both sources, and nothing is added.
-    let again = Registration::new().prefix("remote").source("weather-server");
+    let again = Registration::new().with_prefix("remote").with_source("weather-server");
     let err = client.register_with(&mut tools, again).await.unwrap_err();
     assert!(matches!(err, toolcall::mcp::McpError::Register { .. }), "{err:?}");
     assert!(
@@ -348,7 +348,7 @@ async fn remote_tools_join_under_a_prefix_and_through_a_filter() {
     );
     assert_eq!(tools.len(), 2);
     // A prefix that breaks the naming rules is refused, naming the tool.
-    let err = client.register_with(&mut tools, Registration::new().prefix("re mote")).await.unwrap_err();
+    let err = client.register_with(&mut tools, Registration::new().with_prefix("re mote")).await.unwrap_err();
     assert!(
         err.to_string().contains("the prefix `re mote` gives tool `get_weather` an invalid name"),
         "{err}"
@@ -530,7 +530,7 @@ async fn http_server(options: HttpOptions, cancelled: Option<(Arc<AtomicBool>, A
     }
     let server = McpServer::new(tools);
     let shutdown = CancellationToken::new();
-    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = options.with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let bound = options.bind(server.clone(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let url = bound.url();
     let task = tokio::spawn(bound.serve());
@@ -626,7 +626,7 @@ impl TypedTool for Slow {
 async fn a_shutdown_lets_the_calls_in_flight_finish_and_answer() {
     for stateless in [false, true] {
         // Longer than rmcp waits for replies when a session is cancelled (2 s).
-        let (slow, call) = shut_down_during_a_call(HttpOptions::new().stateless(stateless), 3000).await;
+        let (slow, call) = shut_down_during_a_call(HttpOptions::new().with_stateless(stateless), 3000).await;
         let answer =
             tokio::time::timeout(Duration::from_secs(10), call).await.expect("the call ended").unwrap();
         let result = answer.unwrap_or_else(|e| panic!("stateless {stateless}: {e}"));
@@ -638,7 +638,8 @@ async fn a_shutdown_lets_the_calls_in_flight_finish_and_answer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_shutdown_cancels_the_calls_that_outlast_its_grace() {
     for stateless in [false, true] {
-        let options = HttpOptions::new().stateless(stateless).with_shutdown_grace(Duration::from_millis(100));
+        let options =
+            HttpOptions::new().with_stateless(stateless).with_shutdown_grace(Duration::from_millis(100));
         // A ten-minute call: the server stopped within 10 s all the same,
         // and the tool's run is dropped.
         let (slow, call) = shut_down_during_a_call(options, 600_000).await;
@@ -663,7 +664,7 @@ async fn shut_down_during_a_call(
     let slow = Slow::default();
     let server = McpServer::new(Toolset::builder().add(slow.clone()).build().unwrap());
     let shutdown = CancellationToken::new();
-    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = options.with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let bound = options.bind(server, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let url = bound.url();
     let task = tokio::spawn(bound.serve());
@@ -730,7 +731,7 @@ async fn cancelling_the_servers_context_cancels_its_calls() {
     let everything = CancellationToken::new();
     let server = McpServer::new(tools).with_context(ToolContext::new().with_cancellation(everything.clone()));
     let shutdown = CancellationToken::new();
-    let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = HttpOptions::new().with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let bound = options.bind(server, "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let url = bound.url();
     tokio::spawn(bound.serve());
@@ -827,7 +828,7 @@ async fn clients_without_sessions_hear_of_changes_by_subscription() {
 
 #[tokio::test]
 async fn stateless_mode_answers_calls() {
-    let http = http_server(HttpOptions::new().stateless(true), None).await;
+    let http = http_server(HttpOptions::new().with_stateless(true), None).await;
     let client = ().serve(StreamableHttpClientTransport::from_uri(http.url.as_str())).await.unwrap();
     let result = client.call_tool(call("echo", json!({"n": 21}))).await.unwrap();
     assert_eq!(text(&result), "42");

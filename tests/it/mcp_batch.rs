@@ -129,8 +129,10 @@ async fn echo(text: String) -> String {
 /// The echo server over HTTP, stateless or not, until the token is cancelled.
 async fn http(stateless: bool) -> (String, CancellationToken) {
     let shutdown = CancellationToken::new();
-    let options =
-        HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false).stateless(stateless);
+    let options = HttpOptions::new()
+        .with_shutdown(shutdown.clone())
+        .with_stop_on_ctrl_c(false)
+        .with_stateless(stateless);
     let server = McpServer::new(Toolset::builder().add(Echo).build().expect("a toolset"));
     let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
     let url = bound.url();

@@ -148,7 +148,7 @@ struct Http {
 impl Http {
     async fn start() -> Self {
         let shutdown = CancellationToken::new();
-        let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+        let options = HttpOptions::new().with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
         let server =
             McpServer::new(Toolset::builder().add(Echo).add(WaitForGate).build().expect("a toolset"));
         let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");

@@ -33,7 +33,7 @@ struct Running {
 
 async fn start(options: HttpOptions) -> Running {
     let shutdown = CancellationToken::new();
-    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = options.with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let server = McpServer::new(Toolset::builder().add(Nap).build().expect("a toolset"));
     let bound = options.bind(server, "127.0.0.1:0".parse().expect("an address")).await.expect("bound");
     let (addr, url) = (bound.local_addr(), bound.url());
@@ -88,7 +88,8 @@ async fn a_shutdown_ends_though_a_client_never_finishes_its_request() {
 #[tokio::test]
 async fn a_call_cut_off_by_the_shutdown_gets_a_json_rpc_error() {
     for stateless in [false, true] {
-        let options = HttpOptions::new().stateless(stateless).with_shutdown_grace(Duration::from_millis(200));
+        let options =
+            HttpOptions::new().with_stateless(stateless).with_shutdown_grace(Duration::from_millis(200));
         let running = start(options).await;
         let client = ().serve(StreamableHttpClientTransport::from_uri(running.url.as_str())).await.unwrap();
         let call = tokio::spawn(async move {
@@ -221,7 +222,9 @@ async fn addresses_and_tokens_that_expose_the_tools_are_refused_at_bind() {
         assert!(message.contains("the bearer token is empty"), "{message}");
     }
     assert!(HttpOptions::new().with_bearer_token("s3cret").bind(server(), anywhere).await.is_ok());
-    assert!(HttpOptions::new().allow_unauthenticated_network(true).bind(server(), anywhere).await.is_ok());
+    assert!(
+        HttpOptions::new().with_allow_unauthenticated_network(true).bind(server(), anywhere).await.is_ok()
+    );
 }
 
 #[tokio::test]

@@ -43,8 +43,9 @@ impl TypedTool for Parts {
     }
     async fn run(&self, _: &ToolContext, req: Which) -> Result<Output, ToolError> {
         let image = Part::Image(Media::bytes(image_bytes(), "image/png"));
-        let file = Part::File(Media::bytes(PDF, "application/pdf").named("report 2026.pdf"));
-        let url = Part::File(Media::url("https://example.com/data/rows.csv", "text/csv").named("rows.csv"));
+        let file = Part::File(Media::bytes(PDF, "application/pdf").with_name("report 2026.pdf"));
+        let url =
+            Part::File(Media::url("https://example.com/data/rows.csv", "text/csv").with_name("rows.csv"));
         let output = Output::text(format!("here is the {}", req.kind)).with_artifact(json!({"secret": 42}));
         Ok(match req.kind.as_str() {
             "image" => output.with(image),
@@ -54,7 +55,7 @@ impl TypedTool for Parts {
                 .with(image)
                 .with(Part::Text { text: "and more".into() })
                 .with(file)
-                .with(Part::File(Media::bytes("a,b\n1,2\n", "text/csv").named("rows.csv")))
+                .with(Part::File(Media::bytes("a,b\n1,2\n", "text/csv").with_name("rows.csv")))
                 .with(Part::File(Media::bytes(vec![0x52, 0x49, 0x46, 0x46], "audio/wav")))
                 .with(url)
                 .with(Part::Json { value: json!({"rows": 2}) }),
@@ -146,7 +147,7 @@ async fn a_url_survives_a_round_trip() {
 #[tokio::test]
 async fn every_part_survives_a_round_trip_over_http() {
     let shutdown = CancellationToken::new();
-    let options = HttpOptions::new().with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = HttpOptions::new().with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let bound = options.bind(server(), "127.0.0.1:0".parse().unwrap()).await.unwrap();
     let url = bound.url();
     tokio::spawn(bound.serve());
@@ -301,6 +302,9 @@ async fn every_wrapper_and_composition_passes_on_the_whole_output() {
     });
     let client = McpClient::connect(client_side).await.unwrap();
     let mut remote = Toolset::new();
-    client.register_with(&mut remote, toolcall::mcp::Registration::new().prefix("remote")).await.unwrap();
+    client
+        .register_with(&mut remote, toolcall::mcp::Registration::new().with_prefix("remote"))
+        .await
+        .unwrap();
     four_of(&remote, "remote_four", false, "MCP import with a prefix").await;
 }

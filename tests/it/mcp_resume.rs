@@ -52,7 +52,7 @@ async fn start() -> Running {
 async fn start_with(options: HttpOptions) -> Running {
     let gate = Gated::default();
     let shutdown = CancellationToken::new();
-    let options = options.with_shutdown(shutdown.clone()).stop_on_ctrl_c(false);
+    let options = options.with_shutdown(shutdown.clone()).with_stop_on_ctrl_c(false);
     let server = McpServer::new(Toolset::builder().add(gate.clone()).build().expect("a toolset"));
     let bound =
         options.bind(server.clone(), "127.0.0.1:0".parse().expect("an address")).await.expect("bound");

@@ -299,12 +299,22 @@ impl Agent {
     /// assert_eq!(refused.tool.as_deref(), Some("store"));
     /// assert!(refused.to_string().starts_with("tool `store` cannot be sent as openai-strict"), "{refused}");
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] when a dialect of the model cannot express the toolset, naming the tool
+    /// and the keyword: change that tool, or drop strict mode.
     pub fn new(model: impl Model + 'static, toolset: Toolset) -> Result<Self, DialectError> {
         Self::from_shared(Arc::new(model), toolset)
     }
 
     /// An agent over a model that is shared (between agents, with a test);
     /// the toolset is checked as in [`Self::new`].
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] when a dialect of the model cannot express the toolset, as for
+    /// [`Self::new`].
     pub fn from_shared(model: Arc<dyn Model>, toolset: Toolset) -> Result<Self, DialectError> {
         for dialect in model.dialects() {
             check(dialect, &toolset)?;
@@ -353,7 +363,7 @@ impl Agent {
     /// (`gen_ai.system_instructions`, `gen_ai.input.messages`,
     /// `gen_ai.output.messages`), each call span its arguments and result
     /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, through
-    /// the toolset's [`RunOptions::trace_content`](toolcall_core::toolset::RunOptions::trace_content)).
+    /// the toolset's [`TurnOptions::trace_content`](toolcall_core::toolset::TurnOptions::trace_content)).
     /// They hold what the user, the model and the tools said: turn it on
     /// where a trace may keep that.
     ///
@@ -482,6 +492,12 @@ impl Agent {
     /// assert_eq!(result.answer, r#"{"approved":true,"reason":"ok"}"#);
     /// # });
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`], naming the keyword, when a dialect of the model cannot express the
+    /// answer's schema, or (as a tool) when the answer's tool cannot join the toolset, e.g. a
+    /// tool of the same name is there ([`AnswerType::with_name`] gives it another).
     pub fn with_answer_type(mut self, answer: AnswerType) -> Result<Self, DialectError> {
         if let Some(old) = self.answer.take()
             && old.mode() == AnswerMode::Tool
@@ -541,6 +557,11 @@ impl Agent {
     /// assert_eq!(typed.run.stop, StopReason::Answered);
     /// # });
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`AgentError`] with [`ModelError::Tools`] when the dialect cannot express `T`'s schema
+    /// (before any request, with an empty transcript), and as [`Self::run`] otherwise.
     pub async fn run_as<T: DeserializeOwned + Serialize + JsonSchema>(
         &self,
         input: impl Into<RunInput>,
@@ -604,6 +625,12 @@ impl Agent {
     /// Run the loop from `input` ([`RunInput`]: a user message, a saved
     /// transcript, or a paused run with its decisions), in this process or
     /// another, until the model answers or a limit stops it.
+    ///
+    /// # Errors
+    ///
+    /// [`AgentError`] when a model request fails: its [`error`](AgentError::error) says why (see
+    /// [`ModelError::is_transient`]), its [`transcript`](AgentError::transcript) holds the run so
+    /// far, which [`RunInput::Transcript`] continues. Limits and refusals are no error: see [`StopReason`].
     pub async fn run(&self, input: impl Into<RunInput>) -> Result<RunResult, AgentError> {
         self.drive(input.into(), None, &InProcess).await
     }
@@ -611,6 +638,11 @@ impl Agent {
     /// [`Agent::run`] with its side effects going through `effects`: each
     /// model request, each turn's calls, and the wait for a person's
     /// decision ([`Effects`]), as a durable engine journals them.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::run`]: [`AgentError`] when a model request fails, or when `effects` fails a
+    /// step ([`ModelError::Engine`]); its transcript holds the run so far.
     pub async fn run_with(
         &self,
         input: impl Into<RunInput>,

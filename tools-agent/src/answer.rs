@@ -138,12 +138,23 @@ impl AnswerType {
 
     /// The answer's schema in `dialect`, as the provider's structured
     /// outputs take it ([`Dialect::answer_schema`]).
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`], naming the keyword, when `dialect`'s structured outputs cannot express
+    /// the schema, and always for [`Dialect::Mcp`].
     pub fn schema(&self, dialect: Dialect) -> Result<Value, DialectError> {
         dialect.answer_schema(self.tool.as_ref())
     }
 
     /// Read the model's answer text through the argument pipeline: the
     /// value as the type serializes it, or the reason the model is told.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolError::InvalidArguments`] when the text does not read as the type, with the reason
+    /// to show the model; [`ToolError::Failed`] when the schema's constraints do not compile or
+    /// the value does not serialize back.
     pub fn read(&self, text: &str) -> Result<Value, ToolError> {
         (self.tool.read)(&self.tool.spec, text)
     }

@@ -158,6 +158,11 @@ impl RunBudget {
 
     /// Count a turn's calls before they run; refuse the turn (counting
     /// nothing) if it would pass the total.
+    ///
+    /// # Errors
+    ///
+    /// [`LimitExceeded::ToolCalls`] when the turn's calls would pass
+    /// [`max_tool_calls`](RunLimits::max_tool_calls); nothing is counted, and the turn should not run.
     pub fn admit(&mut self, calls: &[ToolCall]) -> Result<(), LimitExceeded> {
         let requested = self.calls.saturating_add(calls.len());
         if requested > self.limits.max_tool_calls {
@@ -172,6 +177,11 @@ impl RunBudget {
     /// `reason`): the model is asked again, up to
     /// [`max_retries_per_tool`](RunLimits::max_retries_per_tool) turns in
     /// a row; a turn whose calls are read starts the count again.
+    ///
+    /// # Errors
+    ///
+    /// [`LimitExceeded::Malformed`] when more turns in a row than
+    /// [`max_retries_per_tool`](RunLimits::max_retries_per_tool) could not be read: stop the run.
     pub fn record_malformed(&mut self, reason: &str) -> Result<(), LimitExceeded> {
         self.malformed += 1;
         let limit = self.limits.max_retries_per_tool;
@@ -183,6 +193,12 @@ impl RunBudget {
 
     /// Count a turn's results; the first limit passed is the error. All the
     /// results are counted either way.
+    ///
+    /// # Errors
+    ///
+    /// The first limit passed: [`LimitExceeded::NotFound`] for too many calls of unknown tools,
+    /// [`LimitExceeded::Retries`] for a tool that ended in invalid arguments or a retry request
+    /// too many times in a row. The results are counted either way.
     pub fn record(&mut self, results: &[ToolResult]) -> Result<(), LimitExceeded> {
         let mut exceeded = None;
         for result in results {

@@ -313,6 +313,10 @@ mod server {
 
     impl ScriptedServer {
         /// A server that answers each request with the next of these replies.
+        ///
+        /// # Errors
+        ///
+        /// The [`std::io::Error`] of binding a local port (`127.0.0.1:0`) or reading its address.
         pub async fn start(replies: impl IntoIterator<Item = Reply>) -> std::io::Result<Self> {
             let queue = Mutex::new(replies.into_iter().collect::<VecDeque<_>>());
             Self::serve(Box::new(move |_: &Value| queue.lock().ok()?.pop_front())).await
@@ -320,6 +324,10 @@ mod server {
 
         /// A server that answers each request (its JSON body) with what
         /// `script` makes of it; `None` answers a 400.
+        ///
+        /// # Errors
+        ///
+        /// The [`std::io::Error`] of binding a local port (`127.0.0.1:0`) or reading its address.
         pub async fn answering(
             script: impl Fn(&Value) -> Option<Reply> + Send + Sync + 'static,
         ) -> std::io::Result<Self> {

@@ -34,10 +34,20 @@ use crate::{Output, ToolError};
 )]
 pub trait ToolOutput: Sized {
     /// The content string for the model. Fails only if serialization fails.
+    ///
+    /// # Errors
+    ///
+    /// An implementation returns [`ToolError::Failed`] when the value cannot become content
+    /// (the built-in ones only when serialization fails); the model is shown that error.
     fn into_content(self) -> Result<String, ToolError>;
 
     /// The whole output: by default the content string alone; an
     /// [`Output`] gives its parts and artifact as well.
+    ///
+    /// # Errors
+    ///
+    /// What [`into_content`](Self::into_content) returns; an implementation that builds an
+    /// [`Output`] of its own returns [`ToolError::Failed`] when it cannot.
     fn into_output(self) -> Result<Output, ToolError> {
         self.into_content().map(Output::text)
     }
@@ -65,6 +75,11 @@ pub struct Json<T>(pub T);
 pub struct Displayed<T>(pub T);
 
 /// Compact JSON of `value`: the content of every serializable output.
+///
+/// # Errors
+///
+/// [`ToolError::Failed`] when `value` does not serialize: its `Serialize` impl fails, or it
+/// is a map whose keys serde_json cannot write as strings.
 pub fn to_json_content<T: Serialize + ?Sized>(value: &T) -> Result<String, ToolError> {
     serde_json::to_string(value)
         .map_err(|e| ToolError::failed(format!("the tool's output could not be serialized: {e}")))

@@ -106,7 +106,7 @@ impl Media {
     }
 
     /// The same content under a file name.
-    pub fn named(mut self, name: impl Into<String>) -> Self {
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
         self.name = Some(name.into());
         self
     }

@@ -122,12 +122,22 @@ impl ToolSpec {
 
     /// Read a call's raw arguments into `R` through the one argument
     /// pipeline, under this spec's schema and limits ([`Parameters::parse`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ToolError::InvalidArguments`] when the text is over the limits, is not JSON, does not
+    /// fit `R` or breaks the constraints; [`ToolError::Failed`] when the constraints do not compile.
     pub fn parse<R: DeserializeOwned>(&self, arguments: &str) -> Result<R, ToolError> {
         self.parameters.parse(arguments, &self.limits)
     }
 
     /// Read a call's raw arguments as a JSON object, for a tool with no
     /// request type ([`Parameters::parse_object`]).
+    ///
+    /// # Errors
+    ///
+    /// [`ToolError::InvalidArguments`] when the text is over the limits, is not a JSON object or
+    /// breaks the schema; [`ToolError::Failed`] when the constraints do not compile.
     pub fn parse_object(&self, arguments: &str) -> Result<JsonObject, ToolError> {
         self.parameters.parse_object(arguments, &self.limits)
     }

@@ -26,6 +26,11 @@ pub trait Arguments: Sized {
     fn parameters() -> Parameters;
 
     /// Read a call's raw arguments through `spec`'s pipeline ([`ToolSpec::parse`]).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`ToolSpec::parse`]: [`ToolError::InvalidArguments`] for arguments that do not
+    /// fit, [`ToolError::Failed`] when the schema's constraints do not compile.
     fn parse(spec: &ToolSpec, arguments: &str) -> Result<Self, ToolError>;
 }
 

@@ -258,7 +258,14 @@ pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
     }
     let mut out = String::new();
     let mut blank = false;
+    let mut fenced = false;
     for line in lines {
+        fenced ^= line.starts_with("```");
+        // A heading starts the sections written for Rust readers (`# Errors`,
+        // `# Examples`): the model reads what comes before.
+        if !fenced && line.starts_with('#') && line.trim_start_matches('#').starts_with(' ') {
+            break;
+        }
         if line.is_empty() {
             blank = !out.is_empty();
             continue;
@@ -317,5 +324,22 @@ mod tests {
             async fn f() {}
         };
         assert_eq!(docs(&item.attrs).unwrap(), "Current temperature for a city.\n\nSecond paragraph.");
+    }
+
+    #[test]
+    fn the_description_ends_at_the_first_heading_outside_code() {
+        let item: ItemFn = syn::parse_quote! {
+            /// Search the web.
+            ///
+            /// ```
+            /// # let hidden = 1;
+            /// ```
+            ///
+            /// # Errors
+            ///
+            /// When the API is down.
+            async fn f() {}
+        };
+        assert_eq!(docs(&item.attrs).unwrap(), "Search the web.\n\n``` # let hidden = 1; ```");
     }
 }

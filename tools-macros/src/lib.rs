@@ -55,7 +55,7 @@
 //! | key | value | default |
 //! |---|---|---|
 //! | `name` | `"get_weather"`, must match `^[a-zA-Z0-9_-]{1,64}$` | the fn's name |
-//! | `description` | `"..."` | the doc comment, lines trimmed and joined (required if there is no doc comment) |
+//! | `description` | `"..."` | the doc comment up to its first heading (`# Errors`, `# Examples`: sections for Rust readers), lines trimmed and joined (required if there is no doc comment) |
 //! | `title` | `"..."` | none |
 //! | `read_only`, `destructive`, `idempotent`, `open_world` | flag, or `= true`/`= false` | unset |
 //! | `timeout` | `"500ms"`, `"30s"`, `"2m"`, `"1h"`, or several (`"1m30s"`) | none |

@@ -35,7 +35,7 @@ type Filter = Arc<dyn Fn(&dyn Tool) -> bool + Send + Sync>;
 ///
 /// // Another server's read-only tools, as `github_*`.
 /// let github = McpClient::http("http://127.0.0.1:8001/mcp").await?;
-/// let read_only = Registration::new().prefix("github").filter(|tool| tool.spec().annotations().read_only == Some(true));
+/// let read_only = Registration::new().with_prefix("github").with_filter(|tool| tool.spec().annotations().read_only == Some(true));
 /// github.register_with(&mut tools, read_only).await?;
 /// # Ok(()) }
 /// ```
@@ -46,6 +46,12 @@ pub struct McpClient {
 
 impl McpClient {
     /// Start `command` and speak MCP on its stdin/stdout.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Spawn`] when the program cannot be started; [`McpError::Transport`] when the
+    /// process exits or its pipes fail before the handshake; [`McpError::Connect`] when the
+    /// handshake fails otherwise (no protocol version both speak...).
     pub async fn stdio(command: tokio::process::Command) -> Result<Self, McpError> {
         let program = command.as_std().get_program().to_string_lossy().into_owned();
         let transport =
@@ -54,17 +60,33 @@ impl McpClient {
     }
 
     /// Connect to a streamable HTTP server at `url` (e.g. `http://127.0.0.1:8000/mcp`).
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Transport`] when nothing answers at `url` or the server refuses the
+    /// connection (it may want a token: [`Self::http_with_token`]); [`McpError::Connect`] when
+    /// the handshake fails otherwise.
     pub async fn http(url: &str) -> Result<Self, McpError> {
         Self::connect(StreamableHttpClientTransport::from_uri(url)).await
     }
 
     /// Connect to a streamable HTTP server that wants a bearer token.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Transport`] when nothing answers at `url` or the server refuses the token;
+    /// [`McpError::Connect`] when the handshake fails otherwise.
     pub async fn http_with_token(url: &str, token: &str) -> Result<Self, McpError> {
         let config = StreamableHttpClientTransportConfig::with_uri(url).auth_header(token);
         Self::connect(StreamableHttpClientTransport::from_config(config)).await
     }
 
     /// Connect over any rmcp client transport (a duplex stream, a socket...).
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Transport`] when the transport fails before the handshake is done;
+    /// [`McpError::Connect`] when the handshake fails otherwise.
     pub async fn connect<T, E, A>(transport: T) -> Result<Self, McpError>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
@@ -80,6 +102,10 @@ impl McpClient {
     }
 
     /// The server's tools, as local [`Tool`]s.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Request`] when `tools/list` fails or the server answers it with an error.
     pub async fn tools(&self) -> Result<Vec<RemoteTool>, McpError> {
         let listed = self
             .connection
@@ -93,6 +119,11 @@ impl McpClient {
     /// Add every tool of the server to `toolset`; returns how many. A name
     /// that breaks the rules or collides is an error, and nothing is added.
     /// The same as [`McpClient::register_with`] with [`Registration::new`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::register_with`]: [`McpError::Request`] when `tools/list` fails,
+    /// [`McpError::Register`] when a tool's name breaks the rules or collides.
     pub async fn register(&self, toolset: &mut Toolset) -> Result<usize, McpError> {
         self.register_with(toolset, Registration::new()).await
     }
@@ -111,11 +142,17 @@ impl McpClient {
     /// use toolcall_mcp::{McpClient, Registration};
     /// # async fn run(client: McpClient) -> Result<(), Box<dyn std::error::Error>> {
     /// let mut tools = Toolset::new();
-    /// let registration = Registration::new().prefix("github").filter(|tool| !tool.spec().name().starts_with("delete_"));
+    /// let registration = Registration::new().with_prefix("github").with_filter(|tool| !tool.spec().name().starts_with("delete_"));
     /// let added = client.register_with(&mut tools, registration).await?;
     /// assert!(tools.names().all(|name| name.starts_with("github_")));
     /// # let _ = added; Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Request`] when `tools/list` fails; [`McpError::Register`] when a tool's name
+    /// breaks the rules, the prefix makes one invalid, or one collides with a tool of `toolset`
+    /// (prefix or filter the server's tools to avoid it). Nothing is added then.
     pub async fn register_with(
         &self,
         toolset: &mut Toolset,
@@ -155,9 +192,9 @@ impl McpClient {
 /// ```
 /// use toolcall_mcp::Registration;
 /// let registration = Registration::new()
-///     .prefix("github")
-///     .filter(|tool| tool.spec().annotations().destructive != Some(true))
-///     .source("github-mcp");
+///     .with_prefix("github")
+///     .with_filter(|tool| tool.spec().annotations().destructive != Some(true))
+///     .with_source("github-mcp");
 /// # let _ = registration;
 /// ```
 #[derive(Clone, Default)]
@@ -176,21 +213,21 @@ impl Registration {
 
     /// Register each tool as `<prefix>_<name>`, lower-cased
     /// ([`Toolset::prefixed`]): the remote call still goes by the server's name.
-    pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self
     }
 
     /// Keep only the tools `keep` says yes to, judged under the server's
     /// names (before the prefix); with several filters, every one must.
-    pub fn filter(mut self, keep: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
+    pub fn with_filter(mut self, keep: impl Fn(&dyn Tool) -> bool + Send + Sync + 'static) -> Self {
         self.filters.push(Arc::new(keep));
         self
     }
 
     /// Label the tools `source` instead of the server's name, for errors
     /// and [`Toolset::source_of`].
-    pub fn source(mut self, source: impl Into<String>) -> Self {
+    pub fn with_source(mut self, source: impl Into<String>) -> Self {
         self.source = Some(source.into());
         self
     }

@@ -218,6 +218,11 @@ impl Dialect {
     /// let err = Dialect::OpenAiChat.tool_choice(&tools, &ToolChoice::tool("get_wether"), None).unwrap_err();
     /// assert!(err.problem.contains("get_weather, get_time"), "{err}");
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolChoiceError`], naming this dialect and the setting, in the cases above: offer the
+    /// named tool, or ask for a choice or parallel setting the dialect can send.
     pub fn tool_choice(
         self,
         toolset: &Toolset,

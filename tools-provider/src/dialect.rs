@@ -152,6 +152,12 @@ impl Dialect {
     }
 
     /// One function tool's definition (no limits check: see [`Self::definitions`]).
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] when the tool's examples do not fit its schema, when a strict or Gemini
+    /// dialect cannot express the schema, or when Gemini refuses the name; the error's
+    /// [`keyword`](DialectError::keyword) says what to change.
     pub fn function(self, tool: &dyn Tool) -> Result<Value, DialectError> {
         crate::examples::check(self, tool)?;
         match self {
@@ -191,6 +197,11 @@ impl Dialect {
     /// assert_eq!(schema["additionalProperties"], false);
     /// assert!(Dialect::Mcp.answer_schema(&answer).is_err());
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] for [`Mcp`](Self::Mcp), which has no answer to constrain, and when the
+    /// strict or Gemini transform cannot express the answer's schema (an open map, `not`...).
     pub fn answer_schema(self, answer: &dyn Tool) -> Result<Value, DialectError> {
         let (name, parameters) = (answer.spec().name(), answer.spec().parameters());
         let schema = match self {
@@ -228,6 +239,11 @@ impl Dialect {
     /// assert!(Dialect::OpenAiChat.check(&tool).is_ok());
     /// assert_eq!(Dialect::Gemini.check(&tool).unwrap_err().keyword, "name");
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] for what [`Self::function`] refuses, and for a per-tool limit of the
+    /// provider ([`limits`]) the definition breaks, such as the name's length.
     pub fn check(self, tool: &dyn Tool) -> Result<(), DialectError> {
         let definition = Definition { name: tool.spec().name().to_owned(), value: self.function(tool)? };
         limits::enforce(self, std::slice::from_ref(&definition))
@@ -236,6 +252,11 @@ impl Dialect {
     /// The provider's native web search tool, for dialects that have one.
     /// An option the provider's tool lacks (a domain filter) is refused,
     /// naming this dialect.
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] when the search has an option this dialect's tool lacks: blocked domains
+    /// for OpenAI Responses, both domain lists at once for Anthropic, any domain list for Gemini.
     pub fn native_web_search(self, search: &WebSearch) -> Result<Option<Value>, DialectError> {
         let native = match self {
             Self::OpenAiResponses | Self::OpenAiResponsesStrict => {
@@ -258,6 +279,12 @@ impl Dialect {
     ///
     /// Fails if any tool cannot be expressed or the toolset breaks the
     /// provider's limits ([`limits`]).
+    ///
+    /// # Errors
+    ///
+    /// [`DialectError`] for the first tool [`Self::function`] refuses, a web search option the
+    /// native tool lacks ([`Self::native_web_search`]), or the first provider limit the toolset
+    /// breaks ([`limits`]), such as too many tools.
     pub fn definitions(self, toolset: &Toolset) -> Result<Vec<Definition>, DialectError> {
         let definitions = self.build(toolset).collect::<Result<Vec<_>, _>>()?;
         limits::enforce(self, &definitions)?;
@@ -298,6 +325,11 @@ impl Dialect {
     /// the elements (count them, add one of your own, look one up), take
     /// [`Self::tool_list`]; for one definition per tool with its name,
     /// [`Self::definitions`].
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Self::definitions`]: a [`DialectError`] for a tool, a web search option or a
+    /// provider limit this dialect cannot express.
     pub fn tools(self, toolset: &Toolset) -> Result<Value, DialectError> {
         self.tool_list(toolset).map(Value::Array)
     }
@@ -332,6 +364,11 @@ impl Dialect {
     /// // `tools` is the same list as one JSON value.
     /// assert_eq!(Dialect::Anthropic.tools(&tools).unwrap(), serde_json::Value::Array(list));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Self::definitions`]: a [`DialectError`] for a tool, a web search option or a
+    /// provider limit this dialect cannot express.
     pub fn tool_list(self, toolset: &Toolset) -> Result<Vec<Value>, DialectError> {
         let definitions = self.definitions(toolset)?;
         if self == Self::Gemini {
@@ -365,6 +402,11 @@ impl Dialect {
     /// assert_eq!((calls[0].id.as_str(), calls[0].name.as_str()), ("call_1", "get_weather"));
     /// assert!(Dialect::Mcp.parse_calls(&response).is_err());
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MessageError`] when the response is not shaped as the provider documents it (its
+    /// [`problem`](MessageError::problem) says where), and always for [`Mcp`](Self::Mcp).
     pub fn parse_calls(self, response: &Value) -> Result<Vec<ToolCall>, MessageError> {
         match self {
             Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::parse_calls(response),
@@ -406,6 +448,11 @@ impl Dialect {
     /// let messages = Dialect::OpenAiChat.format_results(&[result]).unwrap();
     /// assert_eq!(messages, [serde_json::json!({"role": "tool", "tool_call_id": "call_1", "content": "21°C"})]);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MessageError`] always for [`Mcp`](Self::Mcp), and for a part the provider cannot take,
+    /// with [`MessageError::refused`] naming the tool and the part: convert or leave out that part.
     pub fn format_results(self, results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
         let formatted = match self {
             Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::format_results(results),

@@ -115,6 +115,11 @@ fn report(differences: &[Difference]) -> String {
 
 /// Every file of the export, relative to the folder (`openai/get_forecast.json`),
 /// with its contents, sorted by path.
+///
+/// # Errors
+///
+/// [`DialectError`] for the first tool, web search option or limit a dialect refuses
+/// ([`Dialect::definitions`]).
 pub fn render(toolset: &Toolset, dialects: &[Dialect]) -> Result<BTreeMap<PathBuf, String>, DialectError> {
     let mut files = BTreeMap::new();
     for dialect in dialects {
@@ -135,6 +140,11 @@ fn pretty(value: &serde_json::Value) -> String {
 /// Write the export to `dir`, replacing what each dialect's folder held
 /// (stale `.json` files of removed or renamed tools are deleted). Returns the
 /// files written, relative to `dir`.
+///
+/// # Errors
+///
+/// [`ExportError::Dialect`] when a dialect refuses the toolset (nothing is written then);
+/// [`ExportError::Io`] when a folder or file cannot be created, listed, deleted or written.
 pub fn write(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<Vec<PathBuf>, ExportError> {
     let files = render(toolset, dialects)?;
     let io = |path: &Path| {
@@ -179,6 +189,12 @@ fn json_files(folder: &Path) -> io::Result<Vec<PathBuf>> {
 /// Compare `dir` with the export of `toolset` in `dialects`: `Ok` if they
 /// match, otherwise every stale, missing, changed (with a unified diff,
 /// checked-in file first) and unreadable file.
+///
+/// # Errors
+///
+/// [`ExportError::OutOfDate`] listing every difference (run [`write()`] to update the folder);
+/// [`ExportError::Dialect`] when a dialect refuses the toolset; [`ExportError::Io`] when a
+/// folder cannot be listed.
 pub fn compare(toolset: &Toolset, dir: &Path, dialects: &[Dialect]) -> Result<(), ExportError> {
     let files = render(toolset, dialects)?;
     let mut differences = Vec::new();

@@ -98,11 +98,22 @@ impl Admin {
 
     /// What run `run` waits on, or `None` if it waits on nothing (or is
     /// not a run): what its `waiting` handler gives, with no worker.
+    ///
+    /// # Errors
+    ///
+    /// [`AdminError::Unreachable`] when the admin API does not answer, [`AdminError::Refused`]
+    /// when it answers an error status (a server just started answers 500 for a while: ask
+    /// again), [`AdminError::Unreadable`] when the runs' state does not read.
     pub async fn waiting(&self, run: &str) -> Result<Option<Waiting>, AdminError> {
         Ok(self.query(Some(run)).await?.remove(run))
     }
 
     /// Every run that waits, by run id, with what it waits on.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::waiting`]: [`AdminError::Unreachable`], [`AdminError::Refused`] (worth asking
+    /// again) or [`AdminError::Unreadable`].
     pub async fn all_waiting(&self) -> Result<BTreeMap<String, Waiting>, AdminError> {
         self.query(None).await
     }

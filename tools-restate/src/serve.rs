@@ -42,6 +42,11 @@ impl ServeError {
 /// `POST /deployments {"uri": "http://ADDRESS"}`); every worker serving
 /// the same agent can be registered, and Restate spreads the runs over
 /// them.
+///
+/// # Errors
+///
+/// [`ServeError`], naming the address, when it cannot be bound (a port taken, an address not
+/// of this machine). Once serving, it returns `Ok` at Ctrl-C.
 pub async fn serve(agent: Agent, address: SocketAddr) -> Result<(), ServeError> {
     let listener =
         TcpListener::bind(address).await.map_err(|source| ServeError { address: Some(address), source })?;
@@ -66,6 +71,11 @@ pub async fn serve(agent: Agent, address: SocketAddr) -> Result<(), ServeError> 
 /// toolcall_restate::serve_on(agent, listener).await?;
 /// # Ok(()) }
 /// ```
+///
+/// # Errors
+///
+/// [`ServeError`] when the listener's local address cannot be read; once serving, it returns
+/// `Ok` at Ctrl-C.
 pub async fn serve_on(agent: Agent, listener: TcpListener) -> Result<(), ServeError> {
     // restate-sdk unwraps the listener's address: asked here first.
     listener.local_addr().map_err(|source| ServeError { address: None, source })?;

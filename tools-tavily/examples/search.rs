@@ -19,7 +19,8 @@ async fn main() -> ExitCode {
     let query =
         if words.is_empty() { "What is the Model Context Protocol?".to_owned() } else { words.join(" ") };
 
-    let built = Tavily::new().and_then(|tavily| tavily.with_search_opts(SearchOptions::new().max_results(3)));
+    let built =
+        Tavily::new().and_then(|tavily| tavily.with_search_opts(SearchOptions::new().with_max_results(3)));
     let built = match std::env::var("TAVILY_BASE_URL") {
         Ok(base_url) => built.and_then(|tavily| tavily.with_base_url(&base_url)),
         Err(_) => built,

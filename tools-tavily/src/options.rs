@@ -117,12 +117,12 @@ impl Serialize for RawContent {
 /// use toolcall_tavily::{Answer, SearchDepth, SearchOptions, TimeRange, Topic};
 ///
 /// let opts = SearchOptions::new()
-///     .search_depth(SearchDepth::Advanced)
-///     .topic(Topic::News)
-///     .time_range(TimeRange::Week)
-///     .include_answer(Answer::None)
-///     .max_results(10)
-///     .include_domains(["reuters.com", "apnews.com"]);
+///     .with_search_depth(SearchDepth::Advanced)
+///     .with_topic(Topic::News)
+///     .with_time_range(TimeRange::Week)
+///     .with_include_answer(Answer::None)
+///     .with_max_results(10)
+///     .with_include_domains(["reuters.com", "apnews.com"]);
 /// let body = serde_json::to_value(&opts).unwrap();
 /// assert_eq!(body["search_depth"], "advanced");
 /// assert_eq!(body["include_answer"], false);
@@ -200,119 +200,124 @@ impl SearchOptions {
     }
 
     /// How hard to search.
-    pub fn search_depth(mut self, depth: SearchDepth) -> Self {
+    pub fn with_search_depth(mut self, depth: SearchDepth) -> Self {
         self.search_depth = depth;
         self
     }
 
     /// Which kind of sources to search.
-    pub fn topic(mut self, topic: Topic) -> Self {
+    pub fn with_topic(mut self, topic: Topic) -> Self {
         self.topic = topic;
         self
     }
 
     /// Whether to ask for an answer written from the results.
-    pub fn include_answer(mut self, answer: Answer) -> Self {
+    pub fn with_include_answer(mut self, answer: Answer) -> Self {
         self.include_answer = answer;
         self
     }
 
     /// How many results, 0 to [`MAX_RESULTS`].
-    pub fn max_results(mut self, max_results: u8) -> Self {
+    pub fn with_max_results(mut self, max_results: u8) -> Self {
         self.max_results = max_results;
         self
     }
 
     /// How many chunks of each page (1 to 3) the `fast` and `advanced`
     /// depths put in `content`.
-    pub fn chunks_per_source(mut self, chunks: u8) -> Self {
+    pub fn with_chunks_per_source(mut self, chunks: u8) -> Self {
         self.chunks_per_source = Some(chunks);
         self
     }
 
     /// Only results published or updated within this range.
-    pub fn time_range(mut self, range: TimeRange) -> Self {
+    pub fn with_time_range(mut self, range: TimeRange) -> Self {
         self.time_range = Some(range);
         self
     }
 
     /// Only news of the last `days` days (at least 1; [`Topic::News`] only).
-    pub fn days(mut self, days: u32) -> Self {
+    pub fn with_days(mut self, days: u32) -> Self {
         self.days = Some(days);
         self
     }
 
     /// Only results published on or after this date, `YYYY-MM-DD`.
-    pub fn start_date(mut self, date: impl Into<String>) -> Self {
+    pub fn with_start_date(mut self, date: impl Into<String>) -> Self {
         self.start_date = Some(date.into());
         self
     }
 
     /// Only results published on or before this date, `YYYY-MM-DD`.
-    pub fn end_date(mut self, date: impl Into<String>) -> Self {
+    pub fn with_end_date(mut self, date: impl Into<String>) -> Self {
         self.end_date = Some(date.into());
         self
     }
 
     /// Whether each result also carries the page's full text, and in which form.
-    pub fn include_raw_content(mut self, raw: RawContent) -> Self {
+    pub fn with_include_raw_content(mut self, raw: RawContent) -> Self {
         self.include_raw_content = raw;
         self
     }
 
     /// Also search for images related to the query.
-    pub fn include_images(mut self, yes: bool) -> Self {
+    pub fn with_include_images(mut self, yes: bool) -> Self {
         self.include_images = yes;
         self
     }
 
-    /// Describe each image (with [`SearchOptions::include_images`]).
-    pub fn include_image_descriptions(mut self, yes: bool) -> Self {
+    /// Describe each image (with [`SearchOptions::with_include_images`]).
+    pub fn with_include_image_descriptions(mut self, yes: bool) -> Self {
         self.include_image_descriptions = yes;
         self
     }
 
     /// Give each result its site's favicon URL.
-    pub fn include_favicon(mut self, yes: bool) -> Self {
+    pub fn with_include_favicon(mut self, yes: bool) -> Self {
         self.include_favicon = yes;
         self
     }
 
     /// Only results from these domains (at most [`MAX_INCLUDE_DOMAINS`]).
-    pub fn include_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
+    pub fn with_include_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
         self.include_domains = domains.into_iter().map(Into::into).collect();
         self
     }
 
     /// Never results from these domains (at most [`MAX_EXCLUDE_DOMAINS`]).
-    pub fn exclude_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
+    pub fn with_exclude_domains<S: Into<String>>(mut self, domains: impl IntoIterator<Item = S>) -> Self {
         self.exclude_domains = domains.into_iter().map(Into::into).collect();
         self
     }
 
     /// Boost results from this country, named in English as the API spells
     /// it (`"united states"`, `"france"`; sent lower-cased; [`Topic::General`] only).
-    pub fn country(mut self, country: impl Into<String>) -> Self {
+    pub fn with_country(mut self, country: impl Into<String>) -> Self {
         self.country = Some(country.into().trim().to_lowercase());
         self
     }
 
     /// Let Tavily choose the other parameters from the query (a beta of the
     /// API; it may pick the advanced depth, which costs 2 credits).
-    pub fn auto_parameters(mut self, yes: bool) -> Self {
+    pub fn with_auto_parameters(mut self, yes: bool) -> Self {
         self.auto_parameters = yes;
         self
     }
 
     /// Only results that contain the query's quoted phrases word for word
     /// (`"John Smith" CEO`): for names and exact wording.
-    pub fn exact_match(mut self, yes: bool) -> Self {
+    pub fn with_exact_match(mut self, yes: bool) -> Self {
         self.exact_match = yes;
         self
     }
 
     /// Check the options against the API's limits, naming the first one
     /// that is out of them.
+    ///
+    /// # Errors
+    ///
+    /// [`TavilyError::InvalidOption`], naming the option and the accepted range, for the first
+    /// option out of the API's limits (`max_results`, `days`, the dates, the domain lists...).
     pub fn validate(&self) -> Result<(), TavilyError> {
         let invalid = |option, reason: String| Err(TavilyError::InvalidOption { option, reason });
         if self.max_results > MAX_RESULTS {
@@ -405,24 +410,33 @@ mod tests {
 
     #[test]
     fn limits_are_checked_and_named() {
-        assert!(SearchOptions::new().max_results(0).validate().is_ok());
-        assert!(SearchOptions::new().max_results(20).validate().is_ok());
+        assert!(SearchOptions::new().with_max_results(0).validate().is_ok());
+        assert!(SearchOptions::new().with_max_results(20).validate().is_ok());
         assert!(
-            reason(SearchOptions::new().max_results(21)).contains("`max_results`: must be 0 to 20, not 21")
+            reason(SearchOptions::new().with_max_results(21))
+                .contains("`max_results`: must be 0 to 20, not 21")
         );
-        assert!(reason(SearchOptions::new().chunks_per_source(0)).contains("chunks_per_source"));
-        assert!(reason(SearchOptions::new().chunks_per_source(4)).contains("1 to 3, not 4"));
-        assert!(reason(SearchOptions::new().days(0)).contains("`days`"));
-        assert!(reason(SearchOptions::new().start_date("2025-1-01")).contains("YYYY-MM-DD"));
-        assert!(reason(SearchOptions::new().end_date("2025-13-01")).contains("end_date"));
+        assert!(reason(SearchOptions::new().with_chunks_per_source(0)).contains("chunks_per_source"));
+        assert!(reason(SearchOptions::new().with_chunks_per_source(4)).contains("1 to 3, not 4"));
+        assert!(reason(SearchOptions::new().with_days(0)).contains("`days`"));
+        assert!(reason(SearchOptions::new().with_start_date("2025-1-01")).contains("YYYY-MM-DD"));
+        assert!(reason(SearchOptions::new().with_end_date("2025-13-01")).contains("end_date"));
         assert!(
-            reason(SearchOptions::new().start_date("2025-03-01").end_date("2025-02-01")).contains("after")
+            reason(SearchOptions::new().with_start_date("2025-03-01").with_end_date("2025-02-01"))
+                .contains("after")
         );
-        assert!(reason(SearchOptions::new().include_domains([" "])).contains("empty domain"));
-        assert!(reason(SearchOptions::new().exclude_domains(vec!["a.com"; 151])).contains("at most 150"));
-        assert!(reason(SearchOptions::new().include_domains(vec!["a.com"; 301])).contains("at most 300"));
-        assert!(reason(SearchOptions::new().country("  ")).contains("country"));
-        let fine = SearchOptions::new().start_date("2025-01-01").end_date("2025-03-31").country("France");
+        assert!(reason(SearchOptions::new().with_include_domains([" "])).contains("empty domain"));
+        assert!(
+            reason(SearchOptions::new().with_exclude_domains(vec!["a.com"; 151])).contains("at most 150")
+        );
+        assert!(
+            reason(SearchOptions::new().with_include_domains(vec!["a.com"; 301])).contains("at most 300")
+        );
+        assert!(reason(SearchOptions::new().with_country("  ")).contains("country"));
+        let fine = SearchOptions::new()
+            .with_start_date("2025-01-01")
+            .with_end_date("2025-03-31")
+            .with_country("France");
         assert!(fine.validate().is_ok());
         assert_eq!(serde_json::to_value(&fine).unwrap()["country"], "france");
     }

@@ -41,7 +41,7 @@ pub struct Request {
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let tavily = Tavily::new()? // reads TAVILY_API_KEY
-///     .with_search_opts(SearchOptions::new().search_depth(SearchDepth::Advanced).max_results(8))?;
+///     .with_search_opts(SearchOptions::new().with_search_depth(SearchDepth::Advanced).with_max_results(8))?;
 ///
 /// let mut tools = Toolset::new();
 /// tools.add(tavily.clone())?; // as `tavily_web_search`
@@ -65,6 +65,12 @@ impl Tavily {
     ///
     /// Fails if the variable is unset or blank (the error names it) or if the
     /// HTTP client cannot be built.
+    ///
+    /// # Errors
+    ///
+    /// [`TavilyError::MissingApiKey`] when `TAVILY_API_KEY` is unset or blank,
+    /// [`TavilyError::MalformedApiKey`] when it holds characters a header cannot carry,
+    /// [`TavilyError::HttpClient`] when the HTTP client cannot be built.
     pub fn new() -> Result<Self, TavilyError> {
         Self::from_env(API_KEY_VAR)
     }
@@ -76,6 +82,12 @@ impl Tavily {
     /// assert_eq!(toolcall_core::Tool::spec(&tavily).name(), "tavily_web_search");
     /// assert!(!format!("{tavily:?}").contains("tvly-dev-123"));
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`TavilyError::EmptyApiKey`] for a blank key, [`TavilyError::MalformedApiKey`] for one
+    /// with characters a header cannot carry, [`TavilyError::HttpClient`] when the HTTP client
+    /// cannot be built.
     pub fn from_api_key(key: impl Into<String>) -> Result<Self, TavilyError> {
         let client = Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
@@ -112,6 +124,11 @@ impl Tavily {
     }
 
     /// The options of every search, checked against the API's limits.
+    ///
+    /// # Errors
+    ///
+    /// [`TavilyError::InvalidOption`] for the first option out of the API's limits
+    /// ([`SearchOptions::validate`]).
     pub fn with_search_opts(mut self, options: SearchOptions) -> Result<Self, TavilyError> {
         options.validate()?;
         self.options = options;
@@ -120,6 +137,11 @@ impl Tavily {
 
     /// Another server speaking the Tavily API (a proxy, a test server); the
     /// search goes to `<base_url>/search`.
+    ///
+    /// # Errors
+    ///
+    /// [`TavilyError::InvalidBaseUrl`] when `base_url` is not an absolute `http` or `https` URL
+    /// with a host.
     pub fn with_base_url(mut self, base_url: &str) -> Result<Self, TavilyError> {
         self.endpoint = endpoint(base_url)?;
         Ok(self)
@@ -171,6 +193,14 @@ impl Tavily {
     /// Search the web for current information and for facts you do not know.
     /// Returns the most relevant pages (title, url, content excerpt, relevance score from 0 to 1) and,
     /// when there is one, a short answer written from them. Cite the urls of the pages you use.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolError::InvalidArguments`] for an empty query; a retryable error
+    /// when Tavily limits the rate (with its wait); a failure for a refused
+    /// key, a spent plan, another HTTP error, an answer that does not read,
+    /// a timeout or a cancelled call. (The model does not read this section:
+    /// a tool's description ends at the doc comment's first heading.)
     #[tool(name = "tavily_web_search", title = "Tavily web search", read_only, open_world, spec = self.spec)]
     pub async fn search(&self, ctx: &ToolContext, req: Request) -> Result<SearchResponse, ToolError> {
         let query = req.query.trim();
@@ -236,7 +266,7 @@ mod tests {
         assert_eq!(tavily.search_opts(), &SearchOptions::default());
         assert_eq!(tavily.endpoint().as_str(), "https://api.tavily.com/search");
         assert_eq!(tavily.spec().annotations().read_only, Some(true));
-        let err = tavily.with_search_opts(SearchOptions::new().max_results(50)).unwrap_err();
+        let err = tavily.with_search_opts(SearchOptions::new().with_max_results(50)).unwrap_err();
         assert!(err.to_string().contains("max_results"), "{err}");
     }
 }

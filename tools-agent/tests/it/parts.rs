@@ -48,7 +48,7 @@ impl TypedTool for Chart {
 
     async fn run(&self, _: &ToolContext, req: ChartRequest) -> Result<Output, ToolError> {
         Ok(Output::text(format!("The chart of {}:", req.metric))
-            .with_image(Media::bytes(PNG, "image/png").named("chart.png"))
+            .with_image(Media::bytes(PNG, "image/png").with_name("chart.png"))
             .with_artifact(json!({"source": ARTIFACT_MARK, "rows": [3, 1, 2]})))
     }
 }
@@ -203,7 +203,7 @@ async fn the_saved_transcript_keeps_the_parts_and_the_artifact() {
         assert_eq!(chart.content, "The chart of sales:", "{provider:?}");
         assert_eq!(
             chart.parts,
-            [Part::Image(Media::bytes(PNG, "image/png").named("chart.png"))],
+            [Part::Image(Media::bytes(PNG, "image/png").with_name("chart.png"))],
             "{provider:?}"
         );
         assert_eq!(chart.artifact, Some(json!({"source": ARTIFACT_MARK, "rows": [3, 1, 2]})), "{provider:?}");

@@ -25,7 +25,7 @@ fn prompt() -> Vec<Part> {
     vec![
         Part::text(QUESTION),
         Part::image(Media::bytes(PNG, "image/png")),
-        Part::file(Media::bytes(PDF, "application/pdf").named("report.pdf")),
+        Part::file(Media::bytes(PDF, "application/pdf").with_name("report.pdf")),
     ]
 }
 

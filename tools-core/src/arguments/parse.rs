@@ -44,6 +44,12 @@ impl Parameters {
     ///     r#"invalid arguments: at `days`: expected an integer, not the string "2.5", which is not a whole number"#
     /// );
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolError::InvalidArguments`] when the text is over the size or depth limit, is not
+    /// JSON, does not fit `R` or breaks the schema's constraints; [`ToolError::Failed`] only
+    /// when the schema's constraints do not compile (a fault of the tool, not of the call).
     pub fn parse<R: DeserializeOwned>(
         &self,
         arguments: &str,
@@ -125,6 +131,12 @@ impl Parameters {
     /// let expected = "invalid arguments: the arguments must be a JSON object with the fields `q`, not an array (`[1]`)";
     /// assert_eq!(err.to_string(), expected);
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolError::InvalidArguments`] when the text is over the size or depth limit, is not a
+    /// JSON object or breaks the schema; [`ToolError::Failed`] only when the schema's
+    /// constraints do not compile.
     pub fn parse_object(&self, arguments: &str, limits: &ArgumentLimits) -> Result<JsonObject, ToolError> {
         let json = self.prepare(arguments, limits)?;
         let mut object = match serde_json::from_str::<Value>(&json) {

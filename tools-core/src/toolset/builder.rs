@@ -69,6 +69,11 @@ impl ToolsetBuilder {
     }
 
     /// The toolset, or the first registration that was refused.
+    ///
+    /// # Errors
+    ///
+    /// The first step's error, as the [`Toolset`] method of the same name returned it (e.g.
+    /// [`ToolsetError::Duplicate`] for a name registered twice); later steps were skipped.
     pub fn build(self) -> Result<Toolset, ToolsetError> {
         match self.error {
             Some(error) => Err(error),

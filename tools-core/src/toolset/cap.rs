@@ -5,16 +5,16 @@
 
 use std::borrow::Cow;
 
-use super::{RunOptions, ToolOptions};
+use super::{ToolOptions, TurnOptions};
 use crate::{Output, Part, ToolError};
 
 /// The most one call may show a model: characters of text (its text parts
 /// and JSON counted with it) and bytes of each image or file.
 ///
 /// ```
-/// use toolcall_core::toolset::{OutputCap, RunOptions, ToolOptions};
+/// use toolcall_core::toolset::{OutputCap, TurnOptions, ToolOptions};
 /// // Every tool of the toolset: 20,000 characters; one chatty tool: 2,000.
-/// let options = RunOptions::new().with_output_cap(OutputCap::chars(20_000));
+/// let options = TurnOptions::new().with_output_cap(OutputCap::chars(20_000));
 /// let chatty = ToolOptions::new().with_output_cap(OutputCap::chars(2_000));
 /// # let _ = (options, chatty);
 /// ```
@@ -165,7 +165,7 @@ pub fn truncate(text: &str, max_chars: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-impl RunOptions {
+impl TurnOptions {
     /// Cap what each call shows the model ([`OutputCap`]; by default
     /// 100,000 characters and 20 MiB a file).
     pub fn with_output_cap(mut self, cap: OutputCap) -> Self {
@@ -176,7 +176,7 @@ impl RunOptions {
 
 impl ToolOptions {
     /// Cap what each call of this tool shows the model, instead of the
-    /// toolset's cap ([`RunOptions::with_output_cap`]).
+    /// toolset's cap ([`TurnOptions::with_output_cap`]).
     pub fn with_output_cap(mut self, cap: OutputCap) -> Self {
         self.output_cap = Some(cap);
         self

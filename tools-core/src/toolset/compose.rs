@@ -79,7 +79,7 @@ impl Toolset {
     /// tool its approval rules picked stays held. Approval stays fail-closed:
     /// a call that waited for approval in `other` waits here too, and this
     /// toolset's own rules apply to the merged tools as well. The turn-level
-    /// [`RunOptions::max_concurrency`](super::RunOptions::max_concurrency)
+    /// [`TurnOptions::max_concurrency`](super::TurnOptions::max_concurrency)
     /// is this toolset's; `other`'s count of unknown names is not carried
     /// over. `other`'s native web search moves here; if both have one, that
     /// is a collision on `web_search`.
@@ -113,6 +113,12 @@ impl Toolset {
     /// assert_eq!(tools.source_of("github_search"), Some("github"));
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::Collision`] when a tool of `other` has the name (ignoring case) of one
+    /// here, or both have a native web search; nothing is merged. Prefix one toolset
+    /// ([`Toolset::prefixed`]) or rename the tool ([`Toolset::rename`]) and merge again.
     pub fn merge(&mut self, other: Toolset) -> Result<&mut Self, ToolsetError> {
         if let (Some(_), Some(_)) = (&self.web_search, &other.web_search) {
             let (mine, theirs) = (self.entry(RESERVED_WEB_SEARCH), other.entry(RESERVED_WEB_SEARCH));
@@ -222,6 +228,11 @@ impl Toolset {
     /// assert!(err.to_string().contains("the tools are: a, b, c"), "{err}");
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::Unknown`], listing the tools there are, when a name matches no tool (nor
+    /// the native web search, for `web_search`).
     pub fn only<S: AsRef<str>>(mut self, names: impl IntoIterator<Item = S>) -> Result<Self, ToolsetError> {
         let mut wanted = HashSet::new();
         for name in names {
@@ -305,6 +316,12 @@ impl Toolset {
     /// assert!(err.to_string().starts_with("the prefix `git hub` gives tool `Search` an invalid name"), "{err}");
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::WebSearchName`] when the toolset has the native web search;
+    /// [`ToolsetError::InvalidPrefix`] when a prefixed name breaks the naming rules, and
+    /// [`ToolsetError::Reserved`] when it is a reserved name. Nothing is renamed.
     pub fn prefixed(mut self, prefix: &str) -> Result<Self, ToolsetError> {
         if prefix.is_empty() {
             return Ok(self);
@@ -364,6 +381,12 @@ impl Toolset {
     /// assert!(tools.rename("fetch", "find_docs").is_err()); // taken
     /// # Ok(()) }
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::Unknown`] when no tool has `name`, [`ToolsetError::WebSearchName`] when
+    /// it is `web_search`; [`ToolsetError::InvalidName`] when `new_name` breaks the naming
+    /// rules, [`ToolsetError::Reserved`] when it is reserved, [`ToolsetError::Duplicate`] when taken.
     pub fn rename(&mut self, name: &str, new_name: &str) -> Result<&mut Self, ToolsetError> {
         let at = self.position(name)?;
         let new_name = new_name.to_ascii_lowercase();
@@ -393,6 +416,10 @@ impl Toolset {
     /// Describe the tool named `name` (ignoring case) to the model with
     /// `description` instead of its own; an unknown name is an error
     /// listing the tools there are. See [`Toolset::rename`].
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::Unknown`], listing the tools there are, when no tool has `name`.
     pub fn redescribe(
         &mut self,
         name: &str,

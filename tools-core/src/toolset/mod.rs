@@ -175,7 +175,7 @@ pub struct Toolset {
     web_search: Option<WebSearch>,
     /// Tool search, when it is on: which tools are offered from the start.
     tool_search: Option<ToolSearch>,
-    options: RunOptions,
+    options: TurnOptions,
     observers: Vec<Arc<dyn Observer>>,
     /// Around every call, outermost first.
     layers: Vec<Arc<dyn Layer>>,
@@ -213,15 +213,15 @@ struct Entry {
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolcall_core::toolset::{RunOptions, Toolset};
+/// use toolcall_core::toolset::{TurnOptions, Toolset};
 ///
 /// let tools = Toolset::new()
-///     .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(30)).with_max_concurrency(8));
+///     .with_options(TurnOptions::new().with_default_timeout(Duration::from_secs(30)).with_max_concurrency(8));
 /// assert_eq!(tools.options().max_concurrency, Some(8));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct RunOptions {
+pub struct TurnOptions {
     /// The timeout of a call whose tool declares none and was registered
     /// without one.
     pub default_timeout: Option<Duration>,
@@ -236,7 +236,7 @@ pub struct RunOptions {
     pub trace_content: bool,
 }
 
-impl RunOptions {
+impl TurnOptions {
     /// No default timeout, no bound on concurrency, the default [`OutputCap`].
     pub fn new() -> Self {
         Self::default()
@@ -255,7 +255,7 @@ impl RunOptions {
     }
 
     /// Record each call's arguments and result on its span
-    /// ([`RunOptions::trace_content`]).
+    /// ([`TurnOptions::trace_content`]).
     pub fn with_trace_content(mut self, yes: bool) -> Self {
         self.trace_content = yes;
         self

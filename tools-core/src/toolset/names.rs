@@ -41,6 +41,11 @@ pub enum NameError {
 /// assert!(validate_name("get_weather").is_ok());
 /// assert!(validate_name("get.weather").is_err());
 /// ```
+///
+/// # Errors
+///
+/// [`NameError::Length`] when the name is empty or over 64 characters;
+/// [`NameError::Character`] when it holds a character outside `[a-zA-Z0-9_-]`.
 pub fn validate_name(name: &str) -> Result<(), NameError> {
     let len = name.chars().count();
     if len == 0 || len > 64 {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::names::{RESERVED_WEB_SEARCH, validate_name};
-use super::{Entry, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch, shared};
+use super::{Entry, ToolOptions, Toolset, ToolsetError, TurnOptions, WebSearch, shared};
 use crate::{Renamed, Tool};
 
 /// Up to this many tools, a lookup compares names instead of hashing.
@@ -17,12 +17,23 @@ impl Toolset {
 
     /// Register a tool: a `#[tool]` type, any other `Tool`, or an
     /// `Arc<dyn Tool>` (kept as it is, not wrapped again).
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::InvalidName`] when the tool's name breaks the naming rules,
+    /// [`ToolsetError::Reserved`] for `web_search` or `tool_search`, [`ToolsetError::NotAnObject`]
+    /// when its parameters are no object schema, [`ToolsetError::Duplicate`] when the name is taken.
     pub fn add(&mut self, tool: impl Tool + 'static) -> Result<&mut Self, ToolsetError> {
         self.add_with(tool, ToolOptions::new())
     }
 
     /// Register a tool with options that take precedence over what the tool
     /// declares (a timeout of this registration's own).
+    ///
+    /// # Errors
+    ///
+    /// Those of [`Toolset::add`]: [`ToolsetError::InvalidName`], [`ToolsetError::Reserved`],
+    /// [`ToolsetError::NotAnObject`] or [`ToolsetError::Duplicate`].
     pub fn add_with(
         &mut self,
         tool: impl Tool + 'static,
@@ -35,6 +46,12 @@ impl Toolset {
 
     /// Register a tool in place of the one with the same name (ignoring
     /// case), returning the one it replaced; adds it if there was none.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::InvalidName`] when the tool's name breaks the naming rules,
+    /// [`ToolsetError::Reserved`] for `web_search` or `tool_search`, [`ToolsetError::NotAnObject`]
+    /// when its parameters are no object schema; a taken name is no error here.
     pub fn replace(&mut self, tool: impl Tool + 'static) -> Result<Option<Arc<dyn Tool>>, ToolsetError> {
         let tool = shared(tool);
         refuse_reserved(&*tool)?;
@@ -43,6 +60,11 @@ impl Toolset {
 
     /// Record the provider-native web search; its fallback function, if any,
     /// is registered under `web_search`. Replaces an earlier entry.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::NotAnObject`] when the fallback function's parameters are no object
+    /// schema; the earlier `web_search` entry is already removed then.
     pub fn add_web_search(&mut self, search: WebSearch) -> Result<&mut Self, ToolsetError> {
         self.remove(RESERVED_WEB_SEARCH);
         if let Some(fallback) = &search.fallback {
@@ -63,13 +85,13 @@ impl Toolset {
     }
 
     /// The same toolset running its turns with these options.
-    pub fn with_options(mut self, options: RunOptions) -> Self {
+    pub fn with_options(mut self, options: TurnOptions) -> Self {
         self.options = options;
         self
     }
 
     /// How the executor runs this toolset's turns.
-    pub fn options(&self) -> &RunOptions {
+    pub fn options(&self) -> &TurnOptions {
         &self.options
     }
 

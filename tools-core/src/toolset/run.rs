@@ -41,7 +41,7 @@ impl Toolset {
     /// that call's result and never touches the others (see [`Toolset::call`]).
     /// Calls run on the current task, interleaved at their `.await` points:
     /// a tool with heavy CPU work should move it to
-    /// `tokio::task::spawn_blocking`. At most [`RunOptions::max_concurrency`](super::RunOptions::max_concurrency)
+    /// `tokio::task::spawn_blocking`. At most [`TurnOptions::max_concurrency`](super::TurnOptions::max_concurrency)
     /// calls run at once; unbounded by default.
     ///
     /// ```
@@ -125,7 +125,7 @@ impl Toolset {
     /// tool runs with `ctx.for_call(id, name)`, whose deadline is the
     /// earlier of `ctx`'s and the call's timeout (set at registration, else
     /// [`ToolSpec::timeout`](crate::ToolSpec::timeout), else the toolset's
-    /// [`RunOptions::default_timeout`](super::RunOptions::default_timeout)).
+    /// [`TurnOptions::default_timeout`](super::TurnOptions::default_timeout)).
     /// When the deadline passes or `ctx` is cancelled, the tool's future is
     /// dropped and the result says so; a panic is caught and reported as
     /// [`Outcome::Panicked`]. Each call is traced in a `tool_call` span and

@@ -124,6 +124,10 @@ impl Toolset {
     /// (the provider's own search where it has one). The agent loop
     /// registers its BM25 search over the deferred tools here; replaces an
     /// earlier one.
+    ///
+    /// # Errors
+    ///
+    /// [`ToolsetError::NotAnObject`] when `search`'s parameters are no object schema.
     pub fn with_search_function(mut self, search: impl Tool + 'static) -> Result<Self, ToolsetError> {
         let search = Renamed::new(search).with_name(RESERVED_TOOL_SEARCH);
         self.insert(Arc::new(search), ToolOptions::default(), true)?;

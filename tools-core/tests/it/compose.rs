@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::{FnTool, echo, sleeper};
 use futures::future::BoxFuture;
 use toolcall_core::toolset::{
-    Before, Layer, LayerCall, NameError, Observer, RunOptions, ToolOptions, Toolset, ToolsetError, WebSearch,
+    Before, Layer, LayerCall, NameError, Observer, ToolOptions, Toolset, ToolsetError, TurnOptions, WebSearch,
 };
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
@@ -189,7 +189,7 @@ async fn the_merged_toolsets_own_settings_hold_for_its_tools_only() {
         .add(sleeper("their_nap"))
         .build()
         .unwrap()
-        .with_options(RunOptions::new().with_default_timeout(Duration::from_millis(10)));
+        .with_options(TurnOptions::new().with_default_timeout(Duration::from_millis(10)));
     let tools = Toolset::builder().add(sleeper("my_nap")).merge(other).build().unwrap();
     assert_eq!(run_one(&tools, "their_nap", "50").await.outcome, Outcome::TimedOut);
     assert_eq!(run_one(&tools, "their_nap", "5").await.outcome, Outcome::Success);

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use proptest::prelude::*;
 use serde_json::json;
-use toolcall_core::toolset::{OutputCap, RunOptions, ToolOptions, Toolset, truncate};
+use toolcall_core::toolset::{OutputCap, ToolOptions, Toolset, TurnOptions, truncate};
 use toolcall_core::{
     Media, Outcome, Output, Part, ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, TypedTool,
 };
@@ -33,7 +33,7 @@ impl TypedTool for Chart {
 
     async fn run(&self, _: &ToolContext, req: Request) -> Result<Output, ToolError> {
         Ok(Output::text("x".repeat(req.size))
-            .with_image(Media::bytes(vec![7; req.size], "image/png").named("chart.png"))
+            .with_image(Media::bytes(vec![7; req.size], "image/png").with_name("chart.png"))
             .with_json(json!({"max": 3}))
             .with_artifact(json!({"rows": vec![1; req.size]})))
     }
@@ -66,7 +66,7 @@ async fn parts_and_the_artifact_reach_the_result_and_round_trip_as_json() {
 async fn text_past_the_cap_keeps_its_ends_and_the_artifact_is_whole() {
     let cap = OutputCap::chars(100);
     let tools =
-        Toolset::builder().add(Chart).build().unwrap().with_options(RunOptions::new().with_output_cap(cap));
+        Toolset::builder().add(Chart).build().unwrap().with_options(TurnOptions::new().with_output_cap(cap));
     let result = chart(&tools, 1_000).await;
     assert_eq!(result.outcome, Outcome::Success);
     assert!(result.text().chars().count() <= 100, "{}", result.text());
@@ -77,8 +77,11 @@ async fn text_past_the_cap_keeps_its_ends_and_the_artifact_is_whole() {
 #[tokio::test]
 async fn an_image_past_the_cap_is_an_error_the_model_reads_and_a_tool_can_have_its_own_cap() {
     let small = OutputCap::chars(10_000).with_media_bytes(500);
-    let tools =
-        Toolset::builder().add(Chart).build().unwrap().with_options(RunOptions::new().with_output_cap(small));
+    let tools = Toolset::builder()
+        .add(Chart)
+        .build()
+        .unwrap()
+        .with_options(TurnOptions::new().with_output_cap(small));
     let result = chart(&tools, 1_000).await;
     assert_eq!(result.outcome, Outcome::Failed);
     assert!(
@@ -92,7 +95,7 @@ async fn an_image_past_the_cap_is_an_error_the_model_reads_and_a_tool_can_have_i
         .add_with(Chart, ToolOptions::new().with_output_cap(OutputCap::NONE))
         .build()
         .unwrap()
-        .with_options(RunOptions::new().with_output_cap(small));
+        .with_options(TurnOptions::new().with_output_cap(small));
     assert_eq!(chart(&tools, 1_000).await.outcome, Outcome::Success);
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use common::{FnTool, echo};
 use spans::{Capture, Spans, field, traced};
-use toolcall_core::toolset::{RunOptions, Toolset};
+use toolcall_core::toolset::{Toolset, TurnOptions};
 use toolcall_core::{ToolCall, ToolContext, ToolError};
 
 /// The `tool_call` spans of one turn of `calls` on `tools`.
@@ -61,7 +61,7 @@ fn every_call_gets_a_span_with_its_outcome_and_duration() {
 
 #[test]
 fn arguments_and_results_are_traced_only_when_asked() {
-    let tools = echo_and_fail().with_options(RunOptions::new().with_trace_content(true));
+    let tools = echo_and_fail().with_options(TurnOptions::new().with_trace_content(true));
     let calls = [ToolCall::new("a1", "echo", r#"{"text":"hi"}"#), ToolCall::new("a2", "fail", r#"{"x":1}"#)];
     let spans = tool_spans(&tools, &calls);
     let (echoed, failed) = (&spans[0], &spans[1]);

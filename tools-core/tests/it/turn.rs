@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{FnTool, Weather, echo, sleeper};
-use toolcall_core::toolset::{CallCounts, Observer, RunOptions, ToolOptions, Toolset};
+use toolcall_core::toolset::{CallCounts, Observer, ToolOptions, Toolset, TurnOptions};
 use toolcall_core::{CancellationToken, Outcome, ToolCall, ToolContext, ToolError, ToolResult};
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
@@ -178,7 +178,7 @@ fn calls_that_end_at_once_need_no_timer() {
         .add(echo("echo"))
         .build()
         .unwrap()
-        .with_options(RunOptions::new().with_default_timeout(Duration::from_secs(1)));
+        .with_options(TurnOptions::new().with_default_timeout(Duration::from_secs(1)));
     let calls = [call("1", "echo", "a"), call("2", "echo", "b")];
     let results = futures::executor::block_on(tools.run_turn(&ToolContext::new(), &calls));
     let contents: Vec<_> = results.iter().map(|r| (r.outcome, r.content.as_str())).collect();
@@ -213,7 +213,7 @@ async fn a_queued_calls_timeout_counts_from_when_it_starts() {
     // One at a time, 100 ms each, 150 ms allowed each: the third starts
     // 200 ms into the turn and still has its whole 150 ms.
     let tools = Toolset::builder().add(sleeper("sleep")).build().unwrap().with_options(
-        RunOptions::new().with_max_concurrency(1).with_default_timeout(Duration::from_millis(150)),
+        TurnOptions::new().with_max_concurrency(1).with_default_timeout(Duration::from_millis(150)),
     );
     let calls: Vec<_> = (0..3).map(|i| call(&i.to_string(), "sleep", "100")).collect();
     let results = tools.run_turn(&ToolContext::new(), &calls).await;
@@ -238,7 +238,7 @@ async fn the_tools_own_timeout_applies() {
 #[tokio::test(start_paused = true)]
 async fn a_registration_timeout_wins_over_the_tools_and_the_default_fills_in() {
     let mut tools =
-        Toolset::new().with_options(RunOptions::new().with_default_timeout(Duration::from_millis(300)));
+        Toolset::new().with_options(TurnOptions::new().with_default_timeout(Duration::from_millis(300)));
     tools
         .add_with(
             sleeper("capped").with_timeout(Duration::from_secs(60)),
@@ -426,7 +426,7 @@ async fn a_concurrency_bound_is_respected_and_keeps_order() {
         }))
         .build()
         .unwrap()
-        .with_options(RunOptions::new().with_max_concurrency(3));
+        .with_options(TurnOptions::new().with_max_concurrency(3));
     let calls: Vec<_> = (0..12).map(|i| call(&i.to_string(), "work", "{}")).collect();
     let results = tools.run_turn(&ToolContext::new(), &calls).await;
     assert_eq!(peak.load(Ordering::SeqCst), 3);

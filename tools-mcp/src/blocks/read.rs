@@ -53,7 +53,7 @@ pub(crate) fn output_of(content: Vec<ContentBlock>, structured: Option<Value>) -
             ContentBlock::ResourceLink(link) => {
                 let media_type = link.mime_type.clone().unwrap_or_else(|| UNKNOWN_TYPE.to_owned());
                 let image = media_type.starts_with("image/");
-                let media = Media::url(link.uri.clone(), media_type).named(link.name.clone());
+                let media = Media::url(link.uri.clone(), media_type).with_name(link.name.clone());
                 if image { Part::Image(media) } else { Part::File(media) }
             }
             other => unknown(&other),

@@ -22,10 +22,10 @@ fn every_part_survives_a_round_trip() {
     let output = Output::text("the week")
         .with_image(Media::bytes(vec![0x89, b'P', b'N', b'G', 0, 255], "image/png"))
         .with(Part::Text { text: "and the report".into() })
-        .with_file(Media::bytes(b"%PDF-1.7 \xff\x00".to_vec(), "application/pdf").named("week 1.pdf"))
-        .with_file(Media::bytes("a,b\n1,2\n", "text/csv").named("rows.csv"))
-        .with_file(Media::url("https://example.com/a/big.zip", "application/zip").named("big.zip"))
-        .with_image(Media::url("https://example.com/c.png", "image/png").named("c.png"))
+        .with_file(Media::bytes(b"%PDF-1.7 \xff\x00".to_vec(), "application/pdf").with_name("week 1.pdf"))
+        .with_file(Media::bytes("a,b\n1,2\n", "text/csv").with_name("rows.csv"))
+        .with_file(Media::url("https://example.com/a/big.zip", "application/zip").with_name("big.zip"))
+        .with_image(Media::url("https://example.com/c.png", "image/png").with_name("c.png"))
         .with_file(Media::bytes(vec![1, 2, 3], "audio/wav"))
         .with_artifact(json!({"secret": 1}));
     let back = round_trip(output.clone());
@@ -37,7 +37,7 @@ fn every_part_survives_a_round_trip() {
 #[test]
 fn files_are_text_or_blob_resources_under_made_up_uris() {
     let output = Output::default()
-        .with_file(Media::bytes("x = 1", "text/x-python").named("a b.py"))
+        .with_file(Media::bytes("x = 1", "text/x-python").with_name("a b.py"))
         .with_file(Media::bytes(vec![0xff], "text/plain"))
         .with_file(Media::bytes(vec![1], "application/pdf"));
     let (blocks, _) = blocks_of(output, "run_code", &any);

@@ -93,7 +93,7 @@ impl HttpOptions {
     /// Keep no sessions: each POST is answered on its own (for servers behind
     /// a load balancer). Server-to-client notifications outside a request's
     /// response, such as `tools/list_changed`, are then not delivered.
-    pub fn stateless(mut self, yes: bool) -> Self {
+    pub fn with_stateless(mut self, yes: bool) -> Self {
         self.stateless = yes;
         self
     }
@@ -189,7 +189,7 @@ impl HttpOptions {
     /// (off by default: [`Self::bind`] refuses it, since anyone on the
     /// network could then call the tools). For a server behind a proxy
     /// that authenticates.
-    pub fn allow_unauthenticated_network(mut self, yes: bool) -> Self {
+    pub fn with_allow_unauthenticated_network(mut self, yes: bool) -> Self {
         self.open_to_network = yes;
         self
     }
@@ -198,7 +198,7 @@ impl HttpOptions {
     /// runtimes send), stop the server gracefully (on by default). Off, the
     /// process's default handling is left alone, and only the shutdown
     /// token stops it.
-    pub fn stop_on_ctrl_c(mut self, yes: bool) -> Self {
+    pub fn with_stop_on_ctrl_c(mut self, yes: bool) -> Self {
         self.ctrl_c = yes;
         self
     }

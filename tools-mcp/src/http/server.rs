@@ -25,7 +25,12 @@ impl HttpOptions {
     ///
     /// Refused, with [`std::io::ErrorKind::InvalidInput`]: an empty bearer
     /// token, and an address other than loopback without a token (unless
-    /// [`Self::allow_unauthenticated_network`]).
+    /// [`Self::with_allow_unauthenticated_network`]).
+    ///
+    /// # Errors
+    ///
+    /// [`std::io::ErrorKind::InvalidInput`] for the refusals above; the system's error when
+    /// `addr` cannot be bound (a port taken, an address not of this machine).
     pub async fn bind(self, server: McpServer, addr: SocketAddr) -> std::io::Result<HttpServer> {
         self.check_exposure(addr)?;
         let listener = listen(addr)?;
@@ -94,6 +99,11 @@ impl HttpServer {
     /// connections, let the tool calls in flight finish and answer (for up to
     /// [`HttpOptions::with_shutdown_grace`]; those still running are then
     /// cancelled), end the sessions and return.
+    ///
+    /// # Errors
+    ///
+    /// None in this version: it returns `Ok(())` once shut down, and a failed accept is logged
+    /// and retried rather than returned.
     pub async fn serve(self) -> std::io::Result<()> {
         let Self { listener, router, requests, sessions, calls, options, .. } = self;
         let stop = async {

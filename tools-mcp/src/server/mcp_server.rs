@@ -163,6 +163,12 @@ impl McpServer {
     /// finish (10 s at most) and the last answers are written for as long
     /// as the client keeps reading them; one that reads nothing for 1 s is
     /// given up on, so the server exits.
+    ///
+    /// # Errors
+    ///
+    /// [`McpError::Transport`](crate::McpError::Transport) when stdin or stdout fails before the
+    /// handshake is done, [`McpError::Accept`](crate::McpError::Accept) when the handshake fails
+    /// otherwise, [`McpError::Task`](crate::McpError::Task) when the serving task panics.
     pub async fn serve_stdio(self) -> Result<(), crate::McpError> {
         let (input, output) = crate::stdio::std_streams();
         let (stdio, writer) = crate::stdio::transport(input, output);

@@ -32,6 +32,11 @@ const RESPONSE: &str = "anthropic response";
 /// let calls = anthropic::parse_calls(&response).unwrap();
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("toolu_01", r#"{"city":"Paris"}"#));
 /// ```
+///
+/// # Errors
+///
+/// Those of [`content`]: [`MessageError`] when the response is neither a message nor a
+/// `content` array, or a block is malformed.
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
@@ -62,6 +67,11 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// assert_eq!(content[1], Content::Reasoning(Reasoning::RedactedThinking { data: "EmwK".into() }));
 /// assert!(matches!(&content[2], Content::Call(call) if call.name == "get_weather"));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] when the response is neither a message object nor its `content` array,
+/// or a `tool_use`, `thinking` or `redacted_thinking` block lacks a field (the error names it).
 pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let blocks = list(RESPONSE, response, "content", "expected a message object or its `content` array")?;
     let mut content = Vec::with_capacity(blocks.len());
@@ -182,6 +192,11 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "ima
 /// assert_eq!(messages[0]["content"][0]["content"][1], serde_json::json!(
 ///     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AQID"}}));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
+/// a part Anthropic cannot take (listed above).
 pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     if results.is_empty() {
         return Ok(Vec::new());
@@ -288,6 +303,11 @@ fn content_block(_index: usize, part: &Part) -> Result<Option<Value>, &'static s
 /// assert_eq!(messages, [serde_json::json!({"role": "user", "content": [
 ///     {"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})]);
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] for a part of a user message or of a tool's result that `dialect` cannot
+/// send, named in [`refused`](MessageError::refused).
 pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out: Vec<Value> = Vec::new();
     for (at, message) in transcript.iter().enumerate() {

@@ -58,6 +58,10 @@ pub const STRICT_LIMITS: ProviderLimits = ProviderLimits {
 };
 
 /// One tool: `{"name", "description", "input_schema"[, "strict": true]}`.
+///
+/// # Errors
+///
+/// With `strict`, [`DialectError`] when [`strict_schema`] refuses the schema; never without.
 pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let schema = if strict {
         strict_schema(tool.spec().name(), tool.spec().parameters())?
@@ -78,6 +82,11 @@ pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
 }
 
 /// The native web search tool, `web_search_20250305`.
+///
+/// # Errors
+///
+/// [`DialectError`] (keyword `allowed_domains`) when both domain lists are set: Anthropic's
+/// tool takes one or the other.
 pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
     if !search.allowed_domains.is_empty() && !search.blocked_domains.is_empty() {
         return Err(DialectError::tool(

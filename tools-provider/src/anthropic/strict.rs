@@ -49,6 +49,12 @@ const STRICT_REFUSED: &[&str] = &[
 /// `default`, `minItems` above 1, other formats) move into the description,
 /// and a recursive schema is refused. `required` is left as it is: Anthropic
 /// does not ask for every property, so `Option` fields stay optional.
+///
+/// # Errors
+///
+/// [`DialectError`], naming the keyword, for a recursive schema, a keyword strict tool use
+/// refuses (`not`, `if`, `patternProperties`...), an open map (`additionalProperties`), or a
+/// root that is not an object.
 pub fn strict_schema(tool: &str, schema: &JsonObject) -> Result<JsonObject, DialectError> {
     let refuse =
         |keyword: &str, problem: String| DialectError::tool(tool, Dialect::AnthropicStrict, keyword, problem);

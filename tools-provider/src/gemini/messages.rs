@@ -41,6 +41,11 @@ const RESPONSE: &str = "gemini response";
 /// let calls = gemini::parse_calls(&response).unwrap();
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("gemini-call-0-get_weather", r#"{"city":"Paris"}"#));
 /// ```
+///
+/// # Errors
+///
+/// Those of [`content`]: [`MessageError`] when the response has no parts (`candidates` empty,
+/// or a candidate without `content`) or a `functionCall` is malformed.
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
@@ -65,6 +70,12 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// assert_eq!(content[1], Content::Reasoning(Reasoning::ThoughtSignature { signature: "c2ln".into() }));
 /// assert!(matches!(&content[2], Content::Call(call) if call.name == "a"));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] when `candidates` is empty, its first candidate has no `content` (stopped
+/// for safety or length: read its `finishReason`), there is no `parts` array, or a
+/// `functionCall` is malformed.
 pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let parts = parts_of(response)?;
     let mut content = Vec::with_capacity(parts.len());
@@ -157,13 +168,18 @@ pub const MEDIA_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "ap
 /// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// use serde_json::json;
 /// let mut result = ToolResult::new("fc-1", "chart", "The chart:", Outcome::Success);
-/// result.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png").named("chart.png")));
+/// result.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png").with_name("chart.png")));
 /// let contents = toolcall_provider::gemini::format_results(&[result]).unwrap();
 /// assert_eq!(contents[0]["parts"][0]["functionResponse"], json!({
 ///     "name": "chart", "id": "fc-1",
 ///     "response": {"content": ["The chart:", {"$ref": "chart.png"}]},
 ///     "parts": [{"inlineData": {"mimeType": "image/png", "data": "AQID", "displayName": "chart.png"}}]}));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
+/// a part of a type outside [`MEDIA_TYPES`], at a URL, or of an unknown kind.
 pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     if results.is_empty() {
         return Ok(Vec::new());
@@ -321,6 +337,11 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
 /// assert_eq!(contents[1]["parts"][0], serde_json::json!(
 ///     {"functionCall": {"name": "now", "args": {}}, "thoughtSignature": "c2ln"}));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] for a part of a user message or of a tool's result that Gemini cannot
+/// take, named in [`refused`](MessageError::refused).
 pub fn contents(transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out = Vec::new();
     for (at, message) in transcript.iter().enumerate() {

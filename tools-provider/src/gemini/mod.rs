@@ -68,6 +68,11 @@ pub const LIMITS: ProviderLimits =
     ProviderLimits { max_tools: Some(128), max_name_len: 64, ..ProviderLimits::NONE };
 
 /// One function declaration: `{"name", "description"[, "parameters"]}`.
+///
+/// # Errors
+///
+/// [`DialectError`] when the name does not start with a letter or `_`, or when [`parameters`]
+/// refuses the schema.
 pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
     let name = tool.spec().name();
     if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
@@ -87,6 +92,11 @@ pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
 
 /// Google Search grounding, `{"google_search": {}}`. Domain filters are
 /// refused (Gemini has none); `max_uses` has no equivalent and is left out.
+///
+/// # Errors
+///
+/// [`DialectError`] when the search has allowed or blocked domains: Google Search grounding
+/// has no domain filters.
 pub fn google_search(search: &WebSearch) -> Result<Value, DialectError> {
     let keyword = if !search.allowed_domains.is_empty() {
         Some("allowed_domains")

@@ -60,6 +60,12 @@ const FORMATS: &[&str] = &["enum", "date-time"];
 /// let params = gemini::parameters("weather", schema.schema()).unwrap().unwrap();
 /// assert_eq!(params["properties"]["days"], serde_json::json!({"type": "integer", "nullable": true, "minimum": 0, "maximum": 255}));
 /// ```
+///
+/// # Errors
+///
+/// [`DialectError`], naming the keyword, for a recursive schema or a `$ref` that is not local,
+/// a keyword Gemini refuses (`allOf`, `not`...), a schema that accepts any value, an enum of
+/// non-strings, or a root that is not an object.
 pub fn parameters(tool: &str, schema: &JsonObject) -> Result<Option<JsonObject>, DialectError> {
     let refuse = |keyword: &str, problem: String| DialectError::tool(tool, Dialect::Gemini, keyword, problem);
     if let Some(name) = transform::recursive_def(schema) {

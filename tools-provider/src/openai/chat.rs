@@ -18,6 +18,11 @@ use toolcall_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Chat Completions function tool:
 /// `{"type": "function", "function": {"name", "description", "parameters"[, "strict": true]}}`.
+///
+/// # Errors
+///
+/// With `strict`, [`DialectError`] when [`strict_schema`](super::strict_schema) refuses the
+/// schema; never without.
 pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiChatStrict } else { Dialect::OpenAiChat };
     let mut function = json!({
@@ -86,6 +91,11 @@ const CHAT: &str = "openai chat response";
 /// let calls = openai::chat::parse_calls(&response).unwrap();
 /// assert_eq!(calls[0].arguments, r#"{"city":"Paris"}"#);
 /// ```
+///
+/// # Errors
+///
+/// Those of [`content`]: [`MessageError`] when the response is not a Chat Completions
+/// response or message, `choices` is empty, or a function call has no `function`.
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
@@ -102,6 +112,11 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// assert_eq!(openai::chat::content(&message).unwrap(), [
 ///     Content::Reasoning(Reasoning::ReasoningContent { text: "2 + 2".into() }), Content::text("4")]);
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] when the response is not a Chat Completions response or message (the
+/// problem gives the path), `choices` is empty, or a function call has no `function`.
 pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let message: ChatMessage = if response.get("choices").is_some() {
         let response: ChatResponse = read(CHAT, response)?;
@@ -152,6 +167,11 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
 /// assert_eq!(messages[2]["content"], "");
 /// assert_eq!(messages[2]["tool_calls"][0]["function"]["name"], "weather");
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] for a part of a user message or of a tool's result that `dialect` cannot
+/// send, named in [`refused`](MessageError::refused).
 pub fn messages(
     dialect: Dialect,
     instructions: Option<&str>,
@@ -259,6 +279,11 @@ const MOVED: &str = "follows in a user message";
 /// assert_eq!(messages[1]["role"], "user");
 /// assert_eq!(messages[1]["content"][1], json!({"type": "image_url", "image_url": {"url": "https://example.com/chart.png"}}));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
+/// a part Chat Completions cannot take (listed above).
 pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     let mut messages = Vec::with_capacity(results.len() + 1);
     let mut attached = Vec::new();

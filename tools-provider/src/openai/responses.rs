@@ -19,6 +19,11 @@ use toolcall_core::{Part, Tool, ToolCall, ToolResult};
 
 /// A Responses function tool:
 /// `{"type": "function", "name", "description", "parameters", "strict"}`.
+///
+/// # Errors
+///
+/// With `strict`, [`DialectError`] when [`strict_schema`](super::strict_schema) refuses the
+/// schema; never without.
 pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiResponsesStrict } else { Dialect::OpenAiResponses };
     Ok(json!({
@@ -37,6 +42,11 @@ pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
 /// one silently would search what the user excluded. `max_uses` has no
 /// equivalent on the tool (the request's `max_tool_calls` bounds all tools)
 /// and is left out.
+///
+/// # Errors
+///
+/// [`DialectError`] (keyword `blocked_domains`) when domains are blocked; list the allowed
+/// domains instead.
 pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
     if !search.blocked_domains.is_empty() {
         return Err(DialectError::tool(
@@ -65,6 +75,11 @@ struct FunctionCallItem {
 /// The `function_call` items of a Responses response (the whole response,
 /// or its `output` array), in order; other items (messages, reasoning, web
 /// search calls) are skipped.
+///
+/// # Errors
+///
+/// Those of [`content`]: [`MessageError`] when the response is neither a response object nor
+/// its `output` array, or an item is malformed.
 pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
@@ -90,6 +105,11 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 ///     id: "rs_1".into(), summary: vec!["Weather first.".into()], encrypted_content: Some("gAAA".into()) }));
 /// assert!(matches!(&content[1], Content::Call(call) if call.id == "call_1"));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] when the response is neither a response object nor its `output` array,
+/// or a `function_call`, `reasoning` or `compaction` item lacks a field (the error names it).
 pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let output = list(RESPONSES, response, "output", "expected a response object or its `output` array")?;
     let mut content = Vec::with_capacity(output.len());
@@ -212,6 +232,11 @@ struct SummaryText {
 /// assert_eq!(input[0], serde_json::json!({"type": "message", "role": "user", "content": "Weather?"}));
 /// assert_eq!(input[1]["type"], "function_call");
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`] for a part of a user message or of a tool's result that `dialect` cannot
+/// send, named in [`refused`](MessageError::refused).
 pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut input = Vec::with_capacity(transcript.len());
     for (at, message) in transcript.iter().enumerate() {
@@ -307,6 +332,11 @@ fn item(piece: &Content) -> Option<Value> {
 ///     {"type": "input_text", "text": "The chart:"},
 ///     {"type": "input_image", "image_url": "https://example.com/chart.png", "detail": "auto"}]));
 /// ```
+///
+/// # Errors
+///
+/// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
+/// an image of another type or a part of an unknown kind.
 pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     results
         .iter()

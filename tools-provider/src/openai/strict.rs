@@ -60,6 +60,12 @@ const STRICT_REFUSED: &[&str] = &[
 /// assert_eq!(strict["required"], serde_json::json!(["city", "days"]));
 /// assert_eq!(strict["additionalProperties"], false);
 /// ```
+///
+/// # Errors
+///
+/// [`DialectError`], naming the keyword, for a union at the root, a schema that accepts any
+/// value, a keyword strict mode refuses (`allOf`, `not`...), or an open map
+/// (`additionalProperties`).
 pub fn strict_schema(tool: &str, schema: &JsonObject, dialect: Dialect) -> Result<JsonObject, DialectError> {
     if schema.contains_key("anyOf") || schema.contains_key("oneOf") {
         return Err(DialectError::tool(

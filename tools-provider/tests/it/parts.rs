@@ -38,14 +38,17 @@ fn cases() -> Vec<(&'static str, ToolResult)> {
     vec![
         ("text", result_with("notes", Part::Text { text: "A second paragraph.".into() })),
         ("json", result_with("stats", Part::Json { value: json!({"max": 3, "unit": "°C"}) })),
-        ("image_bytes", result_with("chart", Part::Image(Media::bytes(PNG, "image/png").named("chart.png")))),
+        (
+            "image_bytes",
+            result_with("chart", Part::Image(Media::bytes(PNG, "image/png").with_name("chart.png"))),
+        ),
         (
             "image_url",
             result_with("chart", Part::Image(Media::url("https://example.com/chart.png", "image/png"))),
         ),
         (
             "file_pdf",
-            result_with("report", Part::File(Media::bytes(PDF, "application/pdf").named("report.pdf"))),
+            result_with("report", Part::File(Media::bytes(PDF, "application/pdf").with_name("report.pdf"))),
         ),
     ]
 }
@@ -86,7 +89,7 @@ fn chat_completions_sends_images_and_files_in_one_user_message_after_the_tool_me
     let mut chart = ToolResult::new("call_1", "chart", "The chart of the week:", Outcome::Success);
     chart.parts = vec![
         Part::Json { value: json!({"max": 3}) },
-        Part::Image(Media::bytes(PNG, "image/png").named("chart.png")),
+        Part::Image(Media::bytes(PNG, "image/png").with_name("chart.png")),
         Part::Image(Media::url("https://example.com/legend.webp", "image/webp")),
     ];
     let weather = ToolResult::new("call_2", "get_weather", "12°C in Oslo", Outcome::Success);
@@ -140,7 +143,7 @@ fn refusals() -> Vec<(Dialect, &'static str, Part)> {
                 vec![0x50, 0x4b, 0x03, 0x04],
                 "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
             )
-            .named("notes.docx"),
+            .with_name("notes.docx"),
         )
     };
     vec![
@@ -218,8 +221,8 @@ fn the_artifact_is_in_no_dialects_messages() {
     rich.parts = vec![
         Part::Text { text: "more".into() },
         Part::Json { value: json!({"max": 3}) },
-        Part::Image(Media::bytes(PNG, "image/png").named("chart.png")),
-        Part::File(Media::bytes(PDF, "application/pdf").named("report.pdf")),
+        Part::Image(Media::bytes(PNG, "image/png").with_name("chart.png")),
+        Part::File(Media::bytes(PDF, "application/pdf").with_name("report.pdf")),
     ];
     rich.artifact = Some(artifact());
     let mut plain = ToolResult::new("call_2", "count", "3", Outcome::Success);
@@ -253,8 +256,8 @@ fn gemini_sends_json_parts_as_values_and_names_each_media_part_once() {
     result.parts = vec![
         Part::Json { value: json!([1, 2]) },
         Part::Image(Media::bytes(PNG, "image/png")),
-        Part::Image(Media::bytes(PNG, "image/png").named("a.png")),
-        Part::File(Media::bytes(b"plain".to_vec(), "text/plain; charset=utf-8").named("a.png")),
+        Part::Image(Media::bytes(PNG, "image/png").with_name("a.png")),
+        Part::File(Media::bytes(b"plain".to_vec(), "text/plain; charset=utf-8").with_name("a.png")),
     ];
     let contents = Dialect::Gemini.format_results(&[result]).unwrap();
     let response = &contents[0]["parts"][0]["functionResponse"];

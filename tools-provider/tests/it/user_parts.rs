@@ -21,7 +21,7 @@ fn prompt() -> Message {
     Message::user_parts([
         Part::text("Compare the chart with the report."),
         Part::image(Media::bytes(PNG, "image/png")),
-        Part::file(Media::bytes(PDF, "application/pdf").named("report.pdf")),
+        Part::file(Media::bytes(PDF, "application/pdf").with_name("report.pdf")),
         Part::image(Media::url(CHART_URL, "image/png")),
     ])
 }

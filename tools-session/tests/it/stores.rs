@@ -260,5 +260,8 @@ async fn a_record_that_does_not_read_says_which_and_who_wrote_it() {
     let store = SqlStore::sqlite(dir.path().join("sessions.db")).await.unwrap();
     let error = store.load(&key).await.unwrap_err().to_string();
     let this = env!("CARGO_PKG_VERSION");
-    assert!(error.contains(&format!("message 1, written by tools-session {this}, does not read")), "{error}");
+    assert!(
+        error.contains(&format!("message 1, written by toolcall-session {this}, does not read")),
+        "{error}"
+    );
 }

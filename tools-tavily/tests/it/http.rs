@@ -89,24 +89,24 @@ async fn sends_the_query_and_the_defaults_with_a_bearer_key() {
 async fn every_option_is_sent_as_the_api_names_it() {
     let (server, tavily) = serve(ResponseTemplate::new(200).set_body_json(answer_body())).await;
     let options = SearchOptions::new()
-        .search_depth(SearchDepth::Advanced)
-        .topic(Topic::News)
-        .include_answer(Answer::Advanced)
-        .max_results(20)
-        .chunks_per_source(3)
-        .time_range(TimeRange::Week)
-        .days(7)
-        .start_date("2025-01-01")
-        .end_date("2025-06-30")
-        .include_raw_content(RawContent::Markdown)
-        .include_images(true)
-        .include_image_descriptions(true)
-        .include_favicon(true)
-        .include_domains(["tokio.rs", "docs.rs"])
-        .exclude_domains(["reddit.com"])
-        .country("United States")
-        .auto_parameters(true)
-        .exact_match(true);
+        .with_search_depth(SearchDepth::Advanced)
+        .with_topic(Topic::News)
+        .with_include_answer(Answer::Advanced)
+        .with_max_results(20)
+        .with_chunks_per_source(3)
+        .with_time_range(TimeRange::Week)
+        .with_days(7)
+        .with_start_date("2025-01-01")
+        .with_end_date("2025-06-30")
+        .with_include_raw_content(RawContent::Markdown)
+        .with_include_images(true)
+        .with_include_image_descriptions(true)
+        .with_include_favicon(true)
+        .with_include_domains(["tokio.rs", "docs.rs"])
+        .with_exclude_domains(["reddit.com"])
+        .with_country("United States")
+        .with_auto_parameters(true)
+        .with_exact_match(true);
     let tavily = tavily.with_search_opts(options).unwrap();
     call(&tavily, r#"{"query":"tokio"}"#).await.unwrap();
 
@@ -140,14 +140,18 @@ async fn every_option_is_sent_as_the_api_names_it() {
 #[tokio::test]
 async fn the_other_spellings_of_depth_answer_and_raw_content() {
     let cases = [
-        (SearchOptions::new().search_depth(SearchDepth::UltraFast), "search_depth", json!("ultra-fast")),
-        (SearchOptions::new().search_depth(SearchDepth::Fast), "search_depth", json!("fast")),
-        (SearchOptions::new().topic(Topic::Finance), "topic", json!("finance")),
-        (SearchOptions::new().include_answer(Answer::None), "include_answer", json!(false)),
-        (SearchOptions::new().include_raw_content(RawContent::Text), "include_raw_content", json!("text")),
-        (SearchOptions::new().time_range(TimeRange::Day), "time_range", json!("day")),
-        (SearchOptions::new().time_range(TimeRange::Month), "time_range", json!("month")),
-        (SearchOptions::new().time_range(TimeRange::Year), "time_range", json!("year")),
+        (SearchOptions::new().with_search_depth(SearchDepth::UltraFast), "search_depth", json!("ultra-fast")),
+        (SearchOptions::new().with_search_depth(SearchDepth::Fast), "search_depth", json!("fast")),
+        (SearchOptions::new().with_topic(Topic::Finance), "topic", json!("finance")),
+        (SearchOptions::new().with_include_answer(Answer::None), "include_answer", json!(false)),
+        (
+            SearchOptions::new().with_include_raw_content(RawContent::Text),
+            "include_raw_content",
+            json!("text"),
+        ),
+        (SearchOptions::new().with_time_range(TimeRange::Day), "time_range", json!("day")),
+        (SearchOptions::new().with_time_range(TimeRange::Month), "time_range", json!("month")),
+        (SearchOptions::new().with_time_range(TimeRange::Year), "time_range", json!("year")),
     ];
     for (options, field, expected) in cases {
         let (server, tavily) = serve(ResponseTemplate::new(200).set_body_json(answer_body())).await;

@@ -26,7 +26,7 @@ pub struct Req {
     needs_approval,
     example = r#"{"city": "Oslo"}"#,
     example = r#"{"city": "Lima"}"#,
-    crate = "tools"
+    crate = "toolcall"
 )]
 pub async fn lookup(req: Req) -> String {
     req.city

@@ -193,7 +193,15 @@ pub(crate) fn worker_binary() -> &'static PathBuf {
     BINARY.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let output = std::process::Command::new(cargo)
-            .args(["build", "-p", "tools-restate", "--example", "worker", "--message-format=json", "--quiet"])
+            .args([
+                "build",
+                "-p",
+                "toolcall-restate",
+                "--example",
+                "worker",
+                "--message-format=json",
+                "--quiet",
+            ])
             .arg("--manifest-path")
             .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
             .args(if cfg!(debug_assertions) { &[][..] } else { &["--release"][..] })
