@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use toolcall::agent::{Agent, Message, Model, OpenAiChat, ScriptedModel};
+use toolcall::agent::{Agent, Message, Model, OpenAiChat, RunLimits, ScriptedModel};
 use toolcall::toolset::Toolset;
 use toolcall::{ToolCall, ToolContext, ToolError, tool};
 
@@ -51,7 +51,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("model: {} / {}", model.provider(), model.model());
     let agent = Agent::from_shared(model, tools)?
         .with_instructions("Answer weather questions with the get_weather tool.")
-        .with_max_turns(4);
+        .with_limits(RunLimits::default().with_max_turns(4));
     let result = match agent.run("What's the weather in Paris and Oslo?").await {
         Ok(result) => result,
         Err(error) => {

@@ -51,7 +51,7 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use toolcall::agent::{
     Agent, AgentError, AgentEvent, Message, Model, ModelError, ModelRequest, ModelResponse, ModelSettings,
-    ModelStream, OpenAiChat, RunResult, StopReason, ToolChoice, Usage,
+    ModelStream, OpenAiChat, RunLimits, RunResult, StopReason, ToolChoice, Usage,
 };
 use toolcall::{ToolContext, ToolError, Toolset, tool};
 
@@ -109,9 +109,10 @@ fn recipe(choice: ToolChoice, turns: usize) -> (Agent, Ran) {
     let agent = Agent::new(model(), tools)
         .expect("the tool is valid OpenAI Chat")
         .with_instructions("Answer with the tools.")
-        .with_tool_choice(choice)
-        .with_max_turns(turns)
-        .with_request_timeout(Duration::from_secs(120))
+        .with_settings(
+            ModelSettings::default().with_tool_choice(choice).with_request_timeout(Duration::from_secs(120)),
+        )
+        .with_limits(RunLimits::default().with_max_turns(turns))
         .with_context(ToolContext::new().with_extension(ran.clone()));
     (agent, ran)
 }

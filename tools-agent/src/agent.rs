@@ -2,7 +2,6 @@
 //! gives back and why it stopped. The loop itself is in `run`.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
@@ -14,7 +13,7 @@ use toolcall_core::{Part, ToolContext};
 use toolcall_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
-use crate::model::{ModelName, ModelSettings, ToolChoice, Usage};
+use crate::model::{ModelName, ModelSettings, Usage};
 use crate::run::{Ended, Run};
 use crate::stream::Interleave;
 use crate::{
@@ -257,7 +256,6 @@ pub struct Agent {
     pub(crate) model: Arc<dyn Model>,
     pub(crate) toolset: Toolset,
     pub(crate) instructions: Option<String>,
-    pub(crate) max_turns: usize,
     pub(crate) limits: RunLimits,
     pub(crate) settings: ModelSettings,
     pub(crate) end_tools: Vec<String>,
@@ -323,7 +321,6 @@ impl Agent {
             model,
             toolset: crate::search::SearchFunction::register(toolset),
             instructions: None,
-            max_turns: 10,
             limits: RunLimits::default(),
             settings: ModelSettings::default(),
             end_tools: Vec::new(),
@@ -384,25 +381,19 @@ impl Agent {
         self
     }
 
-    /// How many turns may offer tools (at least one); past them one last
-    /// request goes without tools.
-    pub fn with_max_turns(mut self, turns: usize) -> Self {
-        self.max_turns = turns.max(1);
-        self
-    }
-
-    /// The limits across turns: calls in all, unknown tools, retries.
+    /// What a run may spend ([`RunLimits`]): turns with tools, tool calls
+    /// in all, unknown tools, retries in a row, argument repairs.
     pub fn with_limits(mut self, limits: RunLimits) -> Self {
         self.limits = limits;
         self
     }
 
-    /// How every request of its runs is made: the tool choice, sampling,
-    /// reasoning, limits and extra fields ([`ModelSettings`], whose table
-    /// says what each provider takes). It replaces the settings given
-    /// before it, those of [`Self::with_tool_choice`] and the other
-    /// shorthands included; a setting the model's provider cannot take
-    /// fails the run's first request before anything is sent
+    /// How every request of its runs is made, and the one way to say it:
+    /// the tool choice, parallel calls, sampling, the answer's token limit,
+    /// reasoning, the request timeout, the prompt cache and extra fields
+    /// ([`ModelSettings`], whose table says what each provider takes). A
+    /// second call replaces the first. A setting the model's provider cannot
+    /// take fails the run's first request before anything is sent
     /// ([`ModelError::Setting`](crate::ModelError::Setting)).
     ///
     /// ```
@@ -410,12 +401,11 @@ impl Agent {
     /// use toolcall_core::Toolset;
     ///
     /// let settings = ModelSettings::default()
+    ///     .with_tool_choice(ToolChoice::Auto)
     ///     .with_max_tokens(16_000)
     ///     .with_reasoning(ReasoningSettings::new().with_budget_tokens(8_000))
     ///     .with_stop_sequences(["END"]);
-    /// let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap()
-    ///     .with_settings(settings)
-    ///     .with_tool_choice(ToolChoice::Auto); // a shorthand changes one setting
+    /// let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap().with_settings(settings);
     /// assert_eq!(agent.settings().max_tokens, Some(16_000));
     /// ```
     pub fn with_settings(mut self, settings: ModelSettings) -> Self {
@@ -426,38 +416,6 @@ impl Agent {
     /// The settings of every request.
     pub fn settings(&self) -> &ModelSettings {
         &self.settings
-    }
-
-    /// Which tools the model may or must call (a shorthand for the
-    /// setting of [`Self::with_settings`]).
-    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
-        self.settings.tool_choice = choice;
-        self
-    }
-
-    /// Whether the model may call several tools at once (a shorthand).
-    pub fn with_parallel_tool_calls(mut self, yes: bool) -> Self {
-        self.settings.parallel_tool_calls = Some(yes);
-        self
-    }
-
-    /// The most tokens of one answer (a shorthand).
-    pub fn with_max_tokens(mut self, tokens: u32) -> Self {
-        self.settings.max_tokens = Some(tokens);
-        self
-    }
-
-    /// How long one model request may take (a shorthand).
-    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
-        self.settings.request_timeout = Some(timeout);
-        self
-    }
-
-    /// How long one tool call may take, for tools that declare no timeout.
-    pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
-        let options = self.toolset.options().with_default_timeout(timeout);
-        self.toolset = self.toolset.with_options(options);
-        self
     }
 
     /// End runs with a typed answer rather than free text: the model gives
@@ -749,7 +707,6 @@ impl std::fmt::Debug for Agent {
             .field("provider", &self.model.provider())
             .field("model", &self.model.model())
             .field("toolset", &self.toolset)
-            .field("max_turns", &self.max_turns)
             .field("limits", &self.limits)
             .finish_non_exhaustive()
     }

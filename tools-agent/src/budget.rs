@@ -11,6 +11,10 @@ use toolcall_core::{Outcome, ToolCall, ToolResult};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RunLimits {
+    /// Turns that may offer tools (at least one); past them the loop makes
+    /// one last request without tools, whose answer ends the run
+    /// ([`StopReason::MaxTurns`](crate::StopReason::MaxTurns)).
+    pub max_turns: usize,
     /// Tool calls in the whole run, over all turns.
     pub max_tool_calls: usize,
     /// Calls of names no tool has, over all turns.
@@ -24,14 +28,26 @@ pub struct RunLimits {
 }
 
 impl Default for RunLimits {
-    /// 128 tool calls, 3 unknown names, 3 retries in a row per tool, 16
-    /// argument repairs.
+    /// 10 turns with tools, 128 tool calls, 3 unknown names, 3 retries in
+    /// a row per tool, 16 argument repairs.
     fn default() -> Self {
-        Self { max_tool_calls: 128, max_not_found: 3, max_retries_per_tool: 3, max_repairs: 16 }
+        Self {
+            max_turns: 10,
+            max_tool_calls: 128,
+            max_not_found: 3,
+            max_retries_per_tool: 3,
+            max_repairs: 16,
+        }
     }
 }
 
 impl RunLimits {
+    /// The same limits with another number of turns with tools (at least one).
+    pub fn with_max_turns(mut self, turns: usize) -> Self {
+        self.max_turns = turns.max(1);
+        self
+    }
+
     /// The same limits with another total of tool calls.
     pub fn with_max_tool_calls(mut self, max: usize) -> Self {
         self.max_tool_calls = max;

@@ -103,7 +103,7 @@ impl<'a> Run<'a> {
             if agent.context.is_cancelled() {
                 return Ok((String::new(), StopReason::Cancelled));
             }
-            let last = self.turns >= agent.max_turns;
+            let last = self.turns >= agent.limits.max_turns;
             let Some(response) = self.ask(!last).await? else {
                 return Ok((String::new(), StopReason::Cancelled));
             };
@@ -115,7 +115,7 @@ impl<'a> Run<'a> {
             let (stop, malformed) = match finish {
                 Finish::Truncated { reason } => (Some(StopReason::Truncated { reason }), None),
                 Finish::Refused { reason } => (Some(StopReason::Refused { reason }), None),
-                _ if last => (Some(StopReason::MaxTurns { turns: agent.max_turns }), None),
+                _ if last => (Some(StopReason::MaxTurns { turns: agent.limits.max_turns }), None),
                 Finish::Malformed { reason } => (None, Some(reason)),
                 _ => (None, None),
             };

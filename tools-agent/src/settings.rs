@@ -303,7 +303,7 @@ impl ReasoningSummary {
 /// What changes the tools changes every byte after them (the tools come
 /// first in each provider's prefix): a prepare step that hides a tool for
 /// a turn, a tool search's find (appended, so the tools before it still
-/// match), and the loop's last request without tools when `max_turns` is
+/// match), and the loop's last request without tools when `RunLimits::max_turns` is
 /// reached.
 ///
 /// Anthropic caches the prefix up to a block marked `cache_control`, in the

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
+use toolcall_core::toolset::TurnOptions;
 
 use futures::StreamExt;
 use toolcall_agent::{Agent, AgentEvent, Message, RunLimits, ScriptedModel, StopReason, Transcript};
@@ -98,7 +99,9 @@ async fn max_turns_ends_with_a_request_without_tools() {
             .then_calls([call("3", "nap", r#"{"ms":1}"#)])
             .then_text("I napped twice."),
     );
-    let agent = Agent::from_shared(model.clone(), tools()).unwrap().with_max_turns(2);
+    let agent = Agent::from_shared(model.clone(), tools())
+        .unwrap()
+        .with_limits(RunLimits::default().with_max_turns(2));
     let result = agent.run("Rest").await.unwrap();
     assert_eq!(result.stop, StopReason::MaxTurns { turns: 2 });
     // Two turns with tools, then the tool-less one; the third call was never asked for.
@@ -166,7 +169,8 @@ async fn an_ending_tool_gives_the_answer() {
 #[tokio::test]
 async fn a_slow_tool_times_out_and_the_run_goes_on() {
     let model = ScriptedModel::new().then_calls([call("1", "nap", r#"{"ms":5000}"#)]).then_text("too slow");
-    let agent = Agent::new(model, tools()).unwrap().with_call_timeout(Duration::from_millis(20));
+    let tools = tools().with_options(TurnOptions::new().with_default_timeout(Duration::from_millis(20)));
+    let agent = Agent::new(model, tools).unwrap();
     let result = agent.run("?").await.unwrap();
     assert_eq!(results_of(&result.transcript.messages[2]), [("1".into(), Outcome::TimedOut)]);
     assert_eq!(result.answer, "too slow");

@@ -255,7 +255,7 @@ async fn run_as_reads_the_type_even_on_the_last_turn() {
     let model = ScriptedModel::new()
         .then_calls([ToolCall::new("c1", "get_weather", r#"{"city":"Oslo"}"#)])
         .then_text(r#"{"city": "Oslo", "celsius": 12}"#);
-    let agent = Agent::new(model, tools()).unwrap().with_max_turns(1);
+    let agent = Agent::new(model, tools()).unwrap().with_limits(RunLimits::default().with_max_turns(1));
     let typed = agent.run_as::<Forecast>("Forecast?").await.unwrap();
     assert_eq!(typed.run.stop, StopReason::MaxTurns { turns: 1 });
     assert_eq!(typed.answer, Some(Forecast { city: "Oslo".into(), celsius: 12.0 }));

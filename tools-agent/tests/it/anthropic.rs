@@ -8,7 +8,7 @@
 //! (error bodies, 529).
 
 use serde_json::{Value, json};
-use toolcall_agent::{Agent, Anthropic, ApiKey, ModelError, Usage};
+use toolcall_agent::{Agent, Anthropic, ApiKey, ModelError, ModelSettings, Usage};
 use wiremock::{Request, ResponseTemplate};
 
 use crate::scenarios::{self, Item, ProviderMock, Sent, SentCall, SentResult, mock};
@@ -311,7 +311,7 @@ async fn the_blocks_of_a_run_with_parallel_calls() {
 #[tokio::test]
 async fn the_tool_choice_and_token_limit_are_sent() {
     for streamed in [false, true] {
-        let no_parallel = |agent: Agent| agent.with_parallel_tool_calls(false);
+        let no_parallel = |settings: ModelSettings| settings.with_parallel_tool_calls(false);
         let requests =
             scenarios::the_budget_stops_the_run_before_the_calls::<Mock>(streamed, no_parallel).await;
         let bodies = scenarios::bodies(&requests);

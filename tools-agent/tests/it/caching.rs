@@ -39,7 +39,7 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 use toolcall_agent::{
-    Agent, AgentError, CacheRetention, CacheSettings, CacheTtl, ModelError, ModelSettings, Usage,
+    Agent, AgentError, CacheRetention, CacheSettings, CacheTtl, ModelError, ModelSettings, RunLimits, Usage,
 };
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolContext, ToolError};
@@ -364,7 +364,7 @@ async fn ten_turns_read_more_from_the_cache_each_turn<P: Cached + 'static>(strea
     let agent = Agent::new(client::<P>(&server, 1), toolset())
         .unwrap()
         .with_instructions(instructions())
-        .with_max_turns(20);
+        .with_limits(RunLimits::default().with_max_turns(20));
     let (result, _) = run(&agent, "Summarize the book.", streamed).await;
     let result = result.unwrap_or_else(|error: AgentError| panic!("{}: {error}", P::NAME));
     assert_eq!(result.answer, "Nothing happened in nine chapters.");
@@ -535,7 +535,7 @@ async fn anthropic_without_breakpoints_marks_nothing_and_reads_nothing() {
         let agent = Agent::new(client::<P>(&server, 1), toolset())
             .unwrap()
             .with_instructions(instructions())
-            .with_max_turns(20)
+            .with_limits(RunLimits::default().with_max_turns(20))
             .with_settings(ModelSettings::default().with_cache(CacheSettings::off()));
         let (result, _) = run(&agent, "Summarize the book.", streamed).await;
         let result = result.unwrap();

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolcall_agent::{Agent, ApiKey, ModelError, OpenAiChat, ResendPolicy, StopReason};
+use toolcall_agent::{Agent, ApiKey, ModelError, ModelSettings, OpenAiChat, ResendPolicy, StopReason};
 use toolcall_core::ToolContext;
 use toolcall_core::toolset::Toolset;
 use wiremock::matchers::{method, path};
@@ -34,8 +34,9 @@ fn client(server: &MockServer) -> OpenAiChat {
 #[tokio::test]
 async fn a_request_past_its_timeout_is_a_timeout_error() {
     let server = slow_server(Duration::from_secs(5)).await;
-    let agent =
-        Agent::new(client(&server), Toolset::new()).unwrap().with_request_timeout(Duration::from_millis(100));
+    let agent = Agent::new(client(&server), Toolset::new())
+        .unwrap()
+        .with_settings(ModelSettings::default().with_request_timeout(Duration::from_millis(100)));
     let started = Instant::now();
     let err = agent.run("hi").await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());

@@ -15,7 +15,9 @@ use toolcall_agent::scripted_server::{
     Reply, argument_pieces, chat_chunk as chunk, chat_chunks, chat_completion,
     chat_usage_chunk as usage_chunk,
 };
-use toolcall_agent::{Agent, ApiKey, Message, ModelError, OpenAiChat, StopReason, ToolChoice, Usage};
+use toolcall_agent::{
+    Agent, ApiKey, Message, ModelError, ModelSettings, OpenAiChat, StopReason, ToolChoice, Usage,
+};
 use toolcall_core::{Outcome, ToolCall};
 use wiremock::{Request, ResponseTemplate};
 
@@ -422,8 +424,8 @@ async fn the_messages_of_a_run_with_parallel_calls() {
 #[tokio::test]
 async fn the_tool_choice_parallelism_and_token_limit_are_sent() {
     for streamed in [false, true] {
-        let configure = |agent: Agent| {
-            agent.with_tool_choice(ToolChoice::Tool("get_weather".into())).with_parallel_tool_calls(false)
+        let configure = |settings: ModelSettings| {
+            settings.with_tool_choice(ToolChoice::tool("get_weather")).with_parallel_tool_calls(false)
         };
         let requests =
             scenarios::max_turns_ends_with_a_request_without_tools::<Mock>(streamed, configure).await;

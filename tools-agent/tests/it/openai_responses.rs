@@ -13,7 +13,7 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use toolcall_agent::{Agent, ApiKey, Message, ModelError, OpenAiResponses, ToolChoice, Usage};
+use toolcall_agent::{Agent, ApiKey, Message, ModelError, ModelSettings, OpenAiResponses, ToolChoice, Usage};
 use toolcall_core::Outcome;
 use toolcall_core::toolset::WebSearch;
 use wiremock::{Request, ResponseTemplate};
@@ -446,8 +446,8 @@ async fn the_input_items_of_a_run_with_parallel_calls() {
 #[tokio::test]
 async fn the_tool_choice_parallelism_and_token_limit_are_sent() {
     for streamed in [false, true] {
-        let configure = |agent: Agent| {
-            agent.with_tool_choice(ToolChoice::Tool("get_weather".into())).with_parallel_tool_calls(false)
+        let configure = |settings: ModelSettings| {
+            settings.with_tool_choice(ToolChoice::tool("get_weather")).with_parallel_tool_calls(false)
         };
         let requests =
             scenarios::max_turns_ends_with_a_request_without_tools::<Mock>(streamed, configure).await;

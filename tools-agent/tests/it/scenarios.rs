@@ -10,7 +10,7 @@
 //! module can run one and assert its own wire shape.
 
 use serde_json::Value;
-use toolcall_agent::{Agent, RunLimits, StopReason, ToolChoice, Usage};
+use toolcall_agent::{Agent, ModelSettings, RunLimits, StopReason, ToolChoice, Usage};
 use toolcall_agent::{AgentError, AgentEvent, ApiKey, LimitExceeded, Message, Model, ModelError};
 use toolcall_core::Outcome;
 use wiremock::matchers::method;
@@ -326,17 +326,18 @@ pub(crate) async fn parallel_calls_then_a_fix<P: ProviderMock>(
 /// limit are sent.
 pub(crate) async fn the_budget_stops_the_run_before_the_calls<P: ProviderMock>(
     streamed: bool,
-    configure: fn(Agent) -> Agent,
+    configure: fn(ModelSettings) -> ModelSettings,
 ) -> Vec<Request> {
     let calls = Turn::calls(&[
         ("call_1", "get_weather", r#"{"city":"Oslo"}"#),
         ("call_2", "get_weather", r#"{"city":"Rome"}"#),
     ]);
     let server = mock(vec![P::reply(&calls, streamed)]).await;
-    let agent = configure(agent::<P>(&server, 1))
+    let settings =
+        ModelSettings::default().with_tool_choice(ToolChoice::tool("get_weather")).with_max_tokens(300);
+    let agent = agent::<P>(&server, 1)
         .with_limits(RunLimits::default().with_max_tool_calls(1))
-        .with_tool_choice(ToolChoice::Tool("get_weather".into()))
-        .with_max_tokens(300);
+        .with_settings(configure(settings));
     let (result, _) = run(&agent, "Weather?", streamed).await;
     let result = result.expect("a budget stop is a result");
     assert_eq!(result.stop, StopReason::Budget(LimitExceeded::ToolCalls { limit: 1, requested: 2 }));
@@ -352,14 +353,16 @@ pub(crate) async fn the_budget_stops_the_run_before_the_calls<P: ProviderMock>(
 /// a tool choice), its messages still holding the turn's calls and results.
 pub(crate) async fn max_turns_ends_with_a_request_without_tools<P: ProviderMock>(
     streamed: bool,
-    configure: fn(Agent) -> Agent,
+    configure: fn(ModelSettings) -> ModelSettings,
 ) -> Vec<Request> {
     let server = mock(vec![
         P::reply(&Turn::calls(&[("call_1", "get_weather", r#"{"city":"Oslo"}"#)]), streamed),
         P::reply(&Turn::text("12°C in Oslo, as far as I know."), streamed),
     ])
     .await;
-    let agent = configure(agent::<P>(&server, 1)).with_max_turns(1).with_max_tokens(300);
+    let agent = agent::<P>(&server, 1)
+        .with_limits(RunLimits::default().with_max_turns(1))
+        .with_settings(configure(ModelSettings::default().with_max_tokens(300)));
     let (result, _) = run(&agent, "Weather?", streamed).await;
     let result = result.expect("the run ends");
     assert_eq!(

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 use toolcall_agent::{
-    Agent, AgentError, Anthropic, ApiKey, Gemini, Model, ModelError, OpenAiChat, OpenAiResponses,
-    ResendPolicy, ToolChoice,
+    Agent, AgentError, Anthropic, ApiKey, Gemini, Model, ModelError, ModelSettings, OpenAiChat,
+    OpenAiResponses, ResendPolicy, ToolChoice,
 };
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolContext, ToolError};
@@ -64,10 +64,11 @@ async fn run(
     choice: ToolChoice,
     parallel: Option<bool>,
 ) -> Result<String, AgentError> {
-    let mut agent = Agent::new(model, tools()).unwrap().with_tool_choice(choice);
+    let mut settings = ModelSettings::default().with_tool_choice(choice);
     if let Some(parallel) = parallel {
-        agent = agent.with_parallel_tool_calls(parallel);
+        settings = settings.with_parallel_tool_calls(parallel);
     }
+    let agent = Agent::new(model, tools()).unwrap().with_settings(settings);
     agent.run("Weather in Oslo?").await.map(|result| result.answer)
 }
 
