@@ -11,7 +11,8 @@
 
 use std::sync::Arc;
 
-use toolcall::agent::{Agent, Message, Model, OpenAiChat, RunLimits, ScriptedModel};
+use toolcall::agent::testing::ScriptedModel;
+use toolcall::agent::{Agent, Message, Model, OpenAiChat, RunLimits};
 use toolcall::toolset::Toolset;
 use toolcall::{ToolCall, ToolContext, ToolError, tool};
 

@@ -13,7 +13,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
-use toolcall::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
+use toolcall::agent::testing::ScriptedModel;
+use toolcall::agent::{Agent, Decision, Message, RunState, StopReason};
 use toolcall::toolset::Toolset;
 use toolcall::{ToolCall, ToolContext, ToolError, tool};
 

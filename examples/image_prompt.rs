@@ -13,7 +13,7 @@
 //! ```
 
 use serde_json::Value;
-use toolcall::agent::scripted_server::{Reply, ScriptedServer};
+use toolcall::agent::testing::{Reply, ScriptedServer};
 use toolcall::agent::{Agent, ApiKey, OpenAiChat};
 use toolcall::toolset::Toolset;
 use toolcall::{Media, Part};

@@ -18,7 +18,8 @@
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use toolcall::agent::{Agent, ModelResponse, ScriptedModel, Usage};
+use toolcall::agent::testing::ScriptedModel;
+use toolcall::agent::{Agent, ModelResponse, Usage};
 use toolcall::toolset::Toolset;
 use toolcall::{ToolCall, ToolContext, ToolError, tool};
 use tracing_subscriber::layer::SubscriberExt;

@@ -12,7 +12,8 @@
 
 use std::sync::Arc;
 
-use toolcall::agent::{Agent, Model, OpenAiChat, ScriptedModel};
+use toolcall::agent::testing::ScriptedModel;
+use toolcall::agent::{Agent, Model, OpenAiChat};
 use toolcall::toolset::Toolset;
 use toolcall::{ToolCall, ToolContext, ToolError, tool};
 

@@ -46,7 +46,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
-use toolcall::agent::scripted_server::{Reply, ScriptedServer};
+use toolcall::agent::testing::{Reply, ScriptedServer};
 use toolcall::agent::{Agent, AnswerMode, AnswerType, OpenAiChat};
 use toolcall::session::SqlStore;
 use toolcall::toolset::Toolset;

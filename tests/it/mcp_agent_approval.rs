@@ -10,7 +10,8 @@
 
 use std::sync::Arc;
 
-use toolcall::agent::{Agent, Decision, Message, RunState, ScriptedModel, StopReason};
+use toolcall::agent::testing::ScriptedModel;
+use toolcall::agent::{Agent, Decision, Message, RunState, StopReason};
 use toolcall::mcp::McpClient;
 use toolcall::{Outcome, ToolCall, ToolContext, ToolResult, Toolset};
 

@@ -102,7 +102,8 @@ impl From<RunState> for RunInput {
 /// resumed as it is.
 ///
 /// ```
-/// use toolcall_agent::{Agent, ScriptedModel, StopReason};
+/// use toolcall_agent::{Agent, StopReason};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::{ToolCall, ToolContext, ToolError, Toolset};
 ///
 /// /// Remove a directory.
@@ -240,7 +241,8 @@ impl RunResult {
 /// A model, a toolset, instructions and settings: `run` is the whole loop.
 ///
 /// ```
-/// use toolcall_agent::{Agent, ScriptedModel, StopReason};
+/// use toolcall_agent::{Agent, StopReason};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::{ToolCall, Toolset};
 ///
 /// # futures::executor::block_on(async {
@@ -397,7 +399,8 @@ impl Agent {
     /// ([`ModelError::Setting`](crate::ModelError::Setting)).
     ///
     /// ```
-    /// use toolcall_agent::{Agent, ModelSettings, ReasoningSettings, ScriptedModel, ToolChoice};
+    /// use toolcall_agent::{Agent, ModelSettings, ReasoningSettings, ToolChoice};
+    /// use toolcall_agent::testing::{ScriptedModel};
     /// use toolcall_core::Toolset;
     ///
     /// let settings = ModelSettings::default()
@@ -432,7 +435,8 @@ impl Agent {
     /// structured outputs ([`Dialect::answer_schema`]); as a tool, a tool's.
     ///
     /// ```
-    /// use toolcall_agent::{Agent, AnswerType, ScriptedModel, StopReason};
+    /// use toolcall_agent::{Agent, AnswerType, StopReason};
+    /// use toolcall_agent::testing::{ScriptedModel};
     /// use toolcall_core::{ToolCall, Toolset};
     ///
     /// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -500,7 +504,8 @@ impl Agent {
     /// is the error (`ModelError::Tools`), before any request.
     ///
     /// ```
-    /// use toolcall_agent::{Agent, AnswerMode, ScriptedModel, StopReason};
+    /// use toolcall_agent::{Agent, AnswerMode, StopReason};
+    /// use toolcall_agent::testing::{ScriptedModel};
     /// use toolcall_core::Toolset;
     ///
     /// #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
@@ -541,7 +546,8 @@ impl Agent {
     /// added to it as a [`Message::Summary`].
     ///
     /// ```
-    /// use toolcall_agent::{Agent, ContextPolicy, ScriptedModel};
+    /// use toolcall_agent::{Agent, ContextPolicy};
+    /// use toolcall_agent::testing::{ScriptedModel};
     /// use toolcall_core::Toolset;
     ///
     /// let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap()

@@ -106,7 +106,8 @@ use crate::{Effects, Message, Model, ModelError, ModelRequest, ModelResponse, Mo
 /// documentation has the rules and how tokens are counted).
 ///
 /// ```
-/// use toolcall_agent::{Agent, ContextPolicy, Message, ScriptedModel, Strategy, Transcript};
+/// use toolcall_agent::{Agent, ContextPolicy, Message, Strategy, Transcript};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::Toolset;
 ///
 /// # futures::executor::block_on(async {
@@ -182,7 +183,8 @@ impl ContextPolicy {
     /// before the run's calibration by the provider's reports.
     ///
     /// ```
-    /// use toolcall_agent::{ContextPolicy, Message, ModelRequest, ModelSettings, ScriptedModel};
+    /// use toolcall_agent::{ContextPolicy, Message, ModelRequest, ModelSettings};
+    /// use toolcall_agent::testing::{ScriptedModel};
     ///
     /// let messages = [Message::user("x".repeat(4_000))];
     /// let settings = ModelSettings::default();
@@ -472,7 +474,8 @@ impl NativeContext {
 /// in its [`models`](crate::RunResult::models).
 ///
 /// ```
-/// use toolcall_agent::{ModelSettings, ScriptedModel, Summarizer};
+/// use toolcall_agent::{ModelSettings, Summarizer};
+/// use toolcall_agent::testing::{ScriptedModel};
 ///
 /// let summarizer = Summarizer::new()
 ///     .with_model(ScriptedModel::new().then_text("The user asked about Oslo."))

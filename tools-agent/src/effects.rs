@@ -18,7 +18,8 @@ use crate::{Model, ModelError, ModelRequest, ModelResponse, RunState};
 ///
 /// ```
 /// use futures::future::BoxFuture;
-/// use toolcall_agent::{Agent, Effects, Model, ModelError, ModelRequest, ModelResponse, ScriptedModel};
+/// use toolcall_agent::{Agent, Effects, Model, ModelError, ModelRequest, ModelResponse};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::Toolset;
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 ///

@@ -135,7 +135,7 @@ pub enum ModelError {
     /// part): found before the request is sent.
     #[error(transparent)]
     Message(#[from] MessageError),
-    /// A [`ScriptedModel`](crate::ScriptedModel) was asked once more than
+    /// A [`ScriptedModel`](crate::testing::ScriptedModel) was asked once more than
     /// its script has answers.
     #[error("the scripted model has no answer left")]
     ScriptEnded,

@@ -57,7 +57,8 @@ type Predicate = Arc<dyn Fn(&ModelError) -> bool + Send + Sync>;
 /// [`model`](Model::model) the models' names (`openai:gpt-4.1,anthropic:claude-sonnet-4-5`).
 ///
 /// ```
-/// use toolcall_agent::{Agent, FallbackModel, Model, ModelError, ModelName, ScriptedModel};
+/// use toolcall_agent::{Agent, FallbackModel, Model, ModelError, ModelName};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::Toolset;
 ///
 /// # futures::executor::block_on(async {
@@ -105,7 +106,8 @@ impl FallbackModel {
     /// [`ModelError::is_transient`] ones.
     ///
     /// ```
-    /// use toolcall_agent::{FallbackModel, ModelError, ScriptedModel};
+    /// use toolcall_agent::{FallbackModel, ModelError};
+    /// use toolcall_agent::testing::{ScriptedModel};
     /// // Also when a model sends an empty answer.
     /// let model = FallbackModel::new(ScriptedModel::new())
     ///     .or(ScriptedModel::new())

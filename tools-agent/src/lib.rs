@@ -5,7 +5,8 @@
 //!   [`RunInput`]: a prompt, a saved transcript or a paused run), its settings
 //!   and what a run gives back ([`RunResult`], [`StopReason`]);
 //! - [`Model`]: one request, one response (or a stream of [`ModelEvent`]s),
-//!   implemented by the provider clients and by [`ScriptedModel`];
+//!   implemented by the provider clients and by
+//!   [`testing::ScriptedModel`];
 //! - [`OpenAiChat`] (Chat Completions, and the servers that speak it),
 //!   [`OpenAiResponses`], [`Anthropic`] (Messages) and [`Gemini`]
 //!   (generateContent): the built-in clients, plain and streamed, each a
@@ -40,10 +41,11 @@
 //!   [`DialectError`]: a toolset the model's dialect cannot express, refused
 //!   by [`Agent::new`];
 //! - [`ApiKey`] and [`ResendPolicy`]: what every HTTP client shares;
-//! - [`scripted_server`]: a Chat Completions stand-in for offline use, its
-//!   replies written in advance ([`scripted_server::Reply`]), served on
-//!   loopback, plain and streamed, by `ScriptedServer` (feature
-//!   `scripted-server`).
+//! - [`testing`]: the test doubles: [`testing::ScriptedModel`], a model
+//!   whose answers are written in advance, and a Chat Completions stand-in
+//!   for offline use, its replies written in advance
+//!   ([`testing::Reply`]), served on loopback, plain and streamed, by
+//!   `ScriptedServer` (feature `scripted-server`).
 //!
 //! Two features of its own: `scripted-server`, the stand-in's server (the
 //! facade's feature `agent` brings the crate in; its features
@@ -69,11 +71,10 @@ mod fallback;
 mod http;
 mod model;
 mod run;
-mod scripted;
-pub mod scripted_server;
 mod search;
 mod settings;
 mod stream;
+pub mod testing;
 mod trace;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
@@ -90,7 +91,6 @@ pub use model::{
     ContentAssembler, Model, ModelEvent, ModelName, ModelRequest, ModelResponse, ModelSettings, ModelStream,
     ToolChoice, Usage,
 };
-pub use scripted::{ScriptedModel, SeenRequest};
 pub use search::ToolIndex;
 pub use settings::{
     CacheRetention, CacheSettings, CacheTtl, ReasoningEffort, ReasoningSettings, ReasoningSummary,

@@ -30,7 +30,8 @@ use crate::{Append, ConversationKey, SessionStore, StoreError};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use toolcall_agent::{Agent, ScriptedModel};
+/// use toolcall_agent::{Agent};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::Toolset;
 /// use toolcall_session::{ConversationKey, MemoryStore, Session};
 ///

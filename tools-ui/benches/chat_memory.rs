@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+use toolcall_agent::testing::{Reply, ScriptedServer};
 use toolcall_agent::{Agent, OpenAiChat};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolCall, ToolContext, ToolError};

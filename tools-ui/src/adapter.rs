@@ -148,7 +148,8 @@ impl UiAdapter {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// use futures::StreamExt;
-    /// use toolcall_agent::{Agent, ScriptedModel};
+    /// use toolcall_agent::{Agent};
+    /// use toolcall_agent::testing::{ScriptedModel};
     /// use toolcall_core::toolset::Toolset;
     /// use toolcall_ui::UiAdapter;
     ///

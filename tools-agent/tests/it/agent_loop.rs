@@ -6,7 +6,8 @@ use std::time::Duration;
 use toolcall_core::toolset::TurnOptions;
 
 use futures::StreamExt;
-use toolcall_agent::{Agent, AgentEvent, Message, RunLimits, ScriptedModel, StopReason, Transcript};
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_agent::{Agent, AgentEvent, Message, RunLimits, StopReason, Transcript};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError};
 use toolcall_macros::tool;

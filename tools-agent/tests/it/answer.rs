@@ -6,9 +6,9 @@
 
 use serde_json::{Value, json};
 use toolcall_agent::ApiKey;
+use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
-    Agent, AnswerMode, AnswerType, Gemini, LimitExceeded, Model, OpenAiChat, RunLimits, ScriptedModel,
-    StopReason,
+    Agent, AnswerMode, AnswerType, Gemini, LimitExceeded, Model, OpenAiChat, RunLimits, StopReason,
 };
 use toolcall_core::{ToolCall, Toolset};
 use toolcall_provider::Dialect;

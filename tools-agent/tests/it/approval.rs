@@ -15,9 +15,10 @@ use std::sync::{Arc, Mutex};
 use futures::StreamExt;
 use replies::{mock, received};
 use serde_json::{Value, json};
+use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
     Agent, AgentEvent, Anthropic, ApiKey, Decision, Gemini, Message, Model, OpenAiChat, OpenAiResponses,
-    RunResult, RunState, ScriptedModel, StopReason,
+    RunResult, RunState, StopReason,
 };
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError};

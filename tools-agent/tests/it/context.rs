@@ -8,9 +8,10 @@
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
+use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
     Agent, Content, ContextPolicy, Message, Model, ModelError, ModelRequest, ModelResponse, Reasoning,
-    ScriptedModel, StopReason, Strategy, Summarizer, Transcript,
+    StopReason, Strategy, Summarizer, Transcript,
 };
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 use toolcall_macros::tool;

@@ -1,8 +1,9 @@
 //! A toolset the model's dialect cannot express is refused when the agent
 //! is built, naming the tool and the keyword, before any request.
 
+use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
-    Agent, AnswerMode, AnswerType, ApiKey, FallbackModel, Gemini, OpenAiChat, OpenAiResponses, ScriptedModel,
+    Agent, AnswerMode, AnswerType, ApiKey, FallbackModel, Gemini, OpenAiChat, OpenAiResponses,
 };
 use toolcall_core::toolset::{ToolSearch, Toolset};
 use toolcall_core::{ToolContext, ToolError};

@@ -335,7 +335,7 @@ async fn each_model_is_sent_its_own_reasoning_and_never_anothers() {
 }
 
 /// A scripted model under its own name.
-struct Named(&'static str, toolcall_agent::ScriptedModel);
+struct Named(&'static str, toolcall_agent::testing::ScriptedModel);
 
 impl toolcall_agent::Model for Named {
     fn provider(&self) -> &str {
@@ -359,7 +359,7 @@ impl toolcall_agent::Model for Named {
 /// over, one that met an error that does not fall over ends both.
 #[tokio::test]
 async fn a_chain_inside_a_chain_names_the_model_that_answered() {
-    use toolcall_agent::ScriptedModel;
+    use toolcall_agent::testing::ScriptedModel;
     let down =
         || ModelError::Timeout { provider: "scripted".into(), timeout: std::time::Duration::from_secs(1) };
     let inner = FallbackModel::new(Named("a", ScriptedModel::new().then(Err(down()))))

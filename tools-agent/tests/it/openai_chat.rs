@@ -11,7 +11,7 @@
 //! - the error object: <https://platform.openai.com/docs/guides/error-codes>.
 
 use serde_json::{Value, json};
-use toolcall_agent::scripted_server::{
+use toolcall_agent::testing::{
     Reply, argument_pieces, chat_chunk as chunk, chat_chunks, chat_completion,
     chat_usage_chunk as usage_chunk,
 };

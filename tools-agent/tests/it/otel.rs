@@ -313,7 +313,8 @@ fn each_client_traces_the_providers_response_id() {
 mod resumed {
     use opentelemetry::trace::SpanId;
     use opentelemetry_sdk::trace::SpanData;
-    use toolcall_agent::{Agent, RunState, ScriptedModel, StopReason};
+    use toolcall_agent::testing::ScriptedModel;
+    use toolcall_agent::{Agent, RunState, StopReason};
     use toolcall_core::{ToolCall, ToolContext, ToolError, Toolset};
 
     use super::{exported, named, show};

@@ -3,7 +3,7 @@
 //! each test reads what the server recorded.
 
 use serde_json::Value;
-use toolcall_agent::scripted_server::{Reply, ScriptedServer, argument_pieces};
+use toolcall_agent::testing::{Reply, ScriptedServer, argument_pieces};
 use toolcall_agent::{Agent, AgentEvent, ModelError, OpenAiChat, StopReason};
 use toolcall_core::ToolCall;
 

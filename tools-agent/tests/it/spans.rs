@@ -8,8 +8,9 @@
 pub(crate) mod capture;
 
 use capture::{Capture, Spans, field};
+use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
-    Agent, Anthropic, ApiKey, FallbackModel, ModelResponse, OpenAiChat, ResendPolicy, ScriptedModel, Usage,
+    Agent, Anthropic, ApiKey, FallbackModel, ModelResponse, OpenAiChat, ResendPolicy, Usage,
 };
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolCall, ToolContext, ToolError};

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use toolcall_agent::{Message, ModelError, ScriptedModel, StopReason};
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_agent::{Message, ModelError, StopReason};
 use toolcall_core::{Outcome, ToolCall};
 use toolcall_session::{Session, SessionError, SessionStore, SqlStore, StoreError};
 

@@ -1,7 +1,8 @@
 //! The promises of [`SessionStore`], checked the same way on every store.
 
 use futures::future::join_all;
-use toolcall_agent::{Content, Message, Reasoning, ScriptedModel, StopReason};
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_agent::{Content, Message, Reasoning, StopReason};
 use toolcall_core::ToolCall;
 use toolcall_session::{Append, ConversationKey, MemoryStore, SessionStore, SqlStore, StoreError};
 

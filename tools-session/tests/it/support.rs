@@ -2,7 +2,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use toolcall_agent::{Agent, ScriptedModel};
+use toolcall_agent::Agent;
+use toolcall_agent::testing::ScriptedModel;
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolContext, ToolError};
 use toolcall_macros::tool;

@@ -3,7 +3,8 @@
 
 use futures::StreamExt;
 use serde_json::json;
-use toolcall_agent::{Agent, AgentEvent, ScriptedModel, StopReason};
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_agent::{Agent, AgentEvent, StopReason};
 use toolcall_core::ToolCall;
 use toolcall_core::toolset::Toolset;
 use toolcall_ui::{UiAdapter, UiChunk};

@@ -6,7 +6,8 @@
 
 use futures::StreamExt;
 use serde_json::{Value, json};
-use toolcall_agent::{Agent, AgentEvent, ScriptedModel};
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_agent::{Agent, AgentEvent};
 use toolcall_core::toolset::Toolset;
 use toolcall_ui::{AguiAdapter, AguiEvent, AguiServer};
 
@@ -144,7 +145,7 @@ fn reasoning_is_its_own_message_and_a_streamed_call_waits_for_its_id_and_ends_wi
 
 struct Endpoint {
     url: String,
-    model: toolcall_agent::scripted_server::ScriptedServer,
+    model: toolcall_agent::testing::ScriptedServer,
 }
 
 impl Endpoint {

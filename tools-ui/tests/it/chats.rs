@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
-use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+use toolcall_agent::testing::{Reply, ScriptedServer};
 use toolcall_agent::{Agent, OpenAiChat};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolCall, ToolContext};

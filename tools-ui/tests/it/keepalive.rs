@@ -12,7 +12,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
-use toolcall_agent::scripted_server::{Reply, chat_chunks};
+use toolcall_agent::testing::{Reply, chat_chunks};
 use toolcall_agent::{Agent, OpenAiChat, RunLimits};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolCall, ToolContext, ToolError};
@@ -38,7 +38,7 @@ fn ask(chat: &str, question: &str) -> Value {
 
 #[tokio::test]
 async fn a_call_that_runs_long_gets_keep_alive_comments_before_its_output() {
-    let model = toolcall_agent::scripted_server::ScriptedServer::answering(|request: &Value| {
+    let model = toolcall_agent::testing::ScriptedServer::answering(|request: &Value| {
         let last = request["messages"].as_array()?.last()?;
         if last["role"] != "tool" {
             return Some(Reply::calls([ToolCall::new("call_1", "slow_lookup", r#"{"what":"it"}"#)]));

@@ -5,7 +5,8 @@
 
 use futures::StreamExt;
 use serde_json::json;
-use toolcall_agent::{Agent, AgentEvent, Message, RunResult, ScriptedModel, StopReason, Transcript};
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_agent::{Agent, AgentEvent, Message, RunResult, StopReason, Transcript};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{Media, Outcome, Output, Part, ToolCall, ToolContext, ToolError, ToolResult};
 use toolcall_macros::tool;

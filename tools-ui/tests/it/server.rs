@@ -6,7 +6,7 @@
 //! and what the model server was asked.
 
 use serde_json::{Value, json};
-use toolcall_agent::scripted_server::ScriptedServer;
+use toolcall_agent::testing::ScriptedServer;
 use toolcall_ui::{ANONYMOUS, ChatServer};
 
 use crate::support::{chunks, text, types, weather_agent};

@@ -2,7 +2,7 @@
 //! weather agent on the scripted Chat Completions server.
 
 use serde_json::Value;
-use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+use toolcall_agent::testing::{Reply, ScriptedServer};
 use toolcall_agent::{Agent, OpenAiChat};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolCall, ToolContext, ToolError};

@@ -255,7 +255,7 @@ pub(crate) fn names(values: &[&str]) -> Value {
 pub(crate) fn error(status: u16, message: &str) -> ResponseTemplate {
     ResponseTemplate::new(status)
         .insert_header("retry-after", "0")
-        .set_body_json(toolcall_agent::scripted_server::chat_error(status, message))
+        .set_body_json(toolcall_agent::testing::chat_error(status, message))
 }
 
 /// The key of an `Authorization: Bearer` header.

@@ -23,7 +23,8 @@ pub struct SeenRequest {
 /// and remembers what it was asked.
 ///
 /// ```
-/// use toolcall_agent::{Model, ScriptedModel};
+/// use toolcall_agent::{Model};
+/// use toolcall_agent::testing::{ScriptedModel};
 /// use toolcall_core::ToolCall;
 ///
 /// let model = ScriptedModel::new()

@@ -1,16 +1,5 @@
-//! A stand-in for an OpenAI-compatible server, for offline examples and
-//! tests: [`Reply`], one model turn written in advance, and the Chat
-//! Completions bodies it is sent as, whole ([`chat_completion`]) or
-//! streamed ([`chat_chunks`]); with the feature `scripted-server`,
-//! [`ScriptedServer`], which serves them on loopback and records what it
-//! was asked.
-//!
-//! The bodies are shaped as OpenAI documents them: the response object
-//! (<https://platform.openai.com/docs/api-reference/chat/object>), the
-//! chunk object (<https://platform.openai.com/docs/api-reference/chat-streaming/streaming>:
-//! `chat.completion.chunk`s, the usage chunk with empty `choices` that
-//! `stream_options.include_usage` adds, then `data: [DONE]`), and the error
-//! object (<https://platform.openai.com/docs/guides/error-codes>).
+//! The scripted OpenAI-compatible server: its replies, their bodies and
+//! (feature `scripted-server`) the server on loopback.
 
 use serde_json::{Value, json};
 use toolcall_core::ToolCall;
@@ -20,7 +9,7 @@ use toolcall_core::ToolCall;
 /// ([`Reply::with_id`]) if the test chooses them.
 ///
 /// ```
-/// use toolcall_agent::scripted_server::{Reply, chat_completion};
+/// use toolcall_agent::testing::{Reply, chat_completion};
 /// use toolcall_core::ToolCall;
 ///
 /// let reply = Reply::calls([ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#)]).with_usage(120, 7);
@@ -182,7 +171,7 @@ fn cut(text: &str, num: usize, den: usize) -> usize {
 /// head's empty text, then the arguments cut two thirds of the way in.
 ///
 /// ```
-/// use toolcall_agent::scripted_server::argument_pieces;
+/// use toolcall_agent::testing::argument_pieces;
 ///
 /// assert_eq!(argument_pieces(r#"{"city":"Paris"}"#), ["", r#"{"city":"P"#, r#"aris"}"#]);
 /// ```
@@ -198,7 +187,7 @@ pub fn argument_pieces(arguments: &str) -> Vec<String> {
 /// example id.
 ///
 /// ```
-/// use toolcall_agent::scripted_server::{Reply, chat_chunks};
+/// use toolcall_agent::testing::{Reply, chat_chunks};
 ///
 /// let chunks = chat_chunks(&Reply::text("Sunny."));
 /// assert_eq!(chunks.len(), 6);
@@ -281,12 +270,12 @@ mod server {
     ///
     /// Point [`OpenAiChat`](crate::OpenAiChat) at [`ScriptedServer::base_url`]
     /// to run an agent offline through the real client, streaming included
-    /// (what [`ScriptedModel`](crate::ScriptedModel) skips).
+    /// (what [`ScriptedModel`](crate::testing::ScriptedModel) skips).
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> std::io::Result<()> {
-    /// use toolcall_agent::scripted_server::{Reply, ScriptedServer};
+    /// use toolcall_agent::testing::{Reply, ScriptedServer};
     /// use toolcall_agent::{Agent, OpenAiChat};
     /// use toolcall_core::toolset::Toolset;
     ///
