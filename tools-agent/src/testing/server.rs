@@ -226,10 +226,10 @@ pub fn chat_error(status: u16, message: &str) -> Value {
 }
 
 #[cfg(feature = "scripted-server")]
-pub use server::ScriptedServer;
+pub use loopback::ScriptedServer;
 
 #[cfg(feature = "scripted-server")]
-mod server {
+mod loopback {
     use std::collections::VecDeque;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Arc, Mutex};
