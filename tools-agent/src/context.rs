@@ -455,6 +455,7 @@ impl NativeContext {
     }
 
     /// Whether Anthropic's tool use clearing is asked for.
+    #[cfg(feature = "clients")]
     pub(crate) fn clears_tool_uses(&self) -> bool {
         self.clear_tool_uses.unwrap_or(true)
     }

@@ -47,9 +47,13 @@
 //!   ([`testing::Reply`]), served on loopback, plain and streamed, by
 //!   `ScriptedServer` (feature `scripted-server`).
 //!
-//! Two features of its own: `scripted-server`, the stand-in's server (the
-//! facade's feature `agent` brings the crate in; its features
-//! `scripted-server` and `ui` turn the server on); and `otel`, with which
+//! Features: `clients` (on by default), the four HTTP clients with
+//! reqwest and the server-sent events stack under them (off, the crate is
+//! the loop and the model contract, which is what `toolcall-ui`,
+//! `toolcall-restate` and `toolcall-session` build on: an application
+//! gives them a model); `scripted-server`, the stand-in's server (the
+//! facade's feature `agent` brings the crate in with its clients; its
+//! features `scripted-server` and `ui` turn the server on); and `otel`, with which
 //! a paused run keeps its span's W3C trace context
 //! ([`RunState::traceparent`]) and the run that resumes it links its span
 //! to it, an OpenTelemetry span link, through tracing-opentelemetry (off,
@@ -63,12 +67,12 @@ mod agent;
 mod answer;
 mod approval;
 mod budget;
+#[cfg(feature = "clients")]
 mod clients;
 mod context;
 mod effects;
 mod error;
 mod fallback;
-mod http;
 mod model;
 mod run;
 mod search;
@@ -81,12 +85,12 @@ pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use answer::{AnswerMode, AnswerType, Typed};
 pub use approval::{Decision, PausedTurn, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
-pub use clients::{Anthropic, Client, Gemini, OpenAiChat, OpenAiResponses};
+#[cfg(feature = "clients")]
+pub use clients::{Anthropic, ApiKey, Client, Gemini, OpenAiChat, OpenAiResponses, ResendPolicy};
 pub use context::{ContextPolicy, NativeContext, Strategy, Summarizer};
 pub use effects::{Effects, InProcess};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;
-pub use http::{ApiKey, ResendPolicy};
 pub use model::{
     ContentAssembler, Model, ModelEvent, ModelName, ModelRequest, ModelResponse, ModelSettings, ModelStream,
     ToolChoice, Usage,

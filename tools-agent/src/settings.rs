@@ -2,14 +2,13 @@
 //! [`ModelSettings`], the reasoning it asks for ([`ReasoningSettings`]),
 //! and the extra JSON merged into a request body for the fields the SDK
 //! does not model. Each client turns them into its provider's fields, and
-//! refuses what its provider cannot take ([`ModelError::Setting`]) before
+//! refuses what its provider cannot take ([`ModelError::Setting`](crate::ModelError::Setting)) before
 //! anything is sent; the table of what goes where is on [`ModelSettings`].
 
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::ModelError;
 use crate::model::{ModelSettings, ToolChoice};
 
 impl ModelSettings {
@@ -80,7 +79,7 @@ impl ModelSettings {
     /// [`Strategy::Native`](crate::Strategy::Native) sets on each request;
     /// set it here to ask for it on requests made without the agent.
     /// Anthropic and OpenAI Responses take it, Chat Completions and Gemini
-    /// refuse it ([`ModelError::Setting`]).
+    /// refuse it ([`ModelError::Setting`](crate::ModelError::Setting)).
     ///
     /// ```
     /// use toolcall_agent::{ModelSettings, NativeContext};
@@ -112,7 +111,7 @@ impl ModelSettings {
     /// that they still remove fields from the body. What comes from the
     /// extra is not checked: it goes as it is, even over the fields the
     /// client needs (`messages`, `stream`), and a value that is not an
-    /// object fails the request ([`ModelError::Setting`]).
+    /// object fails the request ([`ModelError::Setting`](crate::ModelError::Setting)).
     ///
     /// ```
     /// use serde_json::json;
@@ -142,7 +141,7 @@ impl ModelSettings {
 /// How much a model reasons (thinks) before it answers, and what of its
 /// reasoning comes back: one setting for the four providers, each field
 /// sent as its provider says it, or refused before anything is sent
-/// ([`ModelError::Setting`], naming the provider and the field) where the
+/// ([`ModelError::Setting`](crate::ModelError::Setting), naming the provider and the field) where the
 /// provider has no such thing. Setting it at all turns reasoning on
 /// where a provider needs it turned on (Anthropic); `ReasoningSettings::new()`
 /// asks for reasoning with the provider's own defaults.
@@ -439,60 +438,6 @@ impl CacheRetention {
     }
 }
 
-/// A setting `api` cannot take, or a combination of settings it refuses.
-pub(crate) fn refused(api: &str, setting: &'static str, reason: impl Into<String>) -> ModelError {
-    ModelError::Setting { provider: api.to_owned(), setting, reason: reason.into() }
-}
-
-/// Merge the settings' extra JSON into a request body, as
-/// [`ModelSettings::with_extra`] says.
-pub(crate) fn merge_extra(
-    api: &str,
-    body: &mut Map<String, Value>,
-    extra: Option<&Value>,
-) -> Result<(), ModelError> {
-    let Some(extra) = extra else { return Ok(()) };
-    let Value::Object(fields) = extra else {
-        return Err(refused(api, "extra", format!("the extra fields must be a JSON object, not {extra}")));
-    };
-    for (name, value) in fields {
-        patch_field(body, name, value);
-    }
-    Ok(())
-}
-
-/// Merge the fields of the object `fields` into a request body, as a JSON
-/// merge patch (the extra's merge, for the SDK's own fields).
-pub(crate) fn patch(body: &mut Map<String, Value>, fields: &Value) {
-    for (name, value) in fields.as_object().into_iter().flatten() {
-        patch_field(body, name, value);
-    }
-}
-
-/// One field of a merge patch into `target`: null removes, an object
-/// merges into an object (or replaces anything else), the rest replaces.
-fn patch_field(target: &mut Map<String, Value>, name: &str, patch: &Value) {
-    match patch {
-        Value::Null => {
-            target.remove(name);
-        }
-        Value::Object(fields) => {
-            let slot = target.entry(name).or_insert_with(|| Value::Object(Map::new()));
-            if !slot.is_object() {
-                *slot = Value::Object(Map::new());
-            }
-            if let Value::Object(inner) = slot {
-                for (name, value) in fields {
-                    patch_field(inner, name, value);
-                }
-            }
-        }
-        other => {
-            target.insert(name.to_owned(), other.clone());
-        }
-    }
-}
-
 /// A later extra over an earlier one: as the merge, but a null is kept.
 fn compose(earlier: &mut Value, later: Value) {
     match (earlier, later) {
@@ -507,44 +452,5 @@ fn compose(earlier: &mut Value, later: Value) {
             }
         }
         (earlier, later) => *earlier = later,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn the_extra_merges_objects_replaces_the_rest_and_null_removes() {
-        let mut body = json!({"model": "m", "stream": true, "generationConfig": {"temperature": 0.5, "topK": 3},
-            "include": ["a"]});
-        let extra = json!({"stream": null, "generationConfig": {"topK": null, "seed": 7}, "include": ["b"],
-            "new": {"deep": {"er": 1}}});
-        let Value::Object(fields) = &mut body else { unreachable!() };
-        merge_extra("p", fields, Some(&extra)).unwrap();
-        assert_eq!(
-            body,
-            json!({"model": "m", "generationConfig": {"temperature": 0.5, "seed": 7}, "include": ["b"],
-                "new": {"deep": {"er": 1}}})
-        );
-        let error = merge_extra("p", &mut Map::new(), Some(&json!([1]))).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "p cannot take `extra`: the extra fields must be a JSON object, not [1]"
-        );
-    }
-
-    #[test]
-    fn a_second_extra_merges_into_the_first_and_keeps_its_nulls() {
-        let settings = ModelSettings::default()
-            .with_extra(json!({"a": {"b": 1, "c": 2}, "d": 1}))
-            .with_extra(json!({"a": {"c": null}, "d": [2]}));
-        assert_eq!(settings.extra, Some(json!({"a": {"b": 1, "c": null}, "d": [2]})));
-        let mut body = Map::new();
-        body.insert("a".into(), json!({"c": 3, "e": 4}));
-        merge_extra("p", &mut body, settings.extra.as_ref()).unwrap();
-        assert_eq!(Value::Object(body), json!({"a": {"b": 1, "e": 4}, "d": [2]}));
     }
 }

@@ -6,29 +6,25 @@
 //! messages themselves (user, assistant, calls, results) are written by the
 //! provider's module in `toolcall-provider`.
 
-mod answer;
 mod anthropic;
-mod cache;
-mod fields;
+mod body;
 mod gemini;
-mod native;
-mod openai_chat;
-mod openai_common;
-mod openai_responses;
+pub(crate) mod http;
+mod openai;
 
 pub use anthropic::Anthropic;
 pub use gemini::Gemini;
-pub use openai_chat::OpenAiChat;
-pub use openai_responses::OpenAiResponses;
+pub use http::{ApiKey, ResendPolicy};
+pub use openai::{OpenAiChat, OpenAiResponses};
 
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 use toolcall_provider::Dialect;
 
-use crate::http::{Decode, Endpoint, model_stream};
 use crate::model::{ModelRequest, ModelResponse, ModelSettings, ModelStream};
-use crate::{ApiKey, Model, ModelError, ResendPolicy};
+use crate::{Model, ModelError};
+use http::{Decode, Endpoint, model_stream};
 
 /// What one provider's API adds to the shared [`Client`]: where requests
 /// go, its own headers, its request body, and its readers of a response

@@ -1,5 +1,10 @@
 //! Anthropic's Messages API: `POST {base}/v1/messages`, plain and streamed.
 //!
+//! Everything of the client is in this folder: here the URL, headers,
+//! body and the response and stream readers, in `fields` the settings'
+//! fields. The tools, messages and results it writes are
+//! `toolcall_provider::anthropic`'s.
+//!
 //! The shapes this client relies on, from Anthropic's documentation:
 //!
 //! - The request (`model`, `max_tokens` (required), `system`, `messages`,
@@ -48,9 +53,12 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value, json};
 use toolcall_provider::{Content, Dialect, Finish, Reasoning, anthropic};
 
-use super::{Client, Provider, Strict, fields, response_id};
+pub(super) mod fields;
+
 use crate::ModelError;
-use crate::http::{Decode, excerpt};
+use crate::clients::body::{self, ANTHROPIC};
+use crate::clients::http::{Decode, excerpt};
+use crate::clients::{Client, Provider, Strict, response_id};
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 const PROVIDER: &str = "anthropic";
@@ -111,7 +119,7 @@ impl Provider for AnthropicApi {
     /// The betas of the context management asked for, beside the
     /// application's own `anthropic-beta`.
     fn settings_headers(&self, settings: &crate::ModelSettings, headers: &mut HeaderMap) {
-        super::native::anthropic_headers(settings, headers);
+        fields::native_context_headers(settings, headers);
     }
 
     /// The request body, as <https://docs.anthropic.com/en/api/messages> shows it;
@@ -121,23 +129,23 @@ impl Provider for AnthropicApi {
         let settings = request.settings;
         let mut body = Map::new();
         body.insert("model".into(), json!(model));
-        body.insert("max_tokens".into(), json!(fields::anthropic_max_tokens(settings, DEFAULT_MAX_TOKENS)));
+        body.insert("max_tokens".into(), json!(fields::max_tokens(settings, DEFAULT_MAX_TOKENS)));
         if let Some(system) = request.instructions.filter(|system| !system.is_empty()) {
             body.insert("system".into(), json!(system));
         }
         let messages = anthropic::messages(self.dialect(), request.messages)?;
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(self.dialect(), request)?);
-        fields::anthropic(model, settings, &mut body)?;
-        super::native::anthropic(settings, &mut body)?;
+        fields::fields(model, settings, &mut body)?;
+        fields::native_context(settings, &mut body)?;
         if let Some(answer) = request.answer {
-            super::answer::anthropic(answer, &mut body)?;
+            fields::answer(answer, &mut body)?;
         }
-        super::cache::anthropic(&settings.cache, &mut body)?;
+        fields::cache(&settings.cache, &mut body)?;
         if stream {
             body.insert("stream".into(), Value::Bool(true));
         }
-        fields::merge_extra(fields::ANTHROPIC, &mut body, settings.extra.as_ref())?;
+        body::merge_extra(ANTHROPIC, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 
@@ -207,7 +215,7 @@ fn update(usage: &mut Usage, later: Usage) {
 }
 
 fn malformed(value: &Value, problem: impl std::fmt::Display) -> ModelError {
-    crate::http::malformed(PROVIDER, &value.to_string(), problem)
+    crate::clients::http::malformed(PROVIDER, &value.to_string(), problem)
 }
 
 /// An error event of a stream, as its `error.type` says
@@ -249,7 +257,7 @@ impl Decode for Decoder {
     ) -> Result<Option<ModelResponse>, ModelError> {
         let name = event.event.as_str();
         let data: Value = serde_json::from_str(&event.data).map_err(|error| {
-            crate::http::malformed(PROVIDER, &event.data, format!("event `{name}`: {error}"))
+            crate::clients::http::malformed(PROVIDER, &event.data, format!("event `{name}`: {error}"))
         })?;
         let kind = data.get("type").and_then(Value::as_str).unwrap_or(name);
         let index = data.get("index").and_then(Value::as_u64).map(|index| index as usize);

@@ -23,10 +23,11 @@ use serde_json::{Value, json};
 use toolcall_provider::{Content, Dialect, Finish, Reasoning, openai};
 
 use super::fields;
-use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
-use super::{Client, Provider, Strict, response_id};
+use super::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use crate::ModelError;
-use crate::http::Decode;
+use crate::clients::body::{self, CHAT};
+use crate::clients::http::Decode;
+use crate::clients::{Client, Provider, Strict, response_id};
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 /// A [`Model`](crate::Model) over OpenAI's Chat Completions API, or any
@@ -88,19 +89,19 @@ impl Provider for OpenAiChatApi {
         let mut body = serde_json::Map::new();
         body.insert("model".into(), json!(model));
         body.insert("messages".into(), Value::Array(messages));
-        body.extend(super::tool_fields(dialect, request)?);
+        body.extend(crate::clients::tool_fields(dialect, request)?);
         let settings = request.settings;
-        fields::openai_chat(settings, &mut body)?;
-        super::native::unsupported(fields::CHAT, settings)?;
-        super::cache::openai(fields::CHAT, &settings.cache, &mut body)?;
+        fields::chat(settings, &mut body)?;
+        body::unsupported(CHAT, settings)?;
+        fields::cache(CHAT, &settings.cache, &mut body)?;
         if let Some(answer) = request.answer {
-            super::answer::openai_chat(answer, &mut body)?;
+            fields::chat_answer(answer, &mut body)?;
         }
         if stream {
             body.insert("stream".into(), json!(true));
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
-        fields::merge_extra(fields::CHAT, &mut body, settings.extra.as_ref())?;
+        body::merge_extra(CHAT, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

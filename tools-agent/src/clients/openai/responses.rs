@@ -34,10 +34,11 @@ use serde_json::{Value, json};
 use toolcall_provider::{Dialect, Finish, openai};
 
 use super::fields;
-use super::openai_common::{self as common, error_text, event_json, malformed, stream_ended, usage};
-use super::{Client, Provider, Strict, response_id};
+use super::{self as common, error_text, event_json, malformed, stream_ended, usage};
 use crate::ModelError;
-use crate::http::Decode;
+use crate::clients::body::{self, RESPONSES};
+use crate::clients::http::Decode;
+use crate::clients::{Client, Provider, Strict, response_id};
 use crate::model::{ModelEvent, ModelRequest, ModelResponse};
 
 /// A [`Model`](crate::Model) over OpenAI's Responses API.
@@ -100,18 +101,18 @@ impl Provider for OpenAiResponsesApi {
         if let Some(instructions) = request.instructions {
             body.insert("instructions".into(), json!(instructions));
         }
-        body.extend(super::tool_fields(dialect, request)?);
+        body.extend(crate::clients::tool_fields(dialect, request)?);
         let settings = request.settings;
-        fields::openai_responses(model, settings, &mut body)?;
-        super::native::openai_responses(settings, &mut body)?;
-        super::cache::openai(fields::RESPONSES, &settings.cache, &mut body)?;
+        fields::responses(model, settings, &mut body)?;
+        fields::responses_native_context(settings, &mut body)?;
+        fields::cache(RESPONSES, &settings.cache, &mut body)?;
         if let Some(answer) = request.answer {
-            super::answer::openai_responses(answer, &mut body)?;
+            fields::responses_answer(answer, &mut body)?;
         }
         if stream {
             body.insert("stream".into(), json!(true));
         }
-        fields::merge_extra(fields::RESPONSES, &mut body, settings.extra.as_ref())?;
+        body::merge_extra(RESPONSES, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 

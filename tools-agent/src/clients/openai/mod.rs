@@ -1,4 +1,9 @@
-//! What OpenAI's two APIs (Chat Completions and Responses) share: the key
+//! OpenAI's two APIs, Chat Completions ([`chat`]) and Responses
+//! ([`responses`]), each a client with its request body and its response and
+//! stream readers, and their settings fields ([`fields`]); what the tools,
+//! messages and results look like is in `toolcall_provider::openai`.
+//!
+//! What the two share, here: the key
 //! and the base URL (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, or given), the
 //! bearer header (none for a keyless local server), and the errors a
 //! response body or a streamed event turns into.
@@ -6,11 +11,18 @@
 //! Authentication is `Authorization: Bearer <key>`:
 //! <https://platform.openai.com/docs/api-reference/authentication>.
 
+mod chat;
+pub(super) mod fields;
+mod responses;
+
+pub use chat::OpenAiChat;
+pub use responses::OpenAiResponses;
+
 use eventsource_stream::Event;
 use serde_json::Value;
 
 use crate::ModelError;
-use crate::http::excerpt;
+use crate::clients::http::excerpt;
 use crate::model::Usage;
 
 /// The provider's name, in errors and spans.
@@ -32,7 +44,7 @@ pub(crate) fn needs_key(base_url: &str) -> bool {
 
 /// A successful body that is not shaped as documented.
 pub(crate) fn malformed(body: &Value, problem: impl std::fmt::Display) -> ModelError {
-    crate::http::malformed(PROVIDER, &body.to_string(), problem)
+    crate::clients::http::malformed(PROVIDER, &body.to_string(), problem)
 }
 
 /// A stream that stopped before its end, with what the provider said.
@@ -87,7 +99,11 @@ pub(crate) fn usage(usage: Option<&Value>, [input, output, cached, written, reas
 /// The JSON of one event's data; not JSON is `Malformed`.
 pub(crate) fn event_json(event: &Event) -> Result<Value, ModelError> {
     serde_json::from_str(&event.data).map_err(|error| {
-        crate::http::malformed(PROVIDER, &event.data, format!("a streamed event is not JSON ({error})"))
+        crate::clients::http::malformed(
+            PROVIDER,
+            &event.data,
+            format!("a streamed event is not JSON ({error})"),
+        )
     })
 }
 

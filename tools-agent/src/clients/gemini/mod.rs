@@ -1,6 +1,11 @@
 //! Google's Gemini API: `POST {base}/v1beta/models/{model}:generateContent`,
 //! and `:streamGenerateContent?alt=sse` for a stream.
 //!
+//! Everything of the client is in this folder: here the URL, headers,
+//! body and the response and stream readers, in `fields` the settings'
+//! fields. The tools, messages and results it writes are
+//! `toolcall_provider::gemini`'s.
+//!
 //! The shapes this client relies on, from Google's documentation:
 //!
 //! - The request (`contents` of `{role: "user" | "model", parts}`,
@@ -35,9 +40,12 @@ use serde_json::{Map, Value, json};
 use toolcall_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
 use toolcall_provider::{Content, Dialect, Finish, Reasoning};
 
-use super::{Client, Provider, fields, response_id};
+pub(super) mod fields;
+
 use crate::ModelError;
-use crate::http::Decode;
+use crate::clients::body::{self, GEMINI};
+use crate::clients::http::Decode;
+use crate::clients::{Client, Provider, response_id};
 use crate::model::{ContentAssembler, ModelEvent, ModelRequest, ModelResponse, Usage};
 
 const PROVIDER: &str = "gemini";
@@ -99,13 +107,13 @@ impl Provider for GeminiApi {
         // `tools`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
-        fields::gemini(settings, &mut body)?;
-        super::native::unsupported(fields::GEMINI, settings)?;
-        super::cache::gemini(&settings.cache)?;
+        fields::fields(settings, &mut body)?;
+        body::unsupported(GEMINI, settings)?;
+        fields::cache(&settings.cache)?;
         if let Some(answer) = request.answer {
-            super::answer::gemini(answer, &mut body)?;
+            fields::answer(answer, &mut body)?;
         }
-        fields::merge_extra(fields::GEMINI, &mut body, settings.extra.as_ref())?;
+        body::merge_extra(GEMINI, &mut body, settings.extra.as_ref())?;
         Ok(Value::Object(body))
     }
 
@@ -259,7 +267,7 @@ impl Decode for Decoder {
         out: &mut Vec<ModelEvent>,
     ) -> Result<Option<ModelResponse>, ModelError> {
         let value: Value = serde_json::from_str(&event.data)
-            .map_err(|error| crate::http::malformed(PROVIDER, &event.data, error))?;
+            .map_err(|error| crate::clients::http::malformed(PROVIDER, &event.data, error))?;
         let chunk = read_chunk(&value)?;
         if self.id.is_none() {
             self.id = response_id(&value, "responseId");
@@ -331,7 +339,7 @@ impl Decoder {
 }
 
 fn malformed(value: &Value, problem: impl std::fmt::Display) -> ModelError {
-    crate::http::malformed(PROVIDER, &value.to_string(), problem)
+    crate::clients::http::malformed(PROVIDER, &value.to_string(), problem)
 }
 
 #[cfg(test)]
