@@ -6,19 +6,20 @@ use std::sync::Arc;
 use futures::StreamExt;
 use futures::channel::mpsc::UnboundedSender;
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{Part, ToolContext};
 use toolcall_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
+use crate::approval::Parts;
 use crate::model::{ModelName, ModelSettings, Usage};
-use crate::run::{Ended, Run};
+use crate::run::{Ended, Progress, Run};
 use crate::stream::Interleave;
 use crate::{
     AgentError, AgentEvent, AnswerMode, AnswerType, Effects, InProcess, LimitExceeded, Message, Model,
-    ModelError, RunBudget, RunLimits, RunState, Transcript, Typed,
+    ModelError, RunLimits, RunState, Transcript, Typed,
 };
 
 /// Where a run starts, for [`Agent::run`] and [`Agent::stream`]: a user
@@ -132,7 +133,15 @@ impl From<Box<RunState>> for RunInput {
 }
 
 /// Why a run ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// It serializes (as [`RunResult`] does), so that a run that ended in
+/// another process (a durable engine's worker) gives back the value an
+/// in-process run gives; as JSON, a name for a reason without fields
+/// (`"answered"`), an object under the name otherwise
+/// (`{"max_turns": {"turns": 10}}`, `{"paused": {...}}` with the
+/// [`RunState`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum StopReason {
     /// The model answered without calling a tool.
@@ -181,7 +190,11 @@ impl StopReason {
 }
 
 /// What a run gives back.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// It serializes, so that a run that ended elsewhere (a durable engine's
+/// worker, `toolcall-restate`) gives back this same value, its
+/// [`StopReason`] as data: compared, matched, resumed when paused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     /// The final answer: the model's last text, or an ending tool's output;
     /// with an answer type, the typed answer's JSON.
@@ -189,6 +202,7 @@ pub struct RunResult {
     /// The typed answer, as its type serializes it, when the agent has an
     /// [`AnswerType`] and the run ended with an answer that reads as one
     /// ([`Agent::run_as`] reads it into the type).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub typed_answer: Option<serde_json::Value>,
     /// Every message of the run, ready to be saved or continued.
     pub transcript: Transcript,
@@ -197,6 +211,7 @@ pub struct RunResult {
     /// The model that answered each request, in the order of
     /// [`Self::usage`]: the agent's model, or the one of its models that
     /// answered when it stands for several ([`FallbackModel`](crate::FallbackModel)).
+    #[serde(default)]
     pub models: Vec<ModelName>,
     /// Why the run ended.
     pub stop: StopReason,
@@ -618,8 +633,54 @@ impl Agent {
     /// [`Agent::run`] as a stream of events ending in
     /// [`AgentEvent::Finished`].
     pub fn stream(&self, input: impl Into<RunInput>) -> impl futures::Stream<Item = AgentEvent> + Send + '_ {
+        self.stream_with(input, &InProcess)
+    }
+
+    /// [`Agent::stream`] with its side effects going through `effects`, as
+    /// [`Self::run_with`] runs them: each model request goes through
+    /// [`Effects::request_streamed`], whose pieces are the stream's
+    /// deltas, then each turn's calls and the wait for a decision. An
+    /// engine that journals the requests gives a replayed one back whole,
+    /// without its pieces (or as one), so the deltas of a replayed stream
+    /// are the engine's to say; the other events, and the end, are those
+    /// of the same run in-process.
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use futures::future::BoxFuture;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use toolcall_agent::{Agent, AgentEvent, Effects, Model, ModelError, ModelEvent, ModelRequest, ModelResponse};
+    /// use toolcall_agent::testing::ScriptedModel;
+    /// use toolcall_core::Toolset;
+    ///
+    /// /// Counts the streamed requests, and makes them as usual.
+    /// #[derive(Default)]
+    /// struct Counted(AtomicUsize);
+    ///
+    /// impl Effects for Counted {
+    ///     fn request_streamed<'a>(&'a self, model: &'a dyn Model, request: ModelRequest<'a>,
+    ///         deltas: &'a (dyn Fn(ModelEvent) + Send + Sync)) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+    ///         self.0.fetch_add(1, Ordering::Relaxed);
+    ///         toolcall_agent::InProcess.request_streamed(model, request, deltas)
+    ///     }
+    /// }
+    ///
+    /// # futures::executor::block_on(async {
+    /// let agent = Agent::new(ScriptedModel::new().then_text("Hi."), Toolset::new()).unwrap();
+    /// let counted = Counted::default();
+    /// let events: Vec<_> = agent.stream_with("Hello", &counted).collect().await;
+    /// assert!(matches!(&events[0], AgentEvent::TextDelta(text) if text == "Hi."));
+    /// assert!(matches!(events.last(), Some(AgentEvent::Finished(Ok(_)))));
+    /// assert_eq!(counted.0.load(Ordering::Relaxed), 1);
+    /// # });
+    /// ```
+    pub fn stream_with<'a>(
+        &'a self,
+        input: impl Into<RunInput>,
+        effects: &'a dyn Effects,
+    ) -> impl futures::Stream<Item = AgentEvent> + Send + 'a {
         let (events, received) = futures::channel::mpsc::unbounded();
-        let run = self.drive(input.into(), Some(events), &InProcess);
+        let run = self.drive(input.into(), Some(events), effects);
         // The run's own events first, then its end: the channel closes when
         // the run future is done and has dropped its sender.
         let ended = futures::stream::once(run).map(AgentEvent::Finished);
@@ -639,28 +700,27 @@ impl Agent {
             if transcript.instructions.is_none() {
                 transcript.instructions.clone_from(&self.instructions);
             }
-            (transcript, Vec::new(), Vec::new(), RunBudget::default(), 0, None)
+            Progress::of(transcript)
         };
-        let (transcript, usage, models, budget, turns, paused) = match start {
+        let (progress, held) = match start {
             RunInput::Prompt(parts) => {
-                fresh(Transcript { instructions: None, messages: vec![Message::User { parts }] })
+                (fresh(Transcript { instructions: None, messages: vec![Message::User { parts }] }), None)
             }
-            RunInput::Transcript(transcript) => fresh(transcript),
+            RunInput::Transcript(transcript) => (fresh(transcript), None),
             RunInput::Paused(state) => {
                 // The run it paused in, in its own trace: linked, not a parent.
                 if let Some(traceparent) = state.traceparent() {
                     crate::trace::link(&span, traceparent);
                 }
                 // What was spent counts; the limits are this agent's.
-                let parts = state.into_parts();
-                let held = Some((parts.done, parts.pending));
-                (parts.transcript, parts.usage, parts.models, parts.budget, parts.turns, held)
+                let Parts { progress, held } = state.into_parts();
+                (progress, Some(held))
             }
         };
-        let mut run = Run::new(self, transcript, (usage, models), budget, (events, effects), turns);
+        let mut run = Run::new(self, progress, events, effects);
         let ended = async {
-            if let Some((done, pending)) = paused
-                && let Some(ended) = run.resume_turn(done, pending).await?
+            if let Some(held) = held
+                && let Some(ended) = run.resume_turn(held).await?
             {
                 return Ok::<Ended, _>(ended);
             }
@@ -668,8 +728,8 @@ impl Agent {
         }
         .instrument(span.clone())
         .await;
-        span.record("turns", run.usage.len());
-        let spent = run.usage.iter().fold(Usage::default(), |total, usage| total + *usage);
+        span.record("turns", run.progress.usage.len());
+        let spent = run.progress.usage.iter().fold(Usage::default(), |total, usage| total + *usage);
         crate::trace::record_usage(&span, &spent);
         match ended {
             Ok((answer, mut stop)) => {
@@ -679,12 +739,12 @@ impl Agent {
                 }
                 let typed_answer = run.typed_answer;
                 let answer = typed_answer.as_ref().map_or(answer, ToString::to_string);
-                let (transcript, usage, models) = (run.transcript, run.usage, run.models);
+                let Progress { transcript, usage, models, .. } = run.progress;
                 Ok(RunResult { answer, typed_answer, transcript, usage, models, stop })
             }
             Err(error) => {
                 crate::trace::record_error(&span, &error);
-                Err(AgentError { error, transcript: Box::new(run.transcript) })
+                Err(AgentError { error, transcript: Box::new(run.progress.transcript) })
             }
         }
     }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use toolcall_core::{ToolCall, ToolError, ToolResult};
 
 use crate::model::{ModelName, Usage};
+use crate::run::Progress;
 use crate::{RunBudget, Transcript};
 
 /// What a person decided about one held call.
@@ -114,20 +115,26 @@ pub struct PausedTurn {
     traceparent: Option<String>,
 }
 
-/// A paused run's parts, as the loop takes them apart to resume it.
-pub(crate) struct Parts {
-    pub(crate) transcript: Transcript,
+/// A turn held for decisions: its calls that ran, each at its place, and
+/// those that wait.
+pub(crate) struct Held {
     pub(crate) done: Vec<Placed>,
     pub(crate) pending: Vec<Pending>,
-    pub(crate) budget: RunBudget,
-    pub(crate) usage: Vec<Usage>,
-    pub(crate) models: Vec<ModelName>,
-    pub(crate) turns: usize,
+}
+
+/// A paused run's parts, as the loop takes them apart to resume it: what
+/// the run has done, and the turn it holds.
+pub(crate) struct Parts {
+    pub(crate) progress: Progress,
+    pub(crate) held: Held,
 }
 
 impl RunState {
     pub(crate) fn new(parts: Parts) -> Self {
-        let Parts { transcript, done, pending, budget, usage, models, turns } = parts;
+        let Parts {
+            progress: Progress { transcript, usage, models, budget, turns },
+            held: Held { done, pending },
+        } = parts;
         Self {
             transcript,
             turn: PausedTurn { done, pending, budget, usage, models, turns, traceparent: None },
@@ -137,7 +144,10 @@ impl RunState {
     /// The state's parts, where the run resumes.
     pub(crate) fn into_parts(self) -> Parts {
         let PausedTurn { done, pending, budget, usage, models, turns, traceparent: _ } = self.turn;
-        Parts { transcript: self.transcript, done, pending, budget, usage, models, turns }
+        Parts {
+            progress: Progress { transcript: self.transcript, usage, models, budget, turns },
+            held: Held { done, pending },
+        }
     }
 
     /// The transcript and the paused turn, to keep apart (a store keeps

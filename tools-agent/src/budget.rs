@@ -73,8 +73,11 @@ impl RunLimits {
     }
 }
 
-/// Which limit a run went past.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Which limit a run went past. It serializes as part of a
+/// [`StopReason`](crate::StopReason) (`{"tool_calls": {"limit": 20,
+/// "requested": 21}}`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum LimitExceeded {
     /// The run asked for more tool calls than allowed.

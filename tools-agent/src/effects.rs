@@ -1,13 +1,13 @@
-//! The one seam a run's side effects go through: each model request, each
-//! turn's tool calls and the wait for a person's decision. The loop decides
-//! what to do; an [`Effects`] decides how it happens: here, in this process
-//! (the default), or as journaled steps of a durable engine that replays
-//! them after a crash (`toolcall-restate`).
+//! The one seam a run's side effects go through: each model request
+//! (plain or streamed), each turn's tool calls and the wait for a person's
+//! decision. The loop decides what to do; an [`Effects`] decides how it
+//! happens: here, in this process (the default), or as journaled steps of
+//! a durable engine that replays them after a crash (`toolcall-restate`).
 
 use futures::future::BoxFuture;
 use toolcall_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
-use crate::{Model, ModelError, ModelRequest, ModelResponse, RunState};
+use crate::{Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RunState};
 
 /// How a run's side effects happen ([`Agent::run_with`](crate::Agent::run_with)).
 ///
@@ -43,8 +43,14 @@ use crate::{Model, ModelError, ModelRequest, ModelResponse, RunState};
 /// # });
 /// ```
 pub trait Effects: Send + Sync {
-    /// Make one model request (never a streamed one: a streamed run
-    /// ([`Agent::stream`](crate::Agent::stream)) runs in-process).
+    /// Make one model request, for a run that is not streamed
+    /// ([`Agent::run_with`](crate::Agent::run_with)), and for the summaries
+    /// a [`ContextPolicy`](crate::ContextPolicy) asks for.
+    ///
+    /// # Errors
+    ///
+    /// The model's [`ModelError`]; an engine that could not take or give
+    /// the step, [`ModelError::Engine`].
     fn request<'a>(
         &'a self,
         model: &'a dyn Model,
@@ -53,22 +59,49 @@ pub trait Effects: Send + Sync {
         model.request(request)
     }
 
+    /// Make one model request of a streamed run
+    /// ([`Agent::stream_with`](crate::Agent::stream_with)): each piece of
+    /// the response goes to `deltas` as it comes (text, reasoning, a
+    /// call's pieces; never [`ModelEvent::Done`]), and the response,
+    /// assembled, is what it gives back, which the loop goes on from. By
+    /// default the model's stream ([`Model::stream`]), each piece passed
+    /// on as it comes.
+    ///
+    /// An engine journals the response it gives back, not the pieces: the
+    /// first time, the pieces still reach the stream live; a replay gives
+    /// the journaled response back without asking the model again, and
+    /// what it passes to `deltas` then (nothing, or the response's text
+    /// as one piece, as `toolcall-restate` does) is the engine's to say.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::request`]; a stream that ends before its response,
+    /// [`ModelError::StreamEnded`].
+    fn request_streamed<'a>(
+        &'a self,
+        model: &'a dyn Model,
+        request: ModelRequest<'a>,
+        deltas: &'a (dyn Fn(ModelEvent) + Send + Sync),
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(crate::stream::assembled(model.provider(), model.stream(request), deltas))
+    }
+
     /// Run one turn's calls through `toolset` with `context` and give
-    /// their results in call order; `approved` says a person approved
-    /// them ([`Toolset::run_turn_approved`]), otherwise calls that need
-    /// approval are refused ([`Toolset::run_turn`]; the loop holds them
-    /// back before they get here).
+    /// their results in call order. [`Approval::Approved`]: a person
+    /// approved them ([`Toolset::run_turn_approved`]);
+    /// [`Approval::Required`]: no one did, and a call that needs approval
+    /// is refused ([`Toolset::run_turn`]; the loop holds such calls back
+    /// before they get here).
     fn run_calls<'a>(
         &'a self,
         toolset: &'a Toolset,
         context: &'a ToolContext,
         calls: &'a [ToolCall],
-        approved: bool,
+        approval: Approval,
     ) -> BoxFuture<'a, Vec<ToolResult>> {
-        if approved {
-            Box::pin(toolset.run_turn_approved(context, calls))
-        } else {
-            Box::pin(toolset.run_turn(context, calls))
+        match approval {
+            Approval::Approved => Box::pin(toolset.run_turn_approved(context, calls)),
+            Approval::Required => Box::pin(toolset.run_turn(context, calls)),
         }
     }
 
@@ -77,6 +110,11 @@ pub trait Effects: Send + Sync {
     /// stops with [`StopReason::Paused`](crate::StopReason::Paused) for
     /// the caller to resume. `None` by default: a process does not wait
     /// days. A durable engine waits on a durable promise instead.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Engine`] when the engine could not wait, or read the
+    /// decisions it was given.
     fn decide<'a>(&'a self, state: &'a RunState) -> BoxFuture<'a, Result<Option<RunState>, ModelError>> {
         let _ = state;
         Box::pin(async { Ok(None) })
@@ -89,3 +127,17 @@ pub trait Effects: Send + Sync {
 pub struct InProcess;
 
 impl Effects for InProcess {}
+
+/// Whether a turn's calls were approved by a person, for
+/// [`Effects::run_calls`]: the one thing that tells a toolset to run a
+/// call that needs approval, so it is named rather than a `bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Approval {
+    /// A person approved these calls (a paused run's decisions): they run,
+    /// those that need approval included.
+    Approved,
+    /// No one approved these calls: each runs unless its tool needs
+    /// approval, which refuses it. The loop sends here only the calls
+    /// that need none.
+    Required,
+}

@@ -1,5 +1,7 @@
 //! Why a request to a model failed, and why a run stopped with an error.
 
+use std::error::Error;
+use std::sync::Arc;
 use std::time::Duration;
 
 use toolcall_provider::{DialectError, MessageError, ToolChoiceError};
@@ -7,7 +9,11 @@ use toolcall_provider::{DialectError, MessageError, ToolChoiceError};
 use crate::{ModelName, Transcript};
 
 /// Why a request to a model did not give a response.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+///
+/// Two errors are equal when they are the same variant with the same
+/// fields; an [`Engine`](Self::Engine) failure's source, which has no
+/// equality of its own, is compared by what it says.
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ModelError {
     /// The provider refused the key (HTTP 401 or 403).
@@ -140,12 +146,29 @@ pub enum ModelError {
     #[error("the scripted model has no answer left")]
     ScriptEnded,
     /// The engine a run's steps go through ([`Effects`](crate::Effects))
-    /// could not take or give a step: a durable engine's journal refused
-    /// it, or the run was cancelled there.
-    #[error("the run's engine failed a step: {message}")]
+    /// could not take or give a step (a durable engine's journal refused
+    /// it, or the run was cancelled there), or what keeps the run could
+    /// not keep it. The engine's own error is the source, whole, so that
+    /// a caller can tell its cases apart ([`Self::engine`] makes one).
+    ///
+    /// ```
+    /// use std::io;
+    /// use toolcall_agent::ModelError;
+    ///
+    /// let error = ModelError::engine("restate", io::Error::new(io::ErrorKind::TimedOut, "journal slow"));
+    /// assert_eq!(error.to_string(), "the run's engine (restate) failed: journal slow");
+    /// let ModelError::Engine { source, .. } = &error else { unreachable!() };
+    /// assert_eq!(source.downcast_ref::<io::Error>().map(io::Error::kind), Some(io::ErrorKind::TimedOut));
+    /// ```
+    #[error("the run's engine ({engine}) failed: {source}")]
     Engine {
-        /// What the engine said.
-        message: String,
+        /// Which engine: `restate`, `session`...
+        engine: &'static str,
+        /// What the engine said, as its own error type: downcast it
+        /// (`source.downcast_ref::<E>()`) for its details. Shared, so that
+        /// the error stays [`Clone`].
+        #[source]
+        source: Arc<dyn Error + Send + Sync>,
     },
     /// The settings' tool choice or parallel setting cannot be sent to this
     /// provider, or names a tool the request does not offer: found before
@@ -200,6 +223,12 @@ pub enum ModelError {
 }
 
 impl ModelError {
+    /// An [`Engine`](Self::Engine) failure of `engine`, with its error
+    /// (any error type, or a message) as the source.
+    pub fn engine(engine: &'static str, source: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
+        Self::Engine { engine, source: Arc::from(source.into()) }
+    }
+
     /// Whether the error is the provider's state rather than the request's,
     /// so that another model may well answer the same request: rate limited
     /// or overloaded ([`Self::Unavailable`]: 429, 503, 529) or failing
@@ -232,6 +261,56 @@ impl ModelError {
         }
     }
 }
+
+// By hand, as the derive would, but for an engine's source: `dyn Error`
+// has no equality, so two sources are equal when they are one, or say the
+// same. The match is over `self` alone, so a new variant must be added.
+impl PartialEq for ModelError {
+    fn eq(&self, other: &Self) -> bool {
+        use ModelError as E;
+        match self {
+            E::Unauthorized { provider, status, variable } => matches!(other,
+                E::Unauthorized { provider: p, status: s, variable: v }
+                    if (provider, status, variable) == (p, s, v)),
+            E::Rejected { provider, status, message } => matches!(other,
+                E::Rejected { provider: p, status: s, message: m }
+                    if (provider, status, message) == (p, s, m)),
+            E::Unavailable { provider, status, attempts } => matches!(other,
+                E::Unavailable { provider: p, status: s, attempts: a }
+                    if (provider, status, attempts) == (p, s, a)),
+            E::Server { provider, status, attempts, excerpt } => matches!(other,
+                E::Server { provider: p, status: s, attempts: a, excerpt: e }
+                    if (provider, status, attempts, excerpt) == (p, s, a, e)),
+            E::Malformed { provider, status, problem, excerpt } => matches!(other,
+                E::Malformed { provider: p, status: s, problem: r, excerpt: e }
+                    if (provider, status, problem, excerpt) == (p, s, r, e)),
+            E::Timeout { provider, timeout } => matches!(other,
+                E::Timeout { provider: p, timeout: t } if (provider, timeout) == (p, t)),
+            E::Network { provider, message } => matches!(other,
+                E::Network { provider: p, message: m } if (provider, message) == (p, m)),
+            E::Empty { provider, reason } => matches!(other,
+                E::Empty { provider: p, reason: r } if (provider, reason) == (p, r)),
+            E::StreamEnded { provider, message } => matches!(other,
+                E::StreamEnded { provider: p, message: m } if (provider, message) == (p, m)),
+            E::MissingKey { provider, variable } => matches!(other,
+                E::MissingKey { provider: p, variable: v } if (provider, variable) == (p, v)),
+            E::InvalidKey { provider } => matches!(other, E::InvalidKey { provider: p } if provider == p),
+            E::Tools(error) => matches!(other, E::Tools(e) if error == e),
+            E::Message(error) => matches!(other, E::Message(e) if error == e),
+            E::ScriptEnded => matches!(other, E::ScriptEnded),
+            E::Engine { engine, source } => matches!(other,
+                E::Engine { engine: n, source: s }
+                    if engine == n && (Arc::ptr_eq(source, s) || source.to_string() == s.to_string())),
+            E::ToolChoice(error) => matches!(other, E::ToolChoice(e) if error == e),
+            E::Setting { provider, setting, reason } => matches!(other,
+                E::Setting { provider: p, setting: s, reason: r }
+                    if (provider, setting, reason) == (p, s, r)),
+            E::Fallback { failures } => matches!(other, E::Fallback { failures: f } if failures == f),
+        }
+    }
+}
+
+impl Eq for ModelError {}
 
 /// Each model tried, and its error, on one line.
 fn fallback_failures(failures: &[(ModelName, ModelError)]) -> String {

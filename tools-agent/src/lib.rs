@@ -28,8 +28,9 @@
 //! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
 //!   what they decided (resumed by [`Agent::run`]);
 //! - [`Effects`]: the seam a run's side effects go through (model
-//!   requests, tool calls, the wait for a decision), in-process by default
-//!   ([`InProcess`]), journaled by a durable engine ([`Agent::run_with`]);
+//!   requests, plain or streamed, tool calls with their [`Approval`], the
+//!   wait for a decision), in-process by default ([`InProcess`]), journaled
+//!   by a durable engine ([`Agent::run_with`], [`Agent::stream_with`]);
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
 //!   ([`Dialect::tool_choice`](toolcall_provider::Dialect::tool_choice));
@@ -88,7 +89,7 @@ pub use budget::{LimitExceeded, RunBudget, RunLimits};
 #[cfg(feature = "clients")]
 pub use clients::{Anthropic, ApiKey, Client, Gemini, OpenAiChat, OpenAiResponses, ResendPolicy};
 pub use context::{ContextPolicy, NativeContext, Strategy, Summarizer};
-pub use effects::{Effects, InProcess};
+pub use effects::{Approval, Effects, InProcess};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;
 pub use model::{

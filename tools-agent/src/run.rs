@@ -10,9 +10,10 @@ use serde_json::Value;
 use toolcall_core::layers::RepairBudget;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
-use crate::approval::{Decision, Parts, Pending, Placed, denied, in_turn_order};
+use crate::approval::{Decision, Held, Parts, Pending, Placed, denied, in_turn_order};
+use crate::effects::Approval;
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
-use crate::stream::streamed;
+use crate::stream::forward;
 use crate::{
     Agent, AgentEvent, AnswerMode, Content, ContextPolicy, Effects, Finish, Message, ModelError, RunBudget,
     RunState, StopReason, Transcript,
@@ -21,19 +22,38 @@ use crate::{
 /// How a run ends: the answer and why.
 pub(crate) type Ended = (String, StopReason);
 
-/// One run's state as the loop goes.
-pub(crate) struct Run<'a> {
-    pub(crate) agent: &'a Agent,
+/// What a run has done so far, and goes on from: its transcript, the
+/// tokens and the model of each request, what it spent of its limits and
+/// its turns with tools. A new run starts from an empty one, a continued
+/// one from a transcript; a paused run keeps one beside its held turn
+/// ([`Parts`]). The loop adds to it as it goes, and the run's result, or
+/// its pause, is made of it: one value rather than five passed along.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Progress {
     pub(crate) transcript: Transcript,
     pub(crate) usage: Vec<Usage>,
     /// The model that answered each request, in the order of `usage`.
     pub(crate) models: Vec<ModelName>,
     pub(crate) budget: RunBudget,
+    /// The turns with tools so far.
+    pub(crate) turns: usize,
+}
+
+impl Progress {
+    /// A run that has done nothing yet but `transcript`.
+    pub(crate) fn of(transcript: Transcript) -> Self {
+        Self { transcript, ..Self::default() }
+    }
+}
+
+/// One run's state as the loop goes.
+pub(crate) struct Run<'a> {
+    pub(crate) agent: &'a Agent,
+    /// What the run has done; what its result is made of.
+    pub(crate) progress: Progress,
     events: Option<UnboundedSender<AgentEvent>>,
     /// How the model requests, the calls and the wait for decisions happen.
     effects: &'a dyn Effects,
-    /// The turns with tools so far.
-    turns: usize,
     /// The agent's context with this run's repair budget: what the calls see.
     context: ToolContext,
     /// The repairs this run may still make, and how many it was given.
@@ -52,36 +72,30 @@ pub(crate) struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    /// A run that has spent `budget` (under the agent's limits) and made
-    /// `turns` turns.
+    /// A run that goes on from `progress` (its budget under the agent's
+    /// limits), its events sent on `events` if it is streamed.
     pub(crate) fn new(
         agent: &'a Agent,
-        transcript: Transcript,
-        (usage, models): (Vec<Usage>, Vec<ModelName>),
-        budget: RunBudget,
-        (events, effects): (Option<UnboundedSender<AgentEvent>>, &'a dyn Effects),
-        turns: usize,
+        mut progress: Progress,
+        events: Option<UnboundedSender<AgentEvent>>,
+        effects: &'a dyn Effects,
     ) -> Self {
-        let budget = budget.under(agent.limits);
-        let given = agent.limits.max_repairs.saturating_sub(budget.repairs());
+        progress.budget = progress.budget.under(agent.limits);
+        let given = agent.limits.max_repairs.saturating_sub(progress.budget.repairs());
         let repairs = RepairBudget::new(u32::try_from(given).unwrap_or(u32::MAX));
         let context = agent.context.clone().with_extension(repairs.clone());
         // Each request prepares its turn's tools; calls left pending by a
         // saved or paused run answer to the tools shown now.
-        let tools = if transcript.pending_calls().is_empty() {
+        let tools = if progress.transcript.pending_calls().is_empty() {
             Cow::Borrowed(&agent.toolset)
         } else {
             agent.toolset.prepared(&context)
         };
         Self {
             agent,
-            transcript,
-            usage,
-            models,
-            budget,
+            progress,
             events,
             effects,
-            turns,
             context,
             repairs: (repairs, given),
             tools,
@@ -93,7 +107,7 @@ impl<'a> Run<'a> {
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
         let agent = self.agent;
         loop {
-            let pending = self.transcript.pending_calls();
+            let pending = self.progress.transcript.pending_calls();
             if !pending.is_empty() {
                 if let Some(stop) = self.run_calls(&pending).await? {
                     return Ok(stop);
@@ -103,11 +117,11 @@ impl<'a> Run<'a> {
             if agent.context.is_cancelled() {
                 return Ok((String::new(), StopReason::Cancelled));
             }
-            let last = self.turns >= agent.limits.max_turns;
+            let last = self.progress.turns >= agent.limits.max_turns;
             let Some(response) = self.ask(!last).await? else {
                 return Ok((String::new(), StopReason::Cancelled));
             };
-            self.turns += 1;
+            self.progress.turns += 1;
             let text = response.text();
             let answered = response.calls().next().is_none();
             let ModelResponse { mut content, finish, .. } = response;
@@ -127,7 +141,7 @@ impl<'a> Run<'a> {
             if stop.is_some() || malformed.is_some() {
                 content.retain(|piece| !matches!(piece, Content::Call(_)));
             }
-            self.transcript.push(Message::Assistant { content });
+            self.progress.transcript.push(Message::Assistant { content });
             if let Some(stop) = stop {
                 if let (StopReason::MaxTurns { .. }, Some(answer)) = (&stop, &agent.answer) {
                     self.typed_answer = answer.read(&text).ok();
@@ -135,10 +149,10 @@ impl<'a> Run<'a> {
                 return Ok((text, stop));
             }
             if let Some(reason) = malformed {
-                if let Err(limit) = self.budget.record_malformed(&reason) {
+                if let Err(limit) = self.progress.budget.record_malformed(&reason) {
                     return Ok((String::new(), StopReason::Budget(limit)));
                 }
-                self.transcript.push(Message::user(format!(
+                self.progress.transcript.push(Message::user(format!(
                     "Your last tool call could not be read ({reason}). Call the tool again, with arguments \
                      that are one JSON object matching its parameters."
                 )));
@@ -171,7 +185,7 @@ impl<'a> Run<'a> {
             Err(other) => other.to_string(),
         };
         let retry = ToolResult::new("", answer.name(), "", Outcome::InvalidArguments);
-        if let Err(limit) = self.budget.record(&[retry]) {
+        if let Err(limit) = self.progress.budget.record(&[retry]) {
             return Some((String::new(), StopReason::Budget(limit)));
         }
         let ask = match answer.mode() {
@@ -183,7 +197,7 @@ impl<'a> Run<'a> {
                 "Your answer does not match its JSON schema: {reason}. Answer again with JSON that does."
             ),
         };
-        self.transcript.push(Message::user(ask));
+        self.progress.transcript.push(Message::user(ask));
         None
     }
 
@@ -194,7 +208,7 @@ impl<'a> Run<'a> {
             self.tools = agent.toolset.prepared(&self.context);
             if self.tools.tool_search().is_some() {
                 // What the run's searches found is offered from now on.
-                let found = crate::search::found_in(&self.transcript);
+                let found = crate::search::found_in(&self.progress.transcript);
                 self.tools = Cow::Owned(self.tools.as_ref().clone().with_loaded(found));
             }
         }
@@ -217,14 +231,14 @@ impl<'a> Run<'a> {
         };
         let (sent, sent_bytes) = match room {
             Some((policy, (limit, fixed))) => {
-                let fitted = policy.fit(&self.transcript.messages, limit);
+                let fitted = policy.fit(&self.progress.transcript.messages, limit);
                 crate::context::trace_fitted(&fitted, policy, limit, fixed);
                 (fitted.messages, Some(fixed + fitted.bytes))
             }
-            None => (crate::context::sent(&self.transcript.messages), None),
+            None => (crate::context::sent(&self.progress.transcript.messages), None),
         };
         let request = ModelRequest {
-            instructions: self.transcript.instructions.as_deref(),
+            instructions: self.progress.transcript.instructions.as_deref(),
             messages: &sent,
             tools: with_tools.then_some(&*self.tools),
             settings: &settings,
@@ -239,7 +253,10 @@ impl<'a> Run<'a> {
         let exchange = async {
             match &events {
                 None => self.effects.request(agent.model.as_ref(), request).await,
-                Some(events) => streamed(agent.model.provider(), agent.model.stream(request), events).await,
+                Some(events) => {
+                    let deltas = |piece| forward(events, piece);
+                    self.effects.request_streamed(agent.model.as_ref(), request, &deltas).await
+                }
             }
         };
         let cancelled = agent.context.cancellation().cancelled();
@@ -259,8 +276,8 @@ impl<'a> Run<'a> {
         let answered = response.model.clone().unwrap_or_else(|| ModelName::of(agent.model.as_ref()));
         let who = (answered.provider.as_str(), answered.model.as_str());
         crate::trace::record_response(&span, who, &response, agent.trace_content);
-        self.models.push(answered);
-        self.usage.push(response.usage);
+        self.progress.models.push(answered);
+        self.progress.usage.push(response.usage);
         if let (Some(reported), Some(bytes)) = (response.usage.input_tokens, sent_bytes) {
             self.calibration = Some((reported, bytes.div_ceil(4)));
         }
@@ -275,10 +292,10 @@ impl<'a> Run<'a> {
     async fn make_room(&mut self, policy: &ContextPolicy, with_tools: bool) -> Option<(u64, u64)> {
         let agent = self.agent;
         let tools = with_tools.then_some(&*self.tools);
-        let instructions = self.transcript.instructions.as_deref();
+        let instructions = self.progress.transcript.instructions.as_deref();
         let fixed = crate::context::fixed_bytes(agent.model.as_ref(), instructions, tools);
         let limit = policy.limit(fixed, self.calibration);
-        let Some(ask) = policy.summary_needed(&self.transcript.messages, limit) else {
+        let Some(ask) = policy.summary_needed(&self.progress.transcript.messages, limit) else {
             return Some((limit, fixed));
         };
         let model = ask.model(agent.model.as_ref());
@@ -292,15 +309,15 @@ impl<'a> Run<'a> {
         // the budget: the run goes on.
         match response {
             Ok(response) => {
-                self.models.push(response.model.clone().unwrap_or_else(|| ModelName::of(model)));
-                self.usage.push(response.usage);
+                self.progress.models.push(response.model.clone().unwrap_or_else(|| ModelName::of(model)));
+                self.progress.usage.push(response.usage);
                 self.emit(AgentEvent::Usage(response.usage));
                 let text = response.text();
                 if text.trim().is_empty() {
                     tracing::warn!(target: "toolcall_agent::context", "the summary request gave no text: no summary made");
                 } else {
                     tracing::debug!(target: "toolcall_agent::context", covers = ask.covers, "summary made");
-                    self.transcript.push(Message::summary(text, ask.covers));
+                    self.progress.transcript.push(Message::summary(text, ask.covers));
                 }
             }
             Err(error) => {
@@ -314,7 +331,7 @@ impl<'a> Run<'a> {
     /// stops here. Calls that need approval do not run: the run waits for
     /// the engine's decision, or pauses.
     async fn run_calls(&mut self, calls: &[ToolCall]) -> Result<Option<Ended>, ModelError> {
-        if let Err(limit) = self.budget.admit(calls) {
+        if let Err(limit) = self.progress.budget.admit(calls) {
             // The calls stay pending in the transcript: continuing the run
             // (with a larger budget) runs them.
             return Ok(Some((String::new(), StopReason::Budget(limit))));
@@ -329,31 +346,24 @@ impl<'a> Run<'a> {
             held.into_iter().map(|(position, call)| Pending::new(position, call)).collect();
         // A UI asks while the turn's other calls run.
         self.announce(&pending);
-        let results = self.execute(&ready, false).await;
+        let results = self.execute(&ready, Approval::Required).await;
         if pending.is_empty() {
             return Ok(self.finish_turn(results));
         }
         let done = positions.into_iter().zip(results).map(|(position, result)| Placed { position, result });
-        match self.hold(done.collect(), pending).await? {
-            Ok((done, pending)) => self.resume_turn(done, pending).await,
+        match self.hold(Held { done: done.collect(), pending }).await? {
+            Ok(held) => self.resume_turn(held).await,
             Err(paused) => Ok(Some(paused)),
         }
     }
 
     /// Calls wait for a decision: the engine's, with which the turn goes on
     /// (`Ok`), or none, and the run pauses (`Err`, how it ends).
-    async fn hold(
-        &mut self,
-        done: Vec<Placed>,
-        pending: Vec<Pending>,
-    ) -> Result<Result<(Vec<Placed>, Vec<Pending>), Ended>, ModelError> {
-        let paused = self.pause(done, pending);
+    async fn hold(&mut self, held: Held) -> Result<Result<Held, Ended>, ModelError> {
+        let paused = self.pause(held);
         let StopReason::Paused(state) = &paused.1 else { return Ok(Err(paused)) };
         Ok(match self.effects.decide(state).await? {
-            Some(decided) => {
-                let parts = decided.into_parts();
-                Ok((parts.done, parts.pending))
-            }
+            Some(decided) => Ok(decided.into_parts().held),
             None => Err(paused),
         })
     }
@@ -361,19 +371,16 @@ impl<'a> Run<'a> {
     /// Go on with a paused turn: the approved calls run, the denied ones
     /// answer their reason; `Some` when the run stops here, paused again
     /// if calls are still undecided (and the engine does not decide them).
-    pub(crate) async fn resume_turn(
-        &mut self,
-        mut done: Vec<Placed>,
-        mut pending: Vec<Pending>,
-    ) -> Result<Option<Ended>, ModelError> {
+    pub(crate) async fn resume_turn(&mut self, held: Held) -> Result<Option<Ended>, ModelError> {
+        let Held { mut done, mut pending } = held;
         loop {
             let undecided = self.run_decided(&mut done, pending).await;
             if undecided.is_empty() {
-                let results = in_turn_order(&self.transcript.pending_calls(), done);
+                let results = in_turn_order(&self.progress.transcript.pending_calls(), done);
                 return Ok(self.finish_turn(results));
             }
-            match self.hold(done, undecided).await? {
-                Ok((decided_done, decided)) => (done, pending) = (decided_done, decided),
+            match self.hold(Held { done, pending: undecided }).await? {
+                Ok(decided) => Held { done, pending } = decided,
                 Err(paused) => return Ok(Some(paused)),
             }
         }
@@ -403,17 +410,17 @@ impl<'a> Run<'a> {
             }
         }
         let (positions, calls): (Vec<usize>, Vec<ToolCall>) = approved.into_iter().unzip();
-        let results = self.execute(&calls, true).await;
+        let results = self.execute(&calls, Approval::Approved).await;
         done.extend(positions.into_iter().zip(results).map(|(position, result)| Placed { position, result }));
         undecided
     }
 
     /// Run calls (as approved, or checked for approval), with their events.
-    async fn execute(&self, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
+    async fn execute(&self, calls: &[ToolCall], approval: Approval) -> Vec<ToolResult> {
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
-        let results = self.run_tools(calls, approved).await;
+        let results = self.run_tools(calls, approval).await;
         for result in &results {
             self.emit(AgentEvent::ToolResult(result.clone()));
         }
@@ -423,19 +430,19 @@ impl<'a> Run<'a> {
     /// Run calls through the turn's toolset. With tool search on, the
     /// calls' context holds the turn's setting: the search function leaves
     /// out what this turn already offers.
-    async fn run_tools(&self, calls: &[ToolCall], approved: bool) -> Vec<ToolResult> {
+    async fn run_tools(&self, calls: &[ToolCall], approval: Approval) -> Vec<ToolResult> {
         let context = match self.tools.tool_search() {
             Some(search) => Cow::Owned(self.context.clone().with_extension(search.clone())),
             None => Cow::Borrowed(&self.context),
         };
-        self.effects.run_calls(&self.tools, &context, calls, approved).await
+        self.effects.run_calls(&self.tools, &context, calls, approval).await
     }
 
     /// Record a whole turn's results; `Some` when the run stops here.
     fn finish_turn(&mut self, results: Vec<ToolResult>) -> Option<Ended> {
         let agent = self.agent;
         self.count_repairs();
-        let recorded = self.budget.record(&results);
+        let recorded = self.progress.budget.record(&results);
         let ended = results.iter().find(|result| {
             result.outcome.is_success()
                 && agent.end_tools.iter().any(|end| end.eq_ignore_ascii_case(&result.name))
@@ -447,7 +454,7 @@ impl<'a> Run<'a> {
             }
             None => (result.content.clone(), StopReason::EndTool { tool: result.name.to_string() }),
         });
-        self.transcript.push(Message::Tool { results });
+        self.progress.transcript.push(Message::Tool { results });
         if let Some(ended) = ended {
             return Some(ended);
         }
@@ -464,22 +471,15 @@ impl<'a> Run<'a> {
         if !answer.name().eq_ignore_ascii_case(&result.name) {
             return None;
         }
-        let calls = self.transcript.pending_calls();
+        let calls = self.progress.transcript.pending_calls();
         let call = calls.iter().find(|call| call.id == result.id)?;
         answer.read(&call.arguments).ok()
     }
 
-    fn pause(&mut self, done: Vec<Placed>, pending: Vec<Pending>) -> Ended {
+    /// The run pauses on `held`: its state, as the caller resumes it.
+    fn pause(&mut self, held: Held) -> Ended {
         self.count_repairs();
-        let state = RunState::new(Parts {
-            transcript: self.transcript.clone(),
-            done,
-            pending,
-            budget: self.budget.clone(),
-            usage: self.usage.clone(),
-            models: self.models.clone(),
-            turns: self.turns,
-        });
+        let state = RunState::new(Parts { progress: self.progress.clone(), held });
         (String::new(), StopReason::Paused(Box::new(state)))
     }
 
@@ -487,13 +487,15 @@ impl<'a> Run<'a> {
     fn count_repairs(&mut self) {
         let (left, given) = &mut self.repairs;
         let made = given.saturating_sub(left.remaining() as usize);
-        self.budget.add_repairs(made);
+        self.progress.budget.add_repairs(made);
         *given -= made;
     }
 
     /// The transcript records an approved call with the arguments it ran with.
     fn rewrite_call(&mut self, position: usize, arguments: &str) {
-        let Some(Message::Assistant { content }) = self.transcript.messages.last_mut() else { return };
+        let Some(Message::Assistant { content }) = self.progress.transcript.messages.last_mut() else {
+            return;
+        };
         let calls = content.iter_mut().filter_map(|piece| match piece {
             Content::Call(call) => Some(call),
             _ => None,

@@ -47,24 +47,35 @@ pub enum AgentEvent {
     Finished(Result<RunResult, AgentError>),
 }
 
-/// Read a model's stream to its end, passing every piece on.
-pub(crate) async fn streamed(
+/// Read a model's stream to its end, passing every piece on to `deltas`:
+/// the default of [`Effects::request_streamed`](crate::Effects::request_streamed).
+pub(crate) async fn assembled(
     provider: &str,
     mut stream: ModelStream<'_>,
-    events: &UnboundedSender<AgentEvent>,
+    deltas: &(dyn Fn(ModelEvent) + Send + Sync),
 ) -> Result<ModelResponse, ModelError> {
     while let Some(event) = stream.next().await {
-        let forwarded = match event? {
-            ModelEvent::TextDelta(text) => AgentEvent::TextDelta(text),
-            ModelEvent::ReasoningDelta(text) => AgentEvent::ReasoningDelta(text),
-            ModelEvent::CallDelta { index, id, name, arguments } => {
-                AgentEvent::CallDelta { index, id, name, arguments }
-            }
+        match event? {
             ModelEvent::Done(response) => return Ok(response),
-        };
-        let _ = events.unbounded_send(forwarded);
+            piece => deltas(piece),
+        }
     }
     Err(ModelError::StreamEnded { provider: provider.to_owned(), message: "no final response".into() })
+}
+
+/// A piece of a model's response as the run's event, sent on `events`;
+/// the whole response is no event (the loop goes on from it).
+pub(crate) fn forward(events: &UnboundedSender<AgentEvent>, piece: ModelEvent) {
+    let event = match piece {
+        ModelEvent::TextDelta(text) => AgentEvent::TextDelta(text),
+        ModelEvent::ReasoningDelta(text) => AgentEvent::ReasoningDelta(text),
+        ModelEvent::CallDelta { index, id, name, arguments } => {
+            AgentEvent::CallDelta { index, id, name, arguments }
+        }
+        ModelEvent::Done(_) => return,
+    };
+    // A dropped receiver only means no one listens any more.
+    let _ = events.unbounded_send(event);
 }
 
 /// The events a run sends, then the run's end.

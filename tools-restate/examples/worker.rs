@@ -120,14 +120,8 @@ async fn main() -> anyhow::Result<()> {
             toolcall_restate::serve_on(agent()?, listener).await?;
         }
         ["local", prompt] => {
-            let result = agent()?.run(prompt).await?;
-            let stop = format!("{:?}", result.stop);
-            let finished = Finished {
-                answer: result.answer,
-                typed_answer: result.typed_answer,
-                stop,
-                transcript: result.transcript,
-            };
+            // The value a durable run's `run` handler gives back.
+            let finished: Finished = agent()?.run(prompt).await?;
             println!("{}", serde_json::to_string(&finished)?);
         }
         _ => bail!("usage: worker serve PORT|IP:PORT | worker local PROMPT"),

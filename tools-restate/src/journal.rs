@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
-use toolcall_agent::{Decision, Effects, Model, ModelError, ModelRequest, ModelResponse, RunState};
+use toolcall_agent::{
+    Approval, Decision, Effects, InProcess, Model, ModelError, ModelEvent, ModelRequest, ModelResponse,
+    RunState,
+};
 use toolcall_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
 use crate::workflow::{WAITING, Waiting};
@@ -64,9 +67,89 @@ fn may_rerun(toolset: &Toolset, call: &ToolCall) -> bool {
     })
 }
 
-fn engine(error: impl std::fmt::Display) -> ModelError {
-    ModelError::Engine { message: error.to_string() }
+/// A step of a durable run that Restate gave back failed: the step, and
+/// the terminal error journaled for it. The source of the run's
+/// [`ModelError::Engine`] (engine `restate`), for a caller that wants the
+/// step or the code: a model's failure (journaled as its request's
+/// result, so a replay fails the same way), a run cancelled in Restate,
+/// an awakeable rejected.
+///
+/// ```
+/// use restate_sdk::prelude::TerminalError;
+/// use toolcall_agent::ModelError;
+/// use toolcall_restate::StepFailed;
+///
+/// let error = ModelError::from(StepFailed::new("model request", TerminalError::new("HTTP 400")));
+/// let ModelError::Engine { engine: "restate", source } = &error else { unreachable!() };
+/// let failed = source.downcast_ref::<StepFailed>().unwrap();
+/// assert_eq!((failed.step(), failed.terminal().code()), ("model request", 500));
+/// assert_eq!(
+///     error.to_string(),
+///     "the run's engine (restate) failed: the `model request` step failed (500): HTTP 400"
+/// );
+/// ```
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("the `{step}` step failed ({}): {}", error.code(), error.message())]
+pub struct StepFailed {
+    step: &'static str,
+    error: TerminalError,
 }
+
+impl StepFailed {
+    /// Step `step` failed with `error`.
+    pub fn new(step: &'static str, error: TerminalError) -> Self {
+        Self { step, error }
+    }
+
+    /// The step: `model request`, `decision`.
+    pub fn step(&self) -> &'static str {
+        self.step
+    }
+
+    /// The terminal error Restate gave back for it, with its code.
+    pub fn terminal(&self) -> &TerminalError {
+        &self.error
+    }
+}
+
+impl From<StepFailed> for ModelError {
+    fn from(failed: StepFailed) -> Self {
+        ModelError::engine(ENGINE, failed)
+    }
+}
+
+/// The engine's name in a [`ModelError::Engine`].
+const ENGINE: &str = "restate";
+
+/// Ask the model in a journaled step (`ask` runs unless the journal has
+/// the step's result): the response, and whether the model was asked
+/// (`false`: the journal gave it back).
+async fn journaled<'a, A, F>(
+    ctx: &'a WorkflowContext<'a>,
+    ask: A,
+) -> Result<(ModelResponse, bool), ModelError>
+where
+    A: FnOnce() -> F + Send + 'a,
+    F: Future<Output = Result<ModelResponse, ModelError>> + Send + 'a,
+{
+    let asked = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&asked);
+    // A model error is the step's terminal result (the clients have their
+    // own retries): journaled, so a replay fails the same way rather than
+    // asking again.
+    let step = ctx.run(move || async move {
+        flag.store(true, Ordering::SeqCst);
+        match ask().await {
+            Ok(response) => Ok(Json(response)),
+            Err(error) => Err(TerminalError::new(error.to_string()).into()),
+        }
+    });
+    let response = step.name(MODEL_REQUEST).await.map_err(|error| StepFailed::new(MODEL_REQUEST, error))?;
+    Ok((response.into_inner(), asked.load(Ordering::SeqCst)))
+}
+
+/// The journal's name of a model request's step.
+const MODEL_REQUEST: &str = "model request";
 
 impl Effects for Journal<'_> {
     fn request<'a>(
@@ -77,16 +160,33 @@ impl Effects for Journal<'_> {
         let ctx: &'a WorkflowContext<'a> = self.ctx;
         self.turns.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
-            // A model error is the step's terminal result (the clients
-            // have their own retries): journaled, so a replay fails the
-            // same way rather than asking again.
-            let step = ctx.run(|| async move {
-                match model.request(request).await {
-                    Ok(response) => Ok(Json(response)),
-                    Err(error) => Err(TerminalError::new(error.to_string()).into()),
-                }
-            });
-            step.name("model request").await.map(Json::into_inner).map_err(engine)
+            let (response, _) = journaled(ctx, move || model.request(request)).await?;
+            Ok(response)
+        })
+    }
+
+    /// The request journaled as [`Self::request`] journals it: the response
+    /// whole, not its pieces. The first time, each piece reaches `deltas`
+    /// as the model sends it; a replay, which does not ask the model, sends
+    /// the journaled response's text as one piece (what a model without a
+    /// stream sends, [`Model::stream`]), so that a stream read from a
+    /// replayed run still has every turn's text.
+    fn request_streamed<'a>(
+        &'a self,
+        model: &'a dyn Model,
+        request: ModelRequest<'a>,
+        deltas: &'a (dyn Fn(ModelEvent) + Send + Sync),
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        let ctx: &'a WorkflowContext<'a> = self.ctx;
+        self.turns.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move {
+            let ask = move || InProcess.request_streamed(model, request, deltas);
+            let (response, asked) = journaled(ctx, ask).await?;
+            let text = response.text();
+            if !asked && !text.is_empty() {
+                deltas(ModelEvent::TextDelta(text));
+            }
+            Ok(response)
         })
     }
 
@@ -95,7 +195,7 @@ impl Effects for Journal<'_> {
         toolset: &'a Toolset,
         context: &'a ToolContext,
         calls: &'a [ToolCall],
-        approved: bool,
+        approval: Approval,
     ) -> BoxFuture<'a, Vec<ToolResult>> {
         let ctx: &'a WorkflowContext<'a> = self.ctx;
         let turn = self.turns.load(Ordering::SeqCst);
@@ -109,9 +209,9 @@ impl Effects for Journal<'_> {
             for call in calls {
                 let once = std::slice::from_ref(call);
                 let run = move || async move {
-                    Ok(Json(match approved {
-                        true => toolset.run_turn_approved(context, once).await,
-                        false => toolset.run_turn(context, once).await,
+                    Ok(Json(match approval {
+                        Approval::Approved => toolset.run_turn_approved(context, once).await,
+                        Approval::Required => toolset.run_turn(context, once).await,
                     }))
                 };
                 let name = format!("call {} {}", call.name, call.id);
@@ -158,11 +258,11 @@ impl Effects for Journal<'_> {
             let (awakeable, decided) = ctx.awakeable::<Json<Decisions>>();
             let waiting = Waiting { awakeable, pending: state.pending().to_vec() };
             ctx.set(WAITING, Json(waiting));
-            let decisions = decided.await.map_err(engine)?.into_inner();
+            let decisions = decided.await.map_err(|error| StepFailed::new("decision", error))?.into_inner();
             ctx.clear(WAITING);
             let mut state = state.clone();
             for (id, decision) in decisions {
-                state.decide(&id, decision).map_err(engine)?;
+                state.decide(&id, decision).map_err(|unknown| ModelError::engine(ENGINE, unknown))?;
             }
             Ok(Some(state))
         })

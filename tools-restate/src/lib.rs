@@ -6,10 +6,13 @@
 //!   (one workflow per run id), with the handlers a person's decision
 //!   comes through;
 //! - [`Journal`]: the loop's [`Effects`](toolcall_agent::Effects) over a
-//!   workflow's context: each model request and each tool call a journaled
-//!   step, the wait for a decision an awakeable;
-//! - [`Finished`], [`Waiting`], [`Decisions`]: what goes in and out of the
-//!   handlers, as JSON;
+//!   workflow's context: each model request (plain or streamed) and each
+//!   tool call a journaled step, the wait for a decision an awakeable; a
+//!   step Restate failed is the run's `ModelError::Engine`, with the
+//!   [`StepFailed`] as its source;
+//! - [`Finished`] (the [`RunResult`](toolcall_agent::RunResult) of an
+//!   in-process run), [`Waiting`], [`Decisions`]: what goes in and out of
+//!   the handlers, as JSON;
 //! - [`serve`], [`serve_on`]: a worker, the workflow served over HTTP for
 //!   a Restate server to call, at an address or on a listener bound
 //!   beforehand (an address it cannot listen on is a [`ServeError`]
@@ -35,7 +38,7 @@
 //!
 //! | step | journaled as | after a crash |
 //! |---|---|---|
-//! | model request | one `ctx.run`, the whole [`ModelResponse`](toolcall_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again; one cut before it was journaled is asked again |
+//! | model request | one `ctx.run`, the whole [`ModelResponse`](toolcall_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again (streamed, its text comes as one delta); one cut before it was journaled is asked again |
 //! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](toolcall_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
 //! | call of any other tool | a `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
 //! | approval | an awakeable, its id in the workflow's state | the run waits across restarts, for days; the decision resolves it through the ingress, from any machine |
@@ -73,6 +76,6 @@ mod serve;
 mod workflow;
 
 pub use admin::{Admin, AdminError};
-pub use journal::{Decisions, Journal, unknown_result};
+pub use journal::{Decisions, Journal, StepFailed, unknown_result};
 pub use serve::{ServeError, serve, serve_on};
 pub use workflow::{AgentRun, Finished, Waiting};

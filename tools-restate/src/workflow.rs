@@ -4,27 +4,18 @@
 
 use restate_sdk::prelude::*;
 use serde::{Deserialize, Serialize};
-use toolcall_agent::{Agent, Pending, StopReason, Transcript};
+use toolcall_agent::{Agent, Pending, RunResult};
 
 use crate::{Decisions, Journal};
 
 /// The workflow state's key of the calls a run waits on.
 pub(crate) const WAITING: &str = "waiting";
 
-/// How a durable run ended: what its `run` handler gives back.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Finished {
-    /// The final answer ([`RunResult::answer`](toolcall_agent::RunResult::answer)).
-    pub answer: String,
-    /// The typed answer, if the agent has an answer type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub typed_answer: Option<serde_json::Value>,
-    /// Why the run ended, as [`StopReason`]'s debug form (`Answered`,
-    /// `MaxTurns { turns: 10 }`...).
-    pub stop: String,
-    /// Every message of the run.
-    pub transcript: Transcript,
-}
+/// How a durable run ended, what its `run` handler gives back: the
+/// [`RunResult`] the same run gives in-process, as JSON, its
+/// [`StopReason`](toolcall_agent::StopReason) as data (`"answered"`,
+/// `{"max_turns": {"turns": 10}}`...), its usage and models included.
+pub type Finished = RunResult;
 
 /// The calls a run waits on for a person, and the awakeable their
 /// decisions resolve: what the `waiting` handler gives back.
@@ -73,16 +64,7 @@ impl AgentRun {
             .run_with(prompt, &journal)
             .await
             .map_err(|error| TerminalError::new(error.to_string()))?;
-        let stop = match &result.stop {
-            StopReason::Paused(state) => format!("Paused({} calls)", state.pending().len()),
-            other => format!("{other:?}"),
-        };
-        Ok(Json(Finished {
-            answer: result.answer,
-            typed_answer: result.typed_answer,
-            stop,
-            transcript: result.transcript,
-        }))
+        Ok(Json(result))
     }
 
     /// The calls the run waits on, if it waits.

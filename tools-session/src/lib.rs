@@ -25,7 +25,7 @@ mod sql;
 mod store;
 
 pub use memory::MemoryStore;
-pub use session::{Session, SessionError, SessionRun};
+pub use session::{NotKept, Session, SessionError, SessionRun};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::SqlStore;
 pub use store::{

@@ -58,6 +58,14 @@ impl std::fmt::Debug for Session {
     }
 }
 
+/// The end of a streamed run ([`SessionRun::stream`]) that the store could
+/// not keep: the source of the `ModelError::Engine` (engine `session`)
+/// its last event carries, the store's error inside for a caller that
+/// tells a conflict from a failure.
+#[derive(Debug, thiserror::Error)]
+#[error("the run was not kept: {0}")]
+pub struct NotKept(#[source] pub StoreError);
+
 /// Why a run in a session did not happen or was not kept.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -268,8 +276,9 @@ impl SessionRun {
 
     /// Run it as a stream of events; what it added is appended before the
     /// last event ([`AgentEvent::Finished`]), which carries the append's
-    /// failure as the run's error (`ModelError::Engine`, the transcript
-    /// as the run left it), so a page never sees an end that was not kept.
+    /// failure as the run's error (`ModelError::Engine` of the engine
+    /// `session`, a [`NotKept`] its source; the transcript as the run left
+    /// it), so a page never sees an end that was not kept.
     pub fn stream(self) -> impl Stream<Item = AgentEvent> + Send + 'static {
         let SessionRun { session, agent, revision, stored, keep, input, .. } = self;
         let (events, received) = futures::channel::mpsc::unbounded();
@@ -281,9 +290,7 @@ impl SessionRun {
                         match save(&session, (revision, stored, keep), &result).await {
                             Ok(_) => AgentEvent::Finished(Ok(result)),
                             Err(error) => AgentEvent::Finished(Err(AgentError {
-                                error: ModelError::Engine {
-                                    message: format!("the run was not kept: {error}"),
-                                },
+                                error: ModelError::engine("session", NotKept(error)),
                                 transcript: Box::new(result.transcript),
                             })),
                         }

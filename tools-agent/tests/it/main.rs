@@ -19,6 +19,7 @@ mod caching;
 mod context;
 mod continue_across;
 mod dialect_check;
+mod effects;
 mod fallback;
 mod http_client;
 mod native_context;

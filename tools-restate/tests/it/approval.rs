@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolcall_agent::{Content, Message};
+use toolcall_agent::{Content, Message, StopReason};
 
 use crate::support::shop::{self, Running};
 use crate::support::{PATIENCE, Restate, Workers};
@@ -75,7 +75,7 @@ async fn a_decision_sent_after_everything_restarted_resumes_the_run() {
 
     let approved = restate.output("refund-7").await;
     let denied = restate.output("refund-8").await;
-    assert_eq!((approved.stop.as_str(), approved.answer.as_str()), ("Answered", "Done for customer 7."));
+    assert_eq!((&approved.stop, approved.answer.as_str()), (&StopReason::Answered, "Done for customer 7."));
     assert_eq!(
         results(&approved.transcript.messages),
         [

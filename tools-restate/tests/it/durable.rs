@@ -2,6 +2,8 @@
 //! each model request and each call made once, each order under its
 //! call's idempotency key.
 
+use toolcall_agent::StopReason;
+
 use crate::support::shop::{self, Running};
 use crate::support::{Restate, Workers, local_run};
 
@@ -18,7 +20,7 @@ async fn a_durable_run_has_the_in_process_transcript_and_asks_each_step_once() {
     let finished = restate.output("run-1").await;
 
     assert_eq!(finished, expected);
-    assert_eq!(finished.stop, "Answered");
+    assert_eq!(finished.stop, StopReason::Answered);
     assert_eq!(finished.answer, "Done for customer 1.");
     shop.seen(|seen| {
         assert!(seen.wrong.is_empty(), "{:?}", seen.wrong);

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::Value;
+use toolcall_agent::StopReason;
 use toolcall_restate::{Admin, Waiting};
 
 use crate::support::shop::{self, Running};
@@ -33,7 +34,7 @@ async fn what_the_runs_wait_on_is_listed_with_no_worker_up() {
     restate.send("refund-3", &shop::refund_prompt(3)).await;
     restate.send("refund-4", &shop::refund_prompt(4)).await;
     restate.send("order-5", &shop::order_prompt(5)).await;
-    assert_eq!(restate.output("order-5").await.stop, "Answered");
+    assert_eq!(restate.output("order-5").await.stop, StopReason::Answered);
     let listed = tokio::time::timeout(PATIENCE, async {
         loop {
             let listed = admin.all_waiting().await.unwrap();

@@ -106,8 +106,7 @@ async fn a_failed_run_leaves_the_conversation_as_it_was() {
     let session = Session::new(Arc::new(store), key("failed"));
     let refunds = Refunds::default();
     session.run(&support::agent(ScriptedModel::new().then_text("Hello."), &refunds), "Hi").await.unwrap();
-    let failing =
-        ScriptedModel::new().then(Err(ModelError::Engine { message: "the provider is down".into() }));
+    let failing = ScriptedModel::new().then(Err(ModelError::engine("test", "the provider is down")));
     let failed = session.run(&support::agent(failing, &refunds), "And now?").await.unwrap_err();
     assert!(matches!(failed, SessionError::Run(_)), "{failed}");
     let messages = session.messages().await.unwrap();
