@@ -8,6 +8,8 @@ use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
 use serde_json::{Value, json};
 use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
 use toolcall_core::{Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec, Toolset};
+use toolcall_provider::Dialect;
+use toolcall_provider::search::LocalSearch;
 
 use crate::{Message, Transcript};
 
@@ -110,20 +112,28 @@ fn document(tool: &dyn Tool) -> String {
 /// number of them, the ones already offered left out. What is offered is
 /// the turn's [`ToolSearch`] setting, which the loop puts in the calls'
 /// context; without one, the toolset's own.
+///
+/// A found tool whose MCP definition cannot be built (its examples do not
+/// fit its schema: [`Dialect::function`]) is left out with a warning: no
+/// dialect could send it, and offering it would fail the next request.
 pub(crate) struct SearchFunction {
     /// The toolset as the agent got it, without this function.
     tools: Toolset,
     /// Built on the first search.
     index: OnceLock<ToolIndex>,
+    /// The function the dialects send for the search, whose spec this one
+    /// answers under.
+    local: LocalSearch,
 }
 
 impl SearchFunction {
     /// The toolset with its search function, when tool search is on.
     pub(crate) fn register(toolset: Toolset) -> Toolset {
-        if toolset.tool_search().is_none() {
+        let Some(setting) = toolset.tool_search() else {
             return toolset;
-        }
-        let function = Self { tools: toolset.clone(), index: OnceLock::new() };
+        };
+        let local = LocalSearch::new(setting);
+        let function = Self { tools: toolset.clone(), index: OnceLock::new(), local };
         // Refused only for a schema that is not an object, which the
         // search's own is.
         toolset.clone().with_search_function(function).unwrap_or(toolset)
@@ -158,8 +168,15 @@ impl SearchFunction {
             .into_iter()
             .filter(|name| !setting.is_loaded(name))
             .filter_map(|name| self.tools.get(name))
+            .filter_map(|tool| match Dialect::Mcp.function(tool.as_ref()) {
+                Ok(definition) => Some(definition),
+                Err(error) => {
+                    let tool = tool.spec().name();
+                    tracing::warn!(tool, %error, "a tool search leaves out a tool it cannot define");
+                    None
+                }
+            })
             .take(setting.max_results())
-            .map(|tool| toolcall_provider::mcp::tool(tool.as_ref()))
             .collect();
         let content = if found.is_empty() {
             json!({"tools": [], "note": format!("no tool matches `{query}`: try other words")})
@@ -172,7 +189,7 @@ impl SearchFunction {
 
 impl Tool for SearchFunction {
     fn spec(&self) -> &ToolSpec {
-        toolcall_provider::search::local_spec()
+        self.local.spec()
     }
 
     fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {

@@ -2,13 +2,18 @@
 
 use serde_json::Value;
 
-use super::{DialectError, MessageError, UnknownDialect, anthropic, gemini, limits, mcp, openai, search};
+use super::{
+    Content, DialectError, Finish, Message, MessageError, UnknownDialect, anthropic, gemini, limits, mcp,
+    openai, search,
+};
 use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, RESERVED_WEB_SEARCH, ToolSearch, Toolset, WebSearch};
 use toolcall_core::{Tool, ToolCall, ToolResult};
 
-/// A provider format: how a toolset is sent ([`Self::tool_list`],
-/// [`Self::tools`], [`Self::definitions`]), how the model's calls are read from its response
-/// ([`Self::parse_calls`]) and how the turn's results are sent back
+/// A provider format, and the one way into it: how a toolset is sent
+/// ([`Self::tool_list`], [`Self::tools`], [`Self::definitions`]), how a
+/// conversation is sent ([`Self::messages`]), how the model's response is
+/// read ([`Self::content`], its calls alone with [`Self::parse_calls`], how
+/// it ended with [`Self::finish`]) and how the turn's results are sent back
 /// ([`Self::format_results`]); [`Self::tool_choice`] gives the request
 /// fields that say which tools the model may or must call. The strict
 /// variants differ from the others in their definitions only: their
@@ -417,6 +422,143 @@ impl Dialect {
         }
     }
 
+    /// The transcript as this dialect's conversation, in order, to send as
+    /// the request's messages: each user message (its text, images and
+    /// files), each assistant message (its text, calls and the reasoning
+    /// the provider takes back), and each turn's results as
+    /// [`Self::format_results`] writes them.
+    ///
+    /// | dialect | gives | to send as |
+    /// |---|---|---|
+    /// | `OpenAiChat`, `OpenAiChatStrict` | `user`, `assistant` (its `content` `""` beside `tool_calls`) and `tool` messages | `messages` |
+    /// | `OpenAiResponses`, `OpenAiResponsesStrict` | `message`, `reasoning`, `function_call` and `function_call_output` items; the items before the latest `compaction` item left out | `input` |
+    /// | `Anthropic`, `AnthropicStrict` | `user` and `assistant` messages, consecutive turns of one role merged; `thinking` and server tool blocks sent back as they came | `messages` |
+    /// | `Gemini` | `user` and `model` contents, each thought signature on the part it came with | `contents` |
+    /// | `Mcp` | nothing: an error | |
+    ///
+    /// The instructions are not in it: every request has its own place for
+    /// them (a first `system` message in Chat Completions, `instructions`
+    /// in Responses, `system` for Anthropic, `systemInstruction` for
+    /// Gemini), which the client writes. Another provider's reasoning is
+    /// left out, as no provider takes another's. The provider modules have
+    /// the details and cite the providers' pages.
+    ///
+    /// ```
+    /// use toolcall_core::ToolCall;
+    /// use toolcall_provider::{Dialect, Message};
+    /// let transcript = [Message::user("Weather?"),
+    ///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
+    /// let messages = Dialect::OpenAiChat.messages(&transcript).unwrap();
+    /// assert_eq!(messages[0], serde_json::json!({"role": "user", "content": "Weather?"}));
+    /// assert_eq!(messages[1]["content"], "");
+    /// assert_eq!(messages[1]["tool_calls"][0]["function"]["name"], "weather");
+    /// let input = Dialect::OpenAiResponses.messages(&transcript).unwrap();
+    /// assert_eq!(input[0], serde_json::json!({"type": "message", "role": "user", "content": "Weather?"}));
+    /// assert_eq!(input[1]["type"], "function_call");
+    /// assert!(Dialect::Mcp.messages(&transcript).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MessageError`] always for [`Mcp`](Self::Mcp), and for a part of a user message or of a
+    /// tool's result that this dialect cannot send, named in [`refused`](MessageError::refused)
+    /// with the message that held it ([`PartOf`](crate::PartOf)).
+    pub fn messages(self, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::messages(self, transcript),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::responses::input(self, transcript),
+            Self::Anthropic | Self::AnthropicStrict => anthropic::messages(self, transcript),
+            Self::Gemini => gemini::contents(transcript),
+            Self::Mcp => Err(no_messages("write a transcript to")),
+        }
+    }
+
+    /// A model response in this dialect as content, in order: its text,
+    /// its calls (the [`Self::parse_calls`] of it), its reasoning, and the
+    /// provider's own items that must go back as they came
+    /// ([`Content::Native`]); [`Self::messages`] sends them back. What is
+    /// read, per dialect (the provider modules have the details and the
+    /// sources):
+    ///
+    /// | dialect | takes | reads |
+    /// |---|---|---|
+    /// | `OpenAiChat`, `OpenAiChatStrict` | the response, or its `choices[0].message` | `reasoning_content` (or `reasoning`, as OpenAI-compatible servers send it), `content` (or the `refusal` in its place), the `function` calls of `tool_calls` |
+    /// | `OpenAiResponses`, `OpenAiResponsesStrict` | the response, or its `output` array | `reasoning` items, the `output_text` and `refusal` parts of `message` items, `function_call` items, `compaction` items (native) |
+    /// | `Anthropic`, `AnthropicStrict` | the message, or its `content` array | `text`, `tool_use`, `thinking` and `redacted_thinking` blocks; server tool blocks and `compaction` blocks (native) |
+    /// | `Gemini` | the response (its `candidates[0].content`), a content, or its `parts` array | text parts, `functionCall` parts (a call without an id gets one, [`SYNTHETIC_ID_PREFIX`](crate::gemini::SYNTHETIC_ID_PREFIX)), `thought` parts, each `thoughtSignature` |
+    /// | `Mcp` | nothing: an error | |
+    ///
+    /// Other parts (web search calls and the like) are skipped. How the
+    /// response ended is [`Self::finish`]'s.
+    ///
+    /// ```
+    /// use toolcall_provider::{Content, Dialect, Reasoning};
+    /// let message = serde_json::json!({"role": "assistant", "content": "4", "reasoning_content": "2 + 2"});
+    /// assert_eq!(Dialect::OpenAiChat.content(&message).unwrap(), [
+    ///     Content::Reasoning(Reasoning::ReasoningContent { text: "2 + 2".into() }), Content::text("4")]);
+    /// let response = serde_json::json!({"role": "assistant", "content": [
+    ///     {"type": "thinking", "thinking": "Paris first.", "signature": "EqQB"},
+    ///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});
+    /// let content = Dialect::Anthropic.content(&response).unwrap();
+    /// assert!(matches!(&content[0], Content::Reasoning(Reasoning::Thinking { .. })));
+    /// assert!(matches!(&content[1], Content::Call(call) if call.arguments == r#"{"city":"Paris"}"#));
+    /// assert!(Dialect::Mcp.content(&response).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`MessageError`] always for [`Mcp`](Self::Mcp), and when the response is not shaped as the
+    /// provider documents it (its [`problem`](MessageError::problem) says where): not one of
+    /// the shapes the table lists, an empty `choices` or `candidates`, a Gemini candidate
+    /// without `content` (stopped for safety or length: read its `finishReason`), or a call,
+    /// reasoning or compaction item that lacks a field.
+    pub fn content(self, message: &Value) -> Result<Vec<Content>, MessageError> {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::content(message),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::responses::content(message),
+            Self::Anthropic | Self::AnthropicStrict => anthropic::content(message),
+            Self::Gemini => gemini::content(message),
+            Self::Mcp => Err(no_messages("read content from")),
+        }
+    }
+
+    /// How the model ended its response, from the reason the provider gave
+    /// ([`Finish`] has the table of reasons):
+    ///
+    /// | dialect | `reason` is |
+    /// |---|---|
+    /// | `OpenAiChat`, `OpenAiChatStrict` | `choices[0].finish_reason` |
+    /// | `OpenAiResponses`, `OpenAiResponsesStrict` | `incomplete_details.reason` of a response whose `status` is `incomplete` (`"incomplete"` when it has none) |
+    /// | `Anthropic`, `AnthropicStrict` | `stop_reason` |
+    /// | `Gemini` | `candidates[0].finishReason` |
+    /// | `Mcp` | anything: [`Finish::Complete`] |
+    ///
+    /// A Responses response gives a reason only when it is `incomplete`, so
+    /// its `status` comes first: `completed` is [`Finish::Complete`] without
+    /// asking, `failed` and `cancelled` are errors; an `incomplete` one was
+    /// refused by `content_filter`, else cut off (`max_output_tokens`). A
+    /// reason this method does not know is [`Finish::Complete`], and so is
+    /// any for [`Mcp`](Self::Mcp), which has no model response. Never fails.
+    ///
+    /// ```
+    /// use toolcall_provider::{Dialect, Finish};
+    /// assert_eq!(Dialect::OpenAiChat.finish("length"), Finish::Truncated { reason: "length".into() });
+    /// let responses = Dialect::OpenAiResponses;
+    /// assert_eq!(responses.finish("content_filter"), Finish::Refused { reason: "content_filter".into() });
+    /// assert_eq!(responses.finish("max_output_tokens"), Finish::Truncated { reason: "max_output_tokens".into() });
+    /// assert_eq!(Dialect::Anthropic.finish("pause_turn"), Finish::Paused { reason: "pause_turn".into() });
+    /// assert_eq!(Dialect::Gemini.finish("STOP"), Finish::Complete);
+    /// ```
+    pub fn finish(self, reason: &str) -> Finish {
+        match self {
+            Self::OpenAiChat | Self::OpenAiChatStrict => openai::chat::finish(reason),
+            Self::OpenAiResponses | Self::OpenAiResponsesStrict => openai::responses::finish(reason),
+            Self::Anthropic | Self::AnthropicStrict => anthropic::finish(reason),
+            Self::Gemini => gemini::finish(reason),
+            Self::Mcp => Finish::Complete,
+        }
+    }
+
     /// The turn's results as what to append to the conversation in this
     /// dialect, in call order (see the [table](Self)): one message or item
     /// per result for OpenAI, one message holding every result for Anthropic
@@ -432,7 +574,8 @@ impl Dialect {
     /// | `Anthropic`, `AnthropicStrict` | the `tool_result`'s `content` blocks: `text`, `image`, `document` |
     /// | `Gemini` | the `functionResponse`'s `parts` (`inlineData`), referenced from its `response` |
     ///
-    /// The provider modules' `format_results` have the details and cite the
+    /// The provider modules ([`openai`](crate::openai),
+    /// [`anthropic`](crate::anthropic), [`gemini`](crate::gemini)) cite the
     /// providers' pages. A result without parts gives what it always gave.
     ///
     /// Fails for [`Mcp`](Self::Mcp), which has no model messages, and for a

@@ -24,11 +24,13 @@ use serde::{Deserialize, Serialize};
 /// <https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons>,
 /// <https://ai.google.dev/api/generate-content#FinishReason>.
 ///
+/// [`Dialect::finish`](crate::Dialect::finish) reads a provider's reason into it:
+///
 /// ```
-/// use toolcall_provider::{Finish, anthropic, gemini, openai};
-/// assert_eq!(openai::chat::finish("length"), Finish::Truncated { reason: "length".into() });
-/// assert_eq!(anthropic::finish("refusal"), Finish::Refused { reason: "refusal".into() });
-/// assert_eq!(gemini::finish("STOP"), Finish::Complete);
+/// use toolcall_provider::{Dialect, Finish};
+/// assert_eq!(Dialect::OpenAiChat.finish("length"), Finish::Truncated { reason: "length".into() });
+/// assert_eq!(Dialect::Anthropic.finish("refusal"), Finish::Refused { reason: "refusal".into() });
+/// assert_eq!(Dialect::Gemini.finish("STOP"), Finish::Complete);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]

@@ -1,12 +1,16 @@
 //! The providers' wire formats: tool definitions, native web search, and the
 //! messages of a conversation (user, assistant, tool calls, tool results).
 //!
-//! [`Dialect`] is the way in: for each provider format it gives the
+//! [`Dialect`] is the one way in: for each provider format it gives the
 //! definitions ([`Dialect::tools`]), the tool choice and parallel setting
-//! ([`Dialect::tool_choice`], from one [`ToolChoice`]), reads the model's calls
-//! ([`Dialect::parse_calls`]) and writes the turn's results back
-//! ([`Dialect::format_results`]). Behind it, one module per provider holds
-//! every rule of that provider, with its documentation cited:
+//! ([`Dialect::tool_choice`], from one [`ToolChoice`]), writes the
+//! conversation ([`Dialect::messages`]), reads the model's response
+//! ([`Dialect::content`], its calls alone with [`Dialect::parse_calls`],
+//! how it ended with [`Dialect::finish`]) and writes the turn's results
+//! back ([`Dialect::format_results`]). Behind it, one module per provider
+//! holds every rule of that provider, with its documentation cited, and the
+//! provider's public constants; its functions are this crate's own, reached
+//! through `Dialect` alone:
 //!
 //! - [`openai`]: Chat Completions ([`openai::chat`]) and Responses
 //!   ([`openai::responses`]) function tools, with and without strict mode;
@@ -18,21 +22,19 @@
 //! - [`mcp`]: Model Context Protocol tools (JSON Schema 2020-12); MCP has no
 //!   model messages, its calls go through the MCP bridge.
 //!
-//! Each provider module has the same `parse_calls(&Value) -> Result<Vec<ToolCall>, MessageError>`
-//! and `format_results(&[ToolResult]) -> Result<Vec<Value>, MessageError>` (under `openai::chat`
-//! and `openai::responses` for OpenAI's two APIs). `format_results` sends a
-//! result's parts (text, JSON, images, files) as the provider documents
-//! them, refuses a part the provider cannot take, naming it ([`RefusedPart`]),
-//! and never sends the result's artifact.
+//! [`Dialect::format_results`] sends a result's parts (text, JSON, images,
+//! files) as the provider documents them, refuses a part the provider
+//! cannot take, naming it ([`RefusedPart`]), and never sends the result's
+//! artifact.
 //!
-//! The rest of a conversation is written there too, from the
+//! The rest of a conversation is written by [`Dialect::messages`], from the
 //! provider-neutral [`Transcript`]'s [`Message`]s: user text, images and
 //! files (the parts a tool's result has, written by the same code and
 //! refused the same way, [`PartOf`] saying which message held the part),
 //! the model's text and calls, and the results, in each provider's shape
-//! ([`openai::chat::messages`], [`openai::responses::input`],
-//! [`anthropic::messages`], [`gemini::contents`]); `toolcall-agent` sends
-//! them.
+//! (Chat Completions `messages`, Responses `input`, Anthropic `messages`,
+//! Gemini `contents`); the instructions go in each request's own field.
+//! `toolcall-agent` sends them.
 //!
 //! The reserved `tool_search` entry is in [`search`]: Anthropic's own tool
 //! search over the deferred tools, or the local function elsewhere. A tool's

@@ -18,16 +18,22 @@
 //! `idempotentHint` and `openWorldHint`. MCP has no native web search, so
 //! the `web_search` fallback function is listed like any other tool.
 //!
-//! This is the one definition: the MCP bridge's `tools/list` is built from
-//! it, as are exported schemas and what clients that speak MCP by hand send.
+//! This is the one definition, [`Dialect::Mcp`](crate::Dialect::Mcp)'s
+//! [`function`](crate::Dialect::function) (which also checks the tool's
+//! examples against its schema): the MCP bridge's `tools/list` is built from
+//! it, as are exported schemas, the definitions the agent's local tool
+//! search answers with, and what clients that speak MCP by hand send.
 //! `outputSchema` is there when the tool's content is a JSON object of a
 //! known shape.
 //!
 //! Definitions are all this module has: MCP has no model response to read
 //! calls from. A client sends each call as a `tools/call` request and reads
 //! the result from the answer, which the MCP bridge (`toolcall-mcp`) serves, so
-//! [`Dialect::parse_calls`](crate::Dialect::parse_calls) and
-//! [`Dialect::format_results`](crate::Dialect::format_results) refuse
+//! [`Dialect`](crate::Dialect)'s message methods
+//! ([`parse_calls`](crate::Dialect::parse_calls),
+//! [`format_results`](crate::Dialect::format_results),
+//! [`messages`](crate::Dialect::messages),
+//! [`content`](crate::Dialect::content)) refuse
 //! [`Dialect::Mcp`](crate::Dialect::Mcp).
 
 use serde_json::{Value, json};
@@ -75,9 +81,9 @@ pub const LIMITS: ProviderLimits = ProviderLimits { max_name_len: 128, ..Provide
 /// # fn Echo(schema: JsonObject) -> Spec { Spec(ToolSpec::from_parameters("echo", "Repeat.", Parameters::from_schema(schema))) }
 /// let schema = serde_json::json!({"type": "object", "properties": {}});
 /// let tool = Echo(schema.as_object().unwrap().clone());
-/// assert_eq!(toolcall_provider::mcp::tool(&tool)["inputSchema"], schema);
+/// assert_eq!(toolcall_provider::Dialect::Mcp.function(&tool).unwrap()["inputSchema"], schema);
 /// ```
-pub fn tool(tool: &dyn Tool) -> Value {
+pub(crate) fn tool(tool: &dyn Tool) -> Value {
     let mut definition = json!({"name": tool.spec().name()});
     let annotations = tool.spec().annotations();
     if let Some(title) = &annotations.title {

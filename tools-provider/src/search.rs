@@ -14,7 +14,7 @@ use toolcall_core::{JsonObject, OutputFuture, Parameters, Tool, ToolContext, Too
 
 /// Anthropic's server-side search over the deferred tools (BM25 over names,
 /// descriptions and argument names and descriptions).
-pub fn anthropic_native() -> Value {
+pub(crate) fn anthropic_native() -> Value {
     json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"})
 }
 
@@ -36,7 +36,7 @@ impl LocalSearch {
 }
 
 /// The name, description, arguments and hints of the local search.
-pub fn local_spec() -> &'static ToolSpec {
+pub(crate) fn local_spec() -> &'static ToolSpec {
     static SPEC: LazyLock<ToolSpec> = LazyLock::new(|| {
         let schema = json!({
             "type": "object",

@@ -1,8 +1,9 @@
 //! The provider-neutral record of a run: what was said, which tools were
 //! called and what they answered. Serializable, so a run can be stored and
-//! continued later, on the same client or another provider's. Each
-//! provider module writes it in its own wire format (`messages`,
-//! `input`, `contents`); `toolcall-agent` re-exports it.
+//! continued later, on the same client or another provider's.
+//! [`Dialect::messages`](crate::Dialect::messages) writes it in each
+//! provider's wire format (`messages`, `input`, `contents`);
+//! `toolcall-agent` re-exports it.
 
 use serde::{Deserialize, Serialize};
 use toolcall_core::{Part, ToolCall, ToolResult};

@@ -8,7 +8,7 @@ use replies::{mock, received};
 use serde_json::{Value, json};
 use toolcall_agent::{Agent, ApiKey, OpenAiChat, ToolIndex};
 use toolcall_core::Tool;
-use toolcall_core::toolset::{ToolSearch, Toolset};
+use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch, Toolset};
 use toolcall_provider::{Dialect, limits};
 
 #[test]
@@ -64,7 +64,11 @@ fn the_first_request_with_search_on_is_at_most_5_percent_of_all_the_definitions(
             let loaded = searched.iter().filter(|tool| !searched.is_deferred(tool.spec().name()));
             let loaded: usize =
                 loaded.map(|tool| dialect.function(tool.as_ref()).unwrap().to_string().len()).sum();
-            loaded + toolcall_provider::search::anthropic_native().to_string().len()
+            // The search tool's own definition: that of a toolset with nothing else.
+            let alone = Toolset::new().with_tool_search(ToolSearch::new());
+            let search = dialect.definitions(&alone).unwrap();
+            assert_eq!(search[0].name, RESERVED_TOOL_SEARCH);
+            loaded + search[0].value.to_string().len()
         } else {
             limits::report(dialect, &searched).size.total_bytes
         };

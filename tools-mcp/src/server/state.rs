@@ -9,6 +9,7 @@ use tokio::sync::watch;
 
 use crate::approval::NEEDS_APPROVAL;
 use toolcall_core::{Tool, Toolset};
+use toolcall_provider::Dialect;
 
 pub(super) struct Shared {
     pub(super) state: RwLock<Arc<State>>,
@@ -33,7 +34,7 @@ pub(super) struct State {
 
 impl State {
     pub(super) fn new(toolset: Toolset) -> Arc<Self> {
-        let listed = toolset.iter().map(|tool| mcp_tool(tool.as_ref())).collect();
+        let listed = toolset.iter().filter_map(|tool| mcp_tool(tool.as_ref())).collect();
         let outputs = toolset
             .iter()
             .filter_map(|tool| {
@@ -59,14 +60,24 @@ impl State {
 }
 
 /// How a tool is listed: name, title, description, input and output schema,
-/// annotations; in `_meta`, whether its every call needs approval.
-fn mcp_tool(tool: &dyn Tool) -> rmcp::model::Tool {
+/// annotations; in `_meta`, whether its every call needs approval. `None`,
+/// with a warning, for a tool the MCP dialect refuses (examples that do not
+/// fit its schema): it is not listed, as no client could be told of it
+/// rightly, and `export` and the model dialects refuse it too.
+fn mcp_tool(tool: &dyn Tool) -> Option<rmcp::model::Tool> {
     // One definition of a listed tool: the MCP dialect's, read into rmcp's type.
-    let mut listed: rmcp::model::Tool = serde_json::from_value(toolcall_provider::mcp::tool(tool))
+    let definition = match Dialect::Mcp.function(tool) {
+        Ok(definition) => definition,
+        Err(error) => {
+            tracing::warn!(tool = tool.spec().name(), %error, "the tool is not listed");
+            return None;
+        }
+    };
+    let mut listed: rmcp::model::Tool = serde_json::from_value(definition)
         .expect("the MCP dialect writes rmcp's tool shape: strings and JSON objects");
     if tool.spec().needs_approval() {
         let meta = listed.meta.get_or_insert_with(Default::default);
         meta.0.insert(NEEDS_APPROVAL.to_owned(), serde_json::Value::Bool(true));
     }
-    listed
+    Some(listed)
 }

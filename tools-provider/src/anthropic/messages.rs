@@ -25,11 +25,11 @@ const RESPONSE: &str = "anthropic response";
 /// string. Other blocks (text, thinking, server tool use) are skipped.
 ///
 /// ```
-/// use toolcall_provider::anthropic;
+/// use toolcall_provider::Dialect;
 /// let response = serde_json::json!({"role": "assistant", "content": [
 ///     {"type": "text", "text": "Checking."},
 ///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});
-/// let calls = anthropic::parse_calls(&response).unwrap();
+/// let calls = Dialect::Anthropic.parse_calls(&response).unwrap();
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("toolu_01", r#"{"city":"Paris"}"#));
 /// ```
 ///
@@ -37,7 +37,7 @@ const RESPONSE: &str = "anthropic response";
 ///
 /// Those of [`content`]: [`MessageError`] when the response is neither a message nor a
 /// `content` array, or a block is malformed.
-pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+pub(crate) fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
 
@@ -58,12 +58,12 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// are skipped.
 ///
 /// ```
-/// use toolcall_provider::{Content, Reasoning, anthropic};
+/// use toolcall_provider::{Content, Dialect, Reasoning};
 /// let response = serde_json::json!({"role": "assistant", "content": [
 ///     {"type": "thinking", "thinking": "Paris first.", "signature": "EqQB"},
 ///     {"type": "redacted_thinking", "data": "EmwK"},
 ///     {"type": "tool_use", "id": "toolu_01", "name": "get_weather", "input": {"city": "Paris"}}]});
-/// let content = anthropic::content(&response).unwrap();
+/// let content = Dialect::Anthropic.content(&response).unwrap();
 /// assert_eq!(content[1], Content::Reasoning(Reasoning::RedactedThinking { data: "EmwK".into() }));
 /// assert!(matches!(&content[2], Content::Call(call) if call.name == "get_weather"));
 /// ```
@@ -72,7 +72,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 ///
 /// [`MessageError`] when the response is neither a message object nor its `content` array,
 /// or a `tool_use`, `thinking` or `redacted_thinking` block lacks a field (the error names it).
-pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
+pub(crate) fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let blocks = list(RESPONSE, response, "content", "expected a message object or its `content` array")?;
     let mut content = Vec::with_capacity(blocks.len());
     for (index, block) in blocks.iter().enumerate() {
@@ -182,13 +182,14 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "ima
 /// ```
 /// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// let result = ToolResult::new("toolu_01", "get_weather", "21°C", Outcome::Success);
-/// let messages = toolcall_provider::anthropic::format_results(&[result]).unwrap();
+/// use toolcall_provider::Dialect;
+/// let messages = Dialect::Anthropic.format_results(&[result]).unwrap();
 /// assert_eq!(messages[0]["content"][0]["tool_use_id"], "toolu_01");
-/// assert!(toolcall_provider::anthropic::format_results(&[]).unwrap().is_empty());
+/// assert!(Dialect::Anthropic.format_results(&[]).unwrap().is_empty());
 ///
 /// let mut chart = ToolResult::new("toolu_02", "chart", "The chart:", Outcome::Success);
 /// chart.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png")));
-/// let messages = toolcall_provider::anthropic::format_results(&[chart]).unwrap();
+/// let messages = Dialect::Anthropic.format_results(&[chart]).unwrap();
 /// assert_eq!(messages[0]["content"][0]["content"][1], serde_json::json!(
 ///     {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AQID"}}));
 /// ```
@@ -197,7 +198,7 @@ pub const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "ima
 ///
 /// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
 /// a part Anthropic cannot take (listed above).
-pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     if results.is_empty() {
         return Ok(Vec::new());
     }
@@ -293,13 +294,13 @@ fn content_block(_index: usize, part: &Part) -> Result<Option<Value>, &'static s
 /// <https://docs.anthropic.com/en/api/messages>.
 ///
 /// ```
-/// use toolcall_provider::{Dialect, Message, anthropic};
+/// use toolcall_provider::{Dialect, Message};
 /// let transcript = [
 ///     Message::user("a"),
 ///     Message::assistant("", []),
 ///     Message::user("b"),
 /// ];
-/// let messages = anthropic::messages(Dialect::Anthropic, &transcript).unwrap();
+/// let messages = Dialect::Anthropic.messages(&transcript).unwrap();
 /// assert_eq!(messages, [serde_json::json!({"role": "user", "content": [
 ///     {"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})]);
 /// ```
@@ -308,7 +309,7 @@ fn content_block(_index: usize, part: &Part) -> Result<Option<Value>, &'static s
 ///
 /// [`MessageError`] for a part of a user message or of a tool's result that `dialect` cannot
 /// send, named in [`refused`](MessageError::refused).
-pub fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out: Vec<Value> = Vec::new();
     for (at, message) in transcript.iter().enumerate() {
         match message {
@@ -399,12 +400,17 @@ fn blocks_of(content: Value) -> Vec<Value> {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolcall_provider::anthropic::tool_input;
-/// assert_eq!(tool_input(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
-/// assert_eq!(tool_input("{\"city\":"), json!({}));
-/// assert_eq!(tool_input("[1]"), json!({}));
+/// use toolcall_core::ToolCall;
+/// use toolcall_provider::{Dialect, Message};
+/// let input = |arguments: &str| {
+///     let transcript = [Message::assistant("", [ToolCall::new("toolu_01", "weather", arguments)])];
+///     Dialect::Anthropic.messages(&transcript).unwrap()[0]["content"][0]["input"].clone()
+/// };
+/// assert_eq!(input(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
+/// assert_eq!(input("{\"city\":"), json!({}));
+/// assert_eq!(input("[1]"), json!({}));
 /// ```
-pub fn tool_input(arguments: &str) -> Value {
+fn tool_input(arguments: &str) -> Value {
     match serde_json::from_str::<Value>(arguments) {
         Ok(value @ Value::Object(_)) => value,
         _ => Value::Object(Map::new()),

@@ -1,5 +1,7 @@
 //! Anthropic: Messages API tools (`input_schema`), strict tool use, the
-//! native web search tool, and `tool_use` / `tool_result` blocks.
+//! native web search tool, and `tool_use` / `tool_result` blocks, reached
+//! through [`Dialect`]'s methods with the `Anthropic` and `AnthropicStrict`
+//! dialects.
 //!
 //! Rules, from Anthropic's documentation:
 //!
@@ -14,7 +16,8 @@
 //!   (`tool_use_id`, `content`, `is_error`), before any other content:
 //!   <https://docs.anthropic.com/en/api/messages>. A result's images and
 //!   files are `image` and `document` blocks in its `content`
-//!   ([`format_results`] has the rules and their sources).
+//!   ([`Dialect::format_results`]; the function behind it has the rules and
+//!   their sources).
 //! - Strict tool use (`"strict": true`) supports a subset of JSON Schema:
 //!   types, `enum`, `const`, `anyOf`, `allOf`, local `$ref`/`$defs`, string
 //!   formats date-time, time, date, duration, email, hostname, uri, ipv4,
@@ -24,8 +27,8 @@
 //!   parameters and 16 union-typed parameters per request:
 //!   <https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs>.
 //!   (Anthropic's Python SDK, `anthropic.lib.tools.transform_schema`, also
-//!   moves unsupported keywords into the description, as [`strict_schema`]
-//!   does.)
+//!   moves unsupported keywords into the description, as the strict
+//!   dialect does.)
 //! - Web search is `{"type": "web_search_20250305", "name": "web_search",
 //!   "max_uses", "allowed_domains" | "blocked_domains"}`, and the two domain
 //!   lists cannot be used together:
@@ -34,10 +37,9 @@
 mod messages;
 mod strict;
 
-pub use messages::{
-    COMPACTION, IMAGE_TYPES, NATIVE, content, format_results, messages, parse_calls, tool_input,
-};
-pub use strict::strict_schema;
+pub use messages::{COMPACTION, IMAGE_TYPES, NATIVE};
+pub(crate) use messages::{content, format_results, messages, parse_calls};
+pub(crate) use strict::strict_schema;
 
 use serde_json::{Value, json};
 
@@ -62,7 +64,7 @@ pub const STRICT_LIMITS: ProviderLimits = ProviderLimits {
 /// # Errors
 ///
 /// With `strict`, [`DialectError`] when [`strict_schema`] refuses the schema; never without.
-pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
+pub(crate) fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let schema = if strict {
         strict_schema(tool.spec().name(), tool.spec().parameters())?
     } else {
@@ -87,7 +89,7 @@ pub fn tool(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
 ///
 /// [`DialectError`] (keyword `allowed_domains`) when both domain lists are set: Anthropic's
 /// tool takes one or the other.
-pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
+pub(crate) fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
     if !search.allowed_domains.is_empty() && !search.blocked_domains.is_empty() {
         return Err(DialectError::tool(
             RESERVED_WEB_SEARCH,
@@ -112,7 +114,7 @@ pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
 /// The ending a Messages `stop_reason` says ([`Finish`] has the table):
 /// `max_tokens` and `model_context_window_exceeded` are cut off, `refusal`
 /// refused, `pause_turn` paused (the turn goes back as it is to continue).
-pub fn finish(stop_reason: &str) -> Finish {
+pub(crate) fn finish(stop_reason: &str) -> Finish {
     match stop_reason {
         "max_tokens" | "model_context_window_exceeded" => Finish::truncated(stop_reason),
         "refusal" => Finish::refused(stop_reason),

@@ -55,7 +55,7 @@ const STRICT_REFUSED: &[&str] = &[
 /// [`DialectError`], naming the keyword, for a recursive schema, a keyword strict tool use
 /// refuses (`not`, `if`, `patternProperties`...), an open map (`additionalProperties`), or a
 /// root that is not an object.
-pub fn strict_schema(tool: &str, schema: &JsonObject) -> Result<JsonObject, DialectError> {
+pub(crate) fn strict_schema(tool: &str, schema: &JsonObject) -> Result<JsonObject, DialectError> {
     let refuse =
         |keyword: &str, problem: String| DialectError::tool(tool, Dialect::AnthropicStrict, keyword, problem);
     if let Some(name) = transform::recursive_def(schema) {

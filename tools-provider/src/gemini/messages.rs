@@ -11,8 +11,9 @@ use crate::transcript::only_text;
 use crate::{Content, Dialect, Message, MessageError, PartOf, Reasoning, calls_of, parts};
 use toolcall_core::{Media, Outcome, Part, ToolCall, ToolResult};
 
-/// The prefix of the call ids [`parse_calls`] makes up for calls that came
-/// without one; [`format_results`] leaves such ids out.
+/// The prefix of the call ids [`Dialect::parse_calls`] (and
+/// [`Dialect::content`]) make up for Gemini calls that came without one;
+/// [`Dialect::format_results`] and [`Dialect::messages`] leave such ids out.
 pub const SYNTHETIC_ID_PREFIX: &str = "gemini-call-";
 
 #[derive(Deserialize)]
@@ -35,10 +36,10 @@ const RESPONSE: &str = "gemini response";
 /// ids out. An id Gemini did send is kept and echoed.
 ///
 /// ```
-/// use toolcall_provider::gemini;
+/// use toolcall_provider::Dialect;
 /// let response = serde_json::json!({"candidates": [{"content": {"role": "model", "parts": [
 ///     {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}}]});
-/// let calls = gemini::parse_calls(&response).unwrap();
+/// let calls = Dialect::Gemini.parse_calls(&response).unwrap();
 /// assert_eq!((calls[0].id.as_str(), calls[0].arguments.as_str()), ("gemini-call-0-get_weather", r#"{"city":"Paris"}"#));
 /// ```
 ///
@@ -46,7 +47,7 @@ const RESPONSE: &str = "gemini response";
 ///
 /// Those of [`content`]: [`MessageError`] when the response has no parts (`candidates` empty,
 /// or a candidate without `content`) or a `functionCall` is malformed.
-pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+pub(crate) fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
 
@@ -60,12 +61,12 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// with only a signature (an empty text) keeps its signature.
 ///
 /// ```
-/// use toolcall_provider::{Content, Reasoning, gemini};
+/// use toolcall_provider::{Content, Dialect, Reasoning};
 /// let parts = serde_json::json!([
 ///     {"text": "Let me think.", "thought": true},
 ///     {"functionCall": {"name": "a", "args": {}}, "thoughtSignature": "c2ln"},
 ///     {"functionCall": {"name": "b", "args": {}}}]);
-/// let content = gemini::content(&parts).unwrap();
+/// let content = Dialect::Gemini.content(&parts).unwrap();
 /// assert_eq!(content[0], Content::Reasoning(Reasoning::Thought { text: "Let me think.".into() }));
 /// assert_eq!(content[1], Content::Reasoning(Reasoning::ThoughtSignature { signature: "c2ln".into() }));
 /// assert!(matches!(&content[2], Content::Call(call) if call.name == "a"));
@@ -76,7 +77,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// [`MessageError`] when `candidates` is empty, its first candidate has no `content` (stopped
 /// for safety or length: read its `finishReason`), there is no `parts` array, or a
 /// `functionCall` is malformed.
-pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
+pub(crate) fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let parts = parts_of(response)?;
     let mut content = Vec::with_capacity(parts.len());
     let mut calls = 0;
@@ -169,7 +170,7 @@ pub const MEDIA_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "ap
 /// use serde_json::json;
 /// let mut result = ToolResult::new("fc-1", "chart", "The chart:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::bytes(vec![1, 2, 3], "image/png").with_name("chart.png")));
-/// let contents = toolcall_provider::gemini::format_results(&[result]).unwrap();
+/// let contents = toolcall_provider::Dialect::Gemini.format_results(&[result]).unwrap();
 /// assert_eq!(contents[0]["parts"][0]["functionResponse"], json!({
 ///     "name": "chart", "id": "fc-1",
 ///     "response": {"content": ["The chart:", {"$ref": "chart.png"}]},
@@ -180,7 +181,7 @@ pub const MEDIA_TYPES: [&str; 5] = ["image/png", "image/jpeg", "image/webp", "ap
 ///
 /// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
 /// a part of a type outside [`MEDIA_TYPES`], at a URL, or of an unknown kind.
-pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     if results.is_empty() {
         return Ok(Vec::new());
     }
@@ -327,13 +328,13 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
 ///
 /// ```
 /// use toolcall_core::ToolCall;
-/// use toolcall_provider::{Content, Message, Reasoning, gemini};
+/// use toolcall_provider::{Content, Dialect, Message, Reasoning};
 /// let content = vec![
 ///     Content::Reasoning(Reasoning::ThoughtSignature { signature: "c2ln".into() }),
 ///     Content::Call(ToolCall::new("gemini-call-0-now", "now", "{}")),
 /// ];
 /// let transcript = [Message::user("Time?"), Message::Assistant { content }];
-/// let contents = gemini::contents(&transcript).unwrap();
+/// let contents = Dialect::Gemini.messages(&transcript).unwrap();
 /// assert_eq!(contents[1]["parts"][0], serde_json::json!(
 ///     {"functionCall": {"name": "now", "args": {}}, "thoughtSignature": "c2ln"}));
 /// ```
@@ -342,7 +343,7 @@ fn response_object(content: &str, outcome: Outcome) -> Value {
 ///
 /// [`MessageError`] for a part of a user message or of a tool's result that Gemini cannot
 /// take, named in [`refused`](MessageError::refused).
-pub fn contents(transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn contents(transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut out = Vec::new();
     for (at, message) in transcript.iter().enumerate() {
         match message {
@@ -420,10 +421,16 @@ fn model_parts(content: &[Content]) -> Vec<Value> {
 ///
 /// ```
 /// use serde_json::json;
-/// assert_eq!(toolcall_provider::gemini::args(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
-/// assert_eq!(toolcall_provider::gemini::args("not json"), json!({}));
+/// use toolcall_core::ToolCall;
+/// use toolcall_provider::{Dialect, Message};
+/// let args = |arguments: &str| {
+///     let transcript = [Message::assistant("", [ToolCall::new("fc-1", "weather", arguments)])];
+///     Dialect::Gemini.messages(&transcript).unwrap()[0]["parts"][0]["functionCall"]["args"].clone()
+/// };
+/// assert_eq!(args(r#"{"city":"Oslo"}"#), json!({"city": "Oslo"}));
+/// assert_eq!(args("not json"), json!({}));
 /// ```
-pub fn args(arguments: &str) -> Value {
+pub(crate) fn args(arguments: &str) -> Value {
     match serde_json::from_str::<Value>(arguments) {
         Ok(value @ Value::Object(_)) => value,
         _ => Value::Object(serde_json::Map::new()),

@@ -1,5 +1,6 @@
 //! Gemini: function declarations in Gemini's OpenAPI subset, Google Search
-//! grounding, and `functionCall` / `functionResponse` parts.
+//! grounding, and `functionCall` / `functionResponse` parts, reached
+//! through [`Dialect`]'s methods with the `Gemini` dialect.
 //!
 //! Rules, from Google's documentation:
 //!
@@ -33,7 +34,11 @@
 //!   the function response's own `parts` as `inlineData` (Gemini 3 models):
 //!   <https://ai.google.dev/gemini-api/docs/function-calling#multimodal>.
 //!
-//! # The transform ([`parameters`])
+//! # The transform
+//!
+//! What the `Gemini` dialect sends as a function's `parameters`
+//! ([`Dialect::function`]) and as a typed answer's schema
+//! ([`Dialect::answer_schema`]).
 //!
 //! `$ref` is inlined (a recursive schema is refused, naming the
 //! definition); `oneOf` becomes `anyOf`; `const` becomes a one-value
@@ -58,10 +63,9 @@ use super::{Definition, Dialect, DialectError, Finish};
 use toolcall_core::Tool;
 use toolcall_core::toolset::{RESERVED_WEB_SEARCH, WebSearch};
 
-pub use messages::{
-    IMAGE_TYPES, MEDIA_TYPES, SYNTHETIC_ID_PREFIX, args, content, contents, format_results, parse_calls,
-};
-pub use schema::parameters;
+pub use messages::{IMAGE_TYPES, MEDIA_TYPES, SYNTHETIC_ID_PREFIX};
+pub(crate) use messages::{content, contents, format_results, parse_calls};
+pub(crate) use schema::parameters;
 
 /// At most 128 declarations, names of at most 64 characters.
 pub const LIMITS: ProviderLimits =
@@ -73,7 +77,7 @@ pub const LIMITS: ProviderLimits =
 ///
 /// [`DialectError`] when the name does not start with a letter or `_`, or when [`parameters`]
 /// refuses the schema.
-pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
+pub(crate) fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
     let name = tool.spec().name();
     if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         return Err(DialectError::tool(
@@ -97,7 +101,7 @@ pub fn function_declaration(tool: &dyn Tool) -> Result<Value, DialectError> {
 ///
 /// [`DialectError`] when the search has allowed or blocked domains: Google Search grounding
 /// has no domain filters.
-pub fn google_search(search: &WebSearch) -> Result<Value, DialectError> {
+pub(crate) fn google_search(search: &WebSearch) -> Result<Value, DialectError> {
     let keyword = if !search.allowed_domains.is_empty() {
         Some("allowed_domains")
     } else if !search.blocked_domains.is_empty() {
@@ -135,7 +139,7 @@ pub(crate) fn assemble(definitions: Vec<Definition>) -> Value {
 /// may hold no text at all); the safety and policy reasons are refusals; a
 /// call Gemini could not read, did not expect or found one too many is
 /// malformed (the model is told and tries again).
-pub fn finish(reason: &str) -> Finish {
+pub(crate) fn finish(reason: &str) -> Finish {
     match reason {
         "MAX_TOKENS" => Finish::truncated(reason),
         "SAFETY"

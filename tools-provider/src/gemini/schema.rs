@@ -53,11 +53,17 @@ const FORMATS: &[&str] = &["enum", "date-time"];
 /// `None` for a tool without arguments.
 ///
 /// ```
-/// use toolcall_provider::gemini;
+/// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # struct Spec(ToolSpec);
+/// # impl Tool for Spec {
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
+/// # }
+/// use toolcall_provider::Dialect;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Weather { city: String, days: Option<u8> }
-/// let schema = toolcall_core::Parameters::of::<Weather>();
-/// let params = gemini::parameters("weather", schema.schema()).unwrap().unwrap();
+/// let tool = Spec(ToolSpec::from_parameters("weather", "Weather.", Parameters::of::<Weather>()));
+/// let params = &Dialect::Gemini.function(&tool).unwrap()["parameters"];
 /// assert_eq!(params["properties"]["days"], serde_json::json!({"type": "integer", "nullable": true, "minimum": 0, "maximum": 255}));
 /// ```
 ///
@@ -66,7 +72,7 @@ const FORMATS: &[&str] = &["enum", "date-time"];
 /// [`DialectError`], naming the keyword, for a recursive schema or a `$ref` that is not local,
 /// a keyword Gemini refuses (`allOf`, `not`...), a schema that accepts any value, an enum of
 /// non-strings, or a root that is not an object.
-pub fn parameters(tool: &str, schema: &JsonObject) -> Result<Option<JsonObject>, DialectError> {
+pub(crate) fn parameters(tool: &str, schema: &JsonObject) -> Result<Option<JsonObject>, DialectError> {
     let refuse = |keyword: &str, problem: String| DialectError::tool(tool, Dialect::Gemini, keyword, problem);
     if let Some(name) = transform::recursive_def(schema) {
         return Err(refuse(

@@ -1,8 +1,12 @@
 //! Chat Completions: function tools under `tools[].function`, the calls of
 //! `choices[0].message.tool_calls` (string `arguments`), and one
 //! `role: "tool"` message per result (then a user message for the images and
-//! files of the results, which a tool message cannot carry: [`format_results`]):
-//! <https://platform.openai.com/docs/api-reference/chat/create>.
+//! files of the results, which a tool message cannot carry:
+//! [`Dialect::format_results`](crate::Dialect::format_results)):
+//! <https://platform.openai.com/docs/api-reference/chat/create>. The
+//! functions are reached through [`Dialect`]'s methods with
+//! [`OpenAiChat`](crate::Dialect::OpenAiChat) and
+//! [`OpenAiChatStrict`](crate::Dialect::OpenAiChatStrict).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -23,7 +27,7 @@ use toolcall_core::{Part, Tool, ToolCall, ToolResult};
 ///
 /// With `strict`, [`DialectError`] when [`strict_schema`](super::strict_schema) refuses the
 /// schema; never without.
-pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
+pub(crate) fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiChatStrict } else { Dialect::OpenAiChat };
     let mut function = json!({
         "name": tool.spec().name(),
@@ -84,11 +88,11 @@ const CHAT: &str = "openai chat response";
 /// `function` (custom tools) are skipped.
 ///
 /// ```
-/// use toolcall_provider::openai;
+/// use toolcall_provider::Dialect;
 /// let response = serde_json::json!({"choices": [{"message": {"role": "assistant", "content": null,
 ///     "tool_calls": [{"id": "call_1", "type": "function",
 ///                     "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]});
-/// let calls = openai::chat::parse_calls(&response).unwrap();
+/// let calls = Dialect::OpenAiChat.parse_calls(&response).unwrap();
 /// assert_eq!(calls[0].arguments, r#"{"city":"Paris"}"#);
 /// ```
 ///
@@ -96,7 +100,7 @@ const CHAT: &str = "openai chat response";
 ///
 /// Those of [`content`]: [`MessageError`] when the response is not a Chat Completions
 /// response or message, `choices` is empty, or a function call has no `function`.
-pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+pub(crate) fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
 
@@ -107,9 +111,9 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// ([`parse_calls`]).
 ///
 /// ```
-/// use toolcall_provider::{Content, Reasoning, openai};
+/// use toolcall_provider::{Content, Dialect, Reasoning};
 /// let message = serde_json::json!({"role": "assistant", "content": "4", "reasoning_content": "2 + 2"});
-/// assert_eq!(openai::chat::content(&message).unwrap(), [
+/// assert_eq!(Dialect::OpenAiChat.content(&message).unwrap(), [
 ///     Content::Reasoning(Reasoning::ReasoningContent { text: "2 + 2".into() }), Content::text("4")]);
 /// ```
 ///
@@ -117,7 +121,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 ///
 /// [`MessageError`] when the response is not a Chat Completions response or message (the
 /// problem gives the path), `choices` is empty, or a function call has no `function`.
-pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
+pub(crate) fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let message: ChatMessage = if response.get("choices").is_some() {
         let response: ChatResponse = read(CHAT, response)?;
         match response.choices.into_iter().next() {
@@ -149,38 +153,32 @@ pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     Ok(content)
 }
 
-/// The instructions and the transcript as Chat Completions `messages`: a
-/// `system` message, then `user` messages (a string `content` for text, an
+/// The transcript as Chat Completions `messages`: `user` messages (a string `content` for text, an
 /// array of content parts with images and files), `assistant` messages (`content`
 /// the empty string when the model only called tools, its `tool_calls` with
 /// string `arguments`), and each turn's results as [`format_results`] writes them,
 /// in `dialect` (named by a refused part's error):
-/// <https://platform.openai.com/docs/api-reference/chat/create>.
+/// <https://platform.openai.com/docs/api-reference/chat/create>. The
+/// instructions are no part of it: the client writes them as the first
+/// message, `{"role": "system", "content": ...}`, in the request's body.
 ///
 /// ```
 /// use toolcall_core::ToolCall;
-/// use toolcall_provider::{Dialect, Message, openai};
+/// use toolcall_provider::{Dialect, Message};
 /// let transcript = [Message::user("Weather?"),
 ///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
-/// let messages = openai::chat::messages(Dialect::OpenAiChat, Some("Be brief."), &transcript).unwrap();
-/// assert_eq!(messages[0], serde_json::json!({"role": "system", "content": "Be brief."}));
-/// assert_eq!(messages[2]["content"], "");
-/// assert_eq!(messages[2]["tool_calls"][0]["function"]["name"], "weather");
+/// let messages = Dialect::OpenAiChat.messages(&transcript).unwrap();
+/// assert_eq!(messages[0], serde_json::json!({"role": "user", "content": "Weather?"}));
+/// assert_eq!(messages[1]["content"], "");
+/// assert_eq!(messages[1]["tool_calls"][0]["function"]["name"], "weather");
 /// ```
 ///
 /// # Errors
 ///
 /// [`MessageError`] for a part of a user message or of a tool's result that `dialect` cannot
 /// send, named in [`refused`](MessageError::refused).
-pub fn messages(
-    dialect: Dialect,
-    instructions: Option<&str>,
-    transcript: &[Message],
-) -> Result<Vec<Value>, MessageError> {
-    let mut messages = Vec::with_capacity(transcript.len() + 1);
-    if let Some(instructions) = instructions {
-        messages.push(json!({"role": "system", "content": instructions}));
-    }
+pub(crate) fn messages(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+    let mut messages = Vec::with_capacity(transcript.len());
     for (at, message) in transcript.iter().enumerate() {
         match message {
             Message::User { parts } => messages.push(user(dialect, at, parts)?),
@@ -227,7 +225,7 @@ pub fn messages(
 
 /// The ending a Chat Completions `finish_reason` says ([`Finish`] has the
 /// table): `length` is cut off, `content_filter` refused.
-pub fn finish(reason: &str) -> Finish {
+pub(crate) fn finish(reason: &str) -> Finish {
     match reason {
         "length" => Finish::truncated(reason),
         "content_filter" => Finish::refused(reason),
@@ -274,7 +272,7 @@ const MOVED: &str = "follows in a user message";
 /// use serde_json::json;
 /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::url("https://example.com/chart.png", "image/png")));
-/// let messages = toolcall_provider::openai::chat::format_results(&[result]).unwrap();
+/// let messages = toolcall_provider::Dialect::OpenAiChat.format_results(&[result]).unwrap();
 /// assert_eq!(messages[0]["content"], "The chart:\n[an image (image/png, at a URL) follows in a user message]");
 /// assert_eq!(messages[1]["role"], "user");
 /// assert_eq!(messages[1]["content"][1], json!({"type": "image_url", "image_url": {"url": "https://example.com/chart.png"}}));
@@ -284,7 +282,7 @@ const MOVED: &str = "follows in a user message";
 ///
 /// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
 /// a part Chat Completions cannot take (listed above).
-pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     let mut messages = Vec::with_capacity(results.len() + 1);
     let mut attached = Vec::new();
     for result in results {

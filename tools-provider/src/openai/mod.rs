@@ -1,6 +1,9 @@
 //! OpenAI: Chat Completions ([`chat`]) and Responses ([`responses`])
-//! function tools, strict mode ([`strict_schema`]), the Responses native web
-//! search, and the tool-call messages of both APIs.
+//! function tools, strict mode (the strict transform below), the Responses
+//! native web search, and the tool-call messages of both APIs. They are
+//! reached through [`Dialect`]'s methods, with the `OpenAiChat`,
+//! `OpenAiChatStrict`, `OpenAiResponses` and `OpenAiResponsesStrict`
+//! dialects.
 //!
 //! Rules, from OpenAI's documentation:
 //!
@@ -31,14 +34,19 @@
 //! - A tool's result can carry images and files besides its text (the
 //!   [`toolcall_core::Part`]s of a result): Responses takes them in the
 //!   `function_call_output`'s `output` array, Chat Completions only in a
-//!   user message (a tool message is text); [`responses::format_results`]
-//!   and [`chat::format_results`] have the details and their sources.
+//!   user message (a tool message is text); [`Dialect::format_results`]
+//!   sums it up, and the functions behind it have the details and their
+//!   sources.
 //!   Images are PNG, JPEG, WebP or non-animated GIF ([`IMAGE_TYPES`]).
 //! - Web search is a Responses tool, `{"type": "web_search"}` with
 //!   `filters.allowed_domains` (at most 100):
 //!   <https://platform.openai.com/docs/guides/tools-web-search>.
 //!
-//! # The strict transform ([`strict_schema`])
+//! # The strict transform
+//!
+//! What the strict dialects send as a function's `parameters`
+//! ([`Dialect::function`]), and every dialect of OpenAI as a typed answer's
+//! schema ([`Dialect::answer_schema`]).
 //!
 //! From the canonical schema, on every subschema:
 //! - `oneOf` becomes `anyOf` (serde's tagged enums are disjoint by their tag,
@@ -79,7 +87,7 @@ use super::limits::ProviderLimits;
 use super::{Dialect, DialectError};
 use toolcall_core::Tool;
 
-pub use strict::strict_schema;
+pub(crate) use strict::strict_schema;
 
 /// Chat Completions and Responses, outside strict mode.
 pub const LIMITS: ProviderLimits =

@@ -2,9 +2,13 @@
 //! non-strict one says `"strict": false`), the native `web_search` tool, the
 //! `function_call` output items, and one `function_call_output` input item
 //! per result, keyed by `call_id` (its `output` an array of text, images and
-//! files when the result has parts: [`format_results`]):
+//! files when the result has parts:
+//! [`Dialect::format_results`](crate::Dialect::format_results)):
 //! <https://platform.openai.com/docs/api-reference/responses/create>,
-//! <https://platform.openai.com/docs/guides/tools-web-search>.
+//! <https://platform.openai.com/docs/guides/tools-web-search>. The
+//! functions are reached through [`Dialect`]'s methods with
+//! [`OpenAiResponses`](crate::Dialect::OpenAiResponses) and
+//! [`OpenAiResponsesStrict`](crate::Dialect::OpenAiResponsesStrict).
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -24,7 +28,7 @@ use toolcall_core::{Part, Tool, ToolCall, ToolResult};
 ///
 /// With `strict`, [`DialectError`] when [`strict_schema`](super::strict_schema) refuses the
 /// schema; never without.
-pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
+pub(crate) fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
     let dialect = if strict { Dialect::OpenAiResponsesStrict } else { Dialect::OpenAiResponses };
     Ok(json!({
         "type": "function",
@@ -47,7 +51,7 @@ pub fn function(tool: &dyn Tool, strict: bool) -> Result<Value, DialectError> {
 ///
 /// [`DialectError`] (keyword `blocked_domains`) when domains are blocked; list the allowed
 /// domains instead.
-pub fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
+pub(crate) fn web_search(search: &WebSearch) -> Result<Value, DialectError> {
     if !search.blocked_domains.is_empty() {
         return Err(DialectError::tool(
             RESERVED_WEB_SEARCH,
@@ -80,7 +84,7 @@ struct FunctionCallItem {
 ///
 /// Those of [`content`]: [`MessageError`] when the response is neither a response object nor
 /// its `output` array, or an item is malformed.
-pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
+pub(crate) fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
     Ok(calls_of(&content(response)?).cloned().collect())
 }
 
@@ -95,12 +99,12 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 /// <https://platform.openai.com/docs/guides/reasoning#keeping-reasoning-items-in-context>.
 ///
 /// ```
-/// use toolcall_provider::{Content, Reasoning, openai};
+/// use toolcall_provider::{Content, Dialect, Reasoning};
 /// let response = serde_json::json!({"output": [
 ///     {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Weather first."}],
 ///      "encrypted_content": "gAAA"},
 ///     {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "weather", "arguments": "{}"}]});
-/// let content = openai::responses::content(&response).unwrap();
+/// let content = Dialect::OpenAiResponses.content(&response).unwrap();
 /// assert_eq!(content[0], Content::Reasoning(Reasoning::Item {
 ///     id: "rs_1".into(), summary: vec!["Weather first.".into()], encrypted_content: Some("gAAA".into()) }));
 /// assert!(matches!(&content[1], Content::Call(call) if call.id == "call_1"));
@@ -110,7 +114,7 @@ pub fn parse_calls(response: &Value) -> Result<Vec<ToolCall>, MessageError> {
 ///
 /// [`MessageError`] when the response is neither a response object nor its `output` array,
 /// or a `function_call`, `reasoning` or `compaction` item lacks a field (the error names it).
-pub fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
+pub(crate) fn content(response: &Value) -> Result<Vec<Content>, MessageError> {
     let output = list(RESPONSES, response, "output", "expected a response object or its `output` array")?;
     let mut content = Vec::with_capacity(output.len());
     for (index, item) in output.iter().enumerate() {
@@ -217,27 +221,17 @@ struct SummaryText {
 ///     ]},
 ///     Message::user("And now?"),
 /// ];
-/// let input = openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap();
+/// let input = Dialect::OpenAiResponses.messages(&transcript).unwrap();
 /// assert_eq!(input.len(), 3);
 /// assert_eq!(input[0], compaction);
 /// assert_eq!(input[2]["content"], "And now?");
-/// ```
-///
-/// ```
-/// use toolcall_core::ToolCall;
-/// use toolcall_provider::{Dialect, Message, openai};
-/// let transcript = [Message::user("Weather?"),
-///     Message::assistant("", [ToolCall::new("call_1", "weather", "{}")])];
-/// let input = openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap();
-/// assert_eq!(input[0], serde_json::json!({"type": "message", "role": "user", "content": "Weather?"}));
-/// assert_eq!(input[1]["type"], "function_call");
 /// ```
 ///
 /// # Errors
 ///
 /// [`MessageError`] for a part of a user message or of a tool's result that `dialect` cannot
 /// send, named in [`refused`](MessageError::refused).
-pub fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn input(dialect: Dialect, transcript: &[Message]) -> Result<Vec<Value>, MessageError> {
     let mut input = Vec::with_capacity(transcript.len());
     for (at, message) in transcript.iter().enumerate() {
         match message {
@@ -327,7 +321,7 @@ fn item(piece: &Content) -> Option<Value> {
 /// use toolcall_core::{Media, Outcome, Part, ToolResult};
 /// let mut result = ToolResult::new("call_1", "chart", "The chart:", Outcome::Success);
 /// result.parts.push(Part::Image(Media::url("https://example.com/chart.png", "image/png")));
-/// let items = toolcall_provider::openai::responses::format_results(&[result]).unwrap();
+/// let items = toolcall_provider::Dialect::OpenAiResponses.format_results(&[result]).unwrap();
 /// assert_eq!(items[0]["output"], serde_json::json!([
 ///     {"type": "input_text", "text": "The chart:"},
 ///     {"type": "input_image", "image_url": "https://example.com/chart.png", "detail": "auto"}]));
@@ -337,7 +331,7 @@ fn item(piece: &Content) -> Option<Value> {
 ///
 /// [`MessageError`], with [`refused`](MessageError::refused) naming the tool and the part, for
 /// an image of another type or a part of an unknown kind.
-pub fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
+pub(crate) fn format_results(results: &[ToolResult]) -> Result<Vec<Value>, MessageError> {
     results
         .iter()
         .map(|r| {
@@ -408,13 +402,13 @@ fn input_item(index: usize, part: &Part) -> Result<Option<Value>, &'static str> 
     }))
 }
 
-/// The ending a response's `status` and `incomplete_details.reason` say
-/// ([`Finish`] has the table): an `incomplete` response was cut off by
-/// `max_output_tokens`, or refused by `content_filter`.
-pub fn finish(status: &str, incomplete_reason: Option<&str>) -> Finish {
-    match (status, incomplete_reason) {
-        ("incomplete", Some(reason @ "content_filter")) => Finish::refused(reason),
-        ("incomplete", reason) => Finish::truncated(reason.unwrap_or(status)),
-        _ => Finish::Complete,
+/// The ending the `incomplete_details.reason` of an `incomplete` response
+/// says ([`Finish`] has the table; the client reads `status` first, and
+/// passes `"incomplete"` when no reason came): refused by `content_filter`,
+/// else cut off (`max_output_tokens`).
+pub(crate) fn finish(incomplete_reason: &str) -> Finish {
+    match incomplete_reason {
+        "content_filter" => Finish::refused(incomplete_reason),
+        reason => Finish::truncated(reason),
     }
 }

@@ -49,14 +49,22 @@ const STRICT_REFUSED: &[&str] = &[
     "unevaluatedProperties",
 ];
 
-/// The strict-mode form of a canonical schema (see the [module docs](super)).
+/// The strict-mode form of a canonical schema (see the [module docs](super)),
+/// as a strict dialect's function sends it.
 ///
 /// ```
-/// use toolcall_provider::{Dialect, openai};
+/// # use toolcall_core::{Output, OutputFuture, Parameters, Tool, ToolContext, ToolSpec};
+/// # struct Spec(ToolSpec);
+/// # impl Tool for Spec {
+/// #     fn spec(&self) -> &ToolSpec { &self.0 }
+/// #     fn call<'a>(&'a self, _: &'a ToolContext, _: &'a str) -> OutputFuture<'a> { Box::pin(async { Ok(Output::text("")) }) }
+/// # }
+/// use toolcall_provider::Dialect;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Weather { city: String, days: Option<u8> }
-/// let schema = toolcall_core::Parameters::of::<Weather>();
-/// let strict = openai::strict_schema("weather", schema.schema(), Dialect::OpenAiChatStrict).unwrap();
+/// let tool = Spec(ToolSpec::from_parameters("weather", "Weather.", Parameters::of::<Weather>()));
+/// let sent = Dialect::OpenAiChatStrict.function(&tool).unwrap();
+/// let strict = &sent["function"]["parameters"];
 /// assert_eq!(strict["required"], serde_json::json!(["city", "days"]));
 /// assert_eq!(strict["additionalProperties"], false);
 /// ```
@@ -66,7 +74,11 @@ const STRICT_REFUSED: &[&str] = &[
 /// [`DialectError`], naming the keyword, for a union at the root, a schema that accepts any
 /// value, a keyword strict mode refuses (`allOf`, `not`...), or an open map
 /// (`additionalProperties`).
-pub fn strict_schema(tool: &str, schema: &JsonObject, dialect: Dialect) -> Result<JsonObject, DialectError> {
+pub(crate) fn strict_schema(
+    tool: &str,
+    schema: &JsonObject,
+    dialect: Dialect,
+) -> Result<JsonObject, DialectError> {
     if schema.contains_key("anyOf") || schema.contains_key("oneOf") {
         return Err(DialectError::tool(
             tool,

@@ -64,7 +64,7 @@ mod behaviour {
     use serde_json::json;
     use toolcall_core::toolset::{Toolset, WebSearch};
     use toolcall_core::{ArgumentLimits, Parameters};
-    use toolcall_provider::{Dialect, gemini, limits, openai};
+    use toolcall_provider::{Dialect, limits};
 
     fn error(dialect: Dialect, tool: &SchemaTool) -> toolcall_provider::DialectError {
         dialect.function(tool).unwrap_err()
@@ -73,7 +73,8 @@ mod behaviour {
     #[test]
     fn strict_optional_fields_are_nullable_and_serde_takes_null_or_absence() {
         let flat = tool::<corpus::Flat>("flat", "");
-        let strict = openai::strict_schema("flat", &flat.schema, Dialect::OpenAiChatStrict).unwrap();
+        let sent = Dialect::OpenAiChatStrict.function(&flat).unwrap();
+        let strict = sent["function"]["parameters"].as_object().unwrap().clone();
         assert_eq!(strict["required"], json!(["city", "days", "metric"]));
         assert_eq!(strict["properties"]["days"]["type"], json!(["integer", "null"]));
         let params = Parameters::of::<corpus::Flat>();
@@ -137,8 +138,8 @@ mod behaviour {
     #[test]
     fn defaulted_enums_and_structs_take_null_in_strict_mode_too() {
         let forecast = tool::<Forecast>("forecast", "");
-        let strict =
-            openai::strict_schema("forecast", &forecast.schema, Dialect::OpenAiResponsesStrict).unwrap();
+        let sent = Dialect::OpenAiResponsesStrict.function(&forecast).unwrap();
+        let strict = sent["parameters"].as_object().unwrap().clone();
         let validator = jsonschema::validator_for(&serde_json::Value::Object(strict.clone())).unwrap();
         let call = json!({"city": "Oslo", "units": null, "window": {"days": null}});
         assert!(validator.is_valid(&call), "{strict:#?}");
@@ -269,7 +270,8 @@ mod behaviour {
         // schemars puts each level in `$defs`, so nesting is counted on the inlined Gemini form too.
         let set = Toolset::builder().add(tool::<L1>("deep", "")).build().unwrap();
         assert!(Dialect::OpenAiChatStrict.tools(&set).is_ok(), "each $defs entry is one level");
-        let inlined = gemini::parameters("deep", &tool::<L1>("deep", "").schema).unwrap().unwrap();
+        let sent = Dialect::Gemini.function(&tool::<L1>("deep", "")).unwrap();
+        let inlined = sent["parameters"].as_object().unwrap().clone();
         let deep = SchemaTool::new("deep", "", inlined);
         let set = Toolset::builder().add(deep).build().unwrap();
         let err = Dialect::OpenAiChatStrict.tools(&set).unwrap_err();

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use toolcall_core::{Outcome, ToolCall, ToolResult};
-use toolcall_provider::{Dialect, anthropic, gemini, openai};
+use toolcall_provider::Dialect;
 
 fn result(call: &ToolCall, content: &str, outcome: Outcome) -> ToolResult {
     ToolResult::new(call.id.clone(), call.name.clone(), content, outcome)
@@ -93,7 +93,7 @@ fn gemini_response() -> Value {
 #[test]
 fn openai_chat_round_trip() {
     let response = chat_response();
-    let calls = openai::chat::parse_calls(&response).unwrap();
+    let calls = Dialect::OpenAiChat.parse_calls(&response).unwrap();
     assert_eq!(
         calls,
         [
@@ -102,8 +102,8 @@ fn openai_chat_round_trip() {
         ]
     );
     // The message alone parses the same.
-    assert_eq!(openai::chat::parse_calls(&response["choices"][0]["message"]).unwrap(), calls);
-    let messages = openai::chat::format_results(&results(&calls)).unwrap();
+    assert_eq!(Dialect::OpenAiChat.parse_calls(&response["choices"][0]["message"]).unwrap(), calls);
+    let messages = Dialect::OpenAiChat.format_results(&results(&calls)).unwrap();
     assert_eq!(
         messages,
         [
@@ -113,18 +113,18 @@ fn openai_chat_round_trip() {
     );
     // A message without tool calls has none.
     let text = json!({"choices": [{"message": {"role": "assistant", "content": "Hi"}}]});
-    assert!(openai::chat::parse_calls(&text).unwrap().is_empty());
+    assert!(Dialect::OpenAiChat.parse_calls(&text).unwrap().is_empty());
 }
 
 #[test]
 fn openai_responses_round_trip() {
     let response = responses_response();
-    let calls = openai::responses::parse_calls(&response).unwrap();
+    let calls = Dialect::OpenAiResponses.parse_calls(&response).unwrap();
     assert_eq!(calls.len(), 2);
     assert_eq!(calls[0], ToolCall::new("call_12345xyz", "get_weather", r#"{"location":"Paris, France"}"#));
     assert_eq!(calls[1].name, "send_email");
-    assert_eq!(openai::responses::parse_calls(&response["output"]).unwrap(), calls);
-    let items = openai::responses::format_results(&results(&calls)).unwrap();
+    assert_eq!(Dialect::OpenAiResponses.parse_calls(&response["output"]).unwrap(), calls);
+    let items = Dialect::OpenAiResponses.format_results(&results(&calls)).unwrap();
     assert_eq!(
         items[0],
         json!({"type": "function_call_output", "call_id": "call_12345xyz", "output": "{\"celsius\":21}"})
@@ -135,7 +135,7 @@ fn openai_responses_round_trip() {
 #[test]
 fn anthropic_round_trip() {
     let response = anthropic_response();
-    let calls = anthropic::parse_calls(&response).unwrap();
+    let calls = Dialect::Anthropic.parse_calls(&response).unwrap();
     assert_eq!(
         calls,
         [
@@ -147,7 +147,7 @@ fn anthropic_round_trip() {
             ToolCall::new("toolu_01B", "get_time", "{}"),
         ]
     );
-    let messages = anthropic::format_results(&results(&calls)).unwrap();
+    let messages = Dialect::Anthropic.format_results(&results(&calls)).unwrap();
     assert_eq!(
         messages,
         [json!({"role": "user", "content": [
@@ -160,7 +160,7 @@ fn anthropic_round_trip() {
 #[test]
 fn gemini_round_trip_with_synthesized_ids() {
     let response = gemini_response();
-    let calls = gemini::parse_calls(&response).unwrap();
+    let calls = Dialect::Gemini.parse_calls(&response).unwrap();
     let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
     assert_eq!(
         ids,
@@ -168,14 +168,14 @@ fn gemini_round_trip_with_synthesized_ids() {
     );
     assert_eq!(calls[1].arguments, r#"{"energetic":true,"loud":true}"#);
     // Stable: the same message gives the same ids.
-    assert_eq!(gemini::parse_calls(&response).unwrap(), calls);
+    assert_eq!(Dialect::Gemini.parse_calls(&response).unwrap(), calls);
     let turn = vec![
         result(&calls[0], r#"{"status":"on"}"#, Outcome::Success),
         result(&calls[1], "Playing loud music.", Outcome::Success),
         result(&calls[2], "fix your arguments: `brightness` must be at most 1", Outcome::InvalidArguments),
     ];
     assert_eq!(
-        gemini::format_results(&turn).unwrap(),
+        Dialect::Gemini.format_results(&turn).unwrap(),
         [json!({"role": "user", "parts": [
             {"functionResponse": {"name": "power_disco_ball", "response": {"status": "on"}}},
             {"functionResponse": {"name": "start_music", "response": {"content": "Playing loud music."}}},
@@ -188,9 +188,10 @@ fn gemini_round_trip_with_synthesized_ids() {
 #[test]
 fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
     let parts = json!([{"text": "ok"}, {"functionCall": {"id": "fc-7", "name": "count", "args": null}}]);
-    let calls = gemini::parse_calls(&parts).unwrap();
+    let calls = Dialect::Gemini.parse_calls(&parts).unwrap();
     assert_eq!(calls, [ToolCall::new("fc-7", "count", "{}")]);
-    let formatted = gemini::format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]).unwrap();
+    let formatted =
+        Dialect::Gemini.format_results(&[result(&calls[0], "[1,2,3]", Outcome::Success)]).unwrap();
     assert_eq!(
         formatted[0]["parts"][0]["functionResponse"],
         json!({"name": "count", "response": {"content": [1, 2, 3]}, "id": "fc-7"})
@@ -198,7 +199,8 @@ fn gemini_ids_it_sent_are_echoed_and_non_object_json_is_wrapped() {
 }
 
 /// Every dialect with messages, the provider payload it reads, and the
-/// module functions `Dialect` must agree with.
+/// methods of its non-strict twin, which it must agree with (the strict
+/// dialects differ in their definitions only).
 type Messages = (
     Dialect,
     Value,
@@ -208,23 +210,48 @@ type Messages = (
 
 fn every_dialect_with_messages() -> Vec<Messages> {
     vec![
-        (Dialect::OpenAiChat, chat_response(), openai::chat::parse_calls, openai::chat::format_results),
-        (Dialect::OpenAiChatStrict, chat_response(), openai::chat::parse_calls, openai::chat::format_results),
+        (
+            Dialect::OpenAiChat,
+            chat_response(),
+            |r: &Value| Dialect::OpenAiChat.parse_calls(r),
+            |t: &[ToolResult]| Dialect::OpenAiChat.format_results(t),
+        ),
+        (
+            Dialect::OpenAiChatStrict,
+            chat_response(),
+            |r: &Value| Dialect::OpenAiChat.parse_calls(r),
+            |t: &[ToolResult]| Dialect::OpenAiChat.format_results(t),
+        ),
         (
             Dialect::OpenAiResponses,
             responses_response(),
-            openai::responses::parse_calls,
-            openai::responses::format_results,
+            |r: &Value| Dialect::OpenAiResponses.parse_calls(r),
+            |t: &[ToolResult]| Dialect::OpenAiResponses.format_results(t),
         ),
         (
             Dialect::OpenAiResponsesStrict,
             responses_response(),
-            openai::responses::parse_calls,
-            openai::responses::format_results,
+            |r: &Value| Dialect::OpenAiResponses.parse_calls(r),
+            |t: &[ToolResult]| Dialect::OpenAiResponses.format_results(t),
         ),
-        (Dialect::Anthropic, anthropic_response(), anthropic::parse_calls, anthropic::format_results),
-        (Dialect::AnthropicStrict, anthropic_response(), anthropic::parse_calls, anthropic::format_results),
-        (Dialect::Gemini, gemini_response(), gemini::parse_calls, gemini::format_results),
+        (
+            Dialect::Anthropic,
+            anthropic_response(),
+            |r: &Value| Dialect::Anthropic.parse_calls(r),
+            |t: &[ToolResult]| Dialect::Anthropic.format_results(t),
+        ),
+        (
+            Dialect::AnthropicStrict,
+            anthropic_response(),
+            |r: &Value| Dialect::Anthropic.parse_calls(r),
+            |t: &[ToolResult]| Dialect::Anthropic.format_results(t),
+        ),
+        (
+            Dialect::Gemini,
+            gemini_response(),
+            |r: &Value| Dialect::Gemini.parse_calls(r),
+            |t: &[ToolResult]| Dialect::Gemini.format_results(t),
+        ),
     ]
 }
 
@@ -238,6 +265,9 @@ fn every_dialect_reads_calls_and_answers_through_dialect() {
         let calls = dialect.parse_calls(&response).unwrap();
         assert!(calls.len() >= 2, "{dialect}: {calls:?}");
         assert_eq!(calls, parse(&response).unwrap(), "{dialect}");
+        // The calls are those of the response's content.
+        let content = dialect.content(&response).unwrap();
+        assert_eq!(calls, toolcall_provider::calls_of(&content).cloned().collect::<Vec<_>>(), "{dialect}");
         let turn = results(&calls);
         let formatted = dialect.format_results(&turn).unwrap();
         assert_eq!(formatted, format(&turn).unwrap(), "{dialect}");
@@ -308,21 +338,21 @@ fn malformed_payloads_are_errors_not_panics() {
         (json!("hello"), "openai chat response: invalid type: string \"hello\", expected struct ChatMessage"),
     ];
     for (payload, expected) in chat_cases {
-        assert_eq!(openai::chat::parse_calls(&payload).unwrap_err().to_string(), expected);
+        assert_eq!(Dialect::OpenAiChat.parse_calls(&payload).unwrap_err().to_string(), expected);
     }
     let responses = json!({"output": [{"type": "function_call", "call_id": "c", "arguments": "{}"}]});
     assert_eq!(
-        openai::responses::parse_calls(&responses).unwrap_err().to_string(),
+        Dialect::OpenAiResponses.parse_calls(&responses).unwrap_err().to_string(),
         "openai responses output: output item 0: missing field `name`"
     );
-    assert!(openai::responses::parse_calls(&json!({"output": 1})).is_err());
+    assert!(Dialect::OpenAiResponses.parse_calls(&json!({"output": 1})).is_err());
     let tool_use = json!({"content": [{"type": "tool_use", "id": "t", "input": {}}]});
     assert_eq!(
-        anthropic::parse_calls(&tool_use).unwrap_err().to_string(),
+        Dialect::Anthropic.parse_calls(&tool_use).unwrap_err().to_string(),
         "anthropic response: content[0]: missing field `name`"
     );
-    assert!(anthropic::parse_calls(&json!({"content": "text"})).is_err());
-    assert!(anthropic::parse_calls(&Value::Null).is_err());
+    assert!(Dialect::Anthropic.parse_calls(&json!({"content": "text"})).is_err());
+    assert!(Dialect::Anthropic.parse_calls(&Value::Null).is_err());
     let candidates = [
         (json!({"candidates": []}), "gemini response: `candidates` is empty"),
         (
@@ -336,14 +366,14 @@ fn malformed_payloads_are_errors_not_panics() {
         (json!(42), "gemini response: expected a response, a content object or a parts array"),
     ];
     for (payload, expected) in candidates {
-        assert_eq!(gemini::parse_calls(&payload).unwrap_err().to_string(), expected);
+        assert_eq!(Dialect::Gemini.parse_calls(&payload).unwrap_err().to_string(), expected);
     }
 }
 
 mod fuzz {
     use proptest::prelude::*;
     use serde_json::{Value, json};
-    use toolcall_provider::{Dialect, anthropic, gemini, openai};
+    use toolcall_provider::Dialect;
 
     /// Any JSON value, biased towards the keys the parsers look for.
     fn json_value() -> impl Strategy<Value = Value> {
@@ -387,12 +417,9 @@ mod fuzz {
     proptest! {
         #[test]
         fn parsers_never_panic(value in json_value()) {
-            let _ = openai::chat::parse_calls(&value);
-            let _ = openai::responses::parse_calls(&value);
-            let _ = anthropic::parse_calls(&value);
-            let _ = gemini::parse_calls(&value);
             for dialect in Dialect::ALL {
                 let _ = dialect.parse_calls(&value);
+                let _ = dialect.content(&value);
             }
         }
     }
@@ -426,10 +453,10 @@ fn every_reasoning() -> Vec<toolcall_provider::Message> {
 fn each_provider_sends_back_its_own_reasoning_and_leaves_out_the_others() {
     let transcript = every_reasoning();
     let written = [
-        ("anthropic", json!(anthropic::messages(Dialect::Anthropic, &transcript).unwrap())),
-        ("gemini", json!(gemini::contents(&transcript).unwrap())),
-        ("responses", json!(openai::responses::input(Dialect::OpenAiResponses, &transcript).unwrap())),
-        ("chat", json!(openai::chat::messages(Dialect::OpenAiChat, None, &transcript).unwrap())),
+        ("anthropic", json!(Dialect::Anthropic.messages(&transcript).unwrap())),
+        ("gemini", json!(Dialect::Gemini.messages(&transcript).unwrap())),
+        ("responses", json!(Dialect::OpenAiResponses.messages(&transcript).unwrap())),
+        ("chat", json!(Dialect::OpenAiChat.messages(&transcript).unwrap())),
     ];
     let marks = [
         ("anthropic", ["sig-a", "red-a", "srv-a"].as_slice()),

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 use toolcall_core::{Media, Part};
-use toolcall_provider::{Dialect, Message, MessageError, PartOf, Transcript, anthropic, gemini, openai};
+use toolcall_provider::{Dialect, Message, MessageError, PartOf, Transcript};
 
 /// The start of a PNG file.
 const PNG: &[u8] = &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -29,13 +29,7 @@ fn prompt() -> Message {
 /// The user message as `dialect`'s writer of a whole transcript sends it.
 fn sent(dialect: Dialect, message: Message) -> Result<Value, MessageError> {
     let transcript = [message];
-    let mut written = match dialect {
-        Dialect::OpenAiChat => openai::chat::messages(dialect, None, &transcript)?,
-        Dialect::OpenAiResponses => openai::responses::input(dialect, &transcript)?,
-        Dialect::Anthropic => anthropic::messages(dialect, &transcript)?,
-        Dialect::Gemini => gemini::contents(&transcript)?,
-        other => panic!("no writer for {other}"),
-    };
+    let mut written = dialect.messages(&transcript)?;
     assert_eq!(written.len(), 1, "{written:?}");
     Ok(written.remove(0))
 }
@@ -185,13 +179,7 @@ fn a_part_a_provider_cannot_take_is_refused_naming_the_dialect_the_message_and_t
         // The refused part comes after one the provider takes, in the
         // second user message of the transcript.
         let transcript = [Message::user("First."), Message::user_parts([Part::text("Look:"), part])];
-        let error = match dialect {
-            Dialect::OpenAiChat => openai::chat::messages(dialect, None, &transcript),
-            Dialect::OpenAiResponses => openai::responses::input(dialect, &transcript),
-            Dialect::Anthropic => anthropic::messages(dialect, &transcript),
-            _ => gemini::contents(&transcript),
-        }
-        .unwrap_err();
+        let error = dialect.messages(&transcript).unwrap_err();
         let refused = error.refused.as_deref().unwrap_or_else(|| panic!("{dialect}: {error}"));
         assert_eq!(
             (refused.dialect, &refused.of, refused.index),
@@ -205,7 +193,7 @@ fn a_part_a_provider_cannot_take_is_refused_naming_the_dialect_the_message_and_t
     }
     // A strict dialect names itself.
     let transcript = [Message::user_parts([tiff()])];
-    let error = openai::chat::messages(Dialect::OpenAiChatStrict, None, &transcript).unwrap_err();
+    let error = Dialect::OpenAiChatStrict.messages(&transcript).unwrap_err();
     assert!(
         error.to_string().starts_with("openai-strict: the user message at transcript messages[0]"),
         "{error}"

@@ -2,8 +2,9 @@
 //!
 //! Everything of the client is in this folder: here the URL, headers,
 //! body and the response and stream readers, in `fields` the settings'
-//! fields. The tools, messages and results it writes are
-//! `toolcall_provider::anthropic`'s.
+//! fields. The tools, messages and results it writes are those of
+//! `toolcall-provider`'s `Dialect::Anthropic` (and `AnthropicStrict`),
+//! whose rules `toolcall_provider::anthropic` documents.
 //!
 //! The shapes this client relies on, from Anthropic's documentation:
 //!
@@ -14,7 +15,7 @@
 //!   (`content` blocks, `usage.input_tokens` / `usage.output_tokens`):
 //!   <https://docs.anthropic.com/en/api/messages>. The messages (merged
 //!   turns of one role, `tool_use` and `tool_result` blocks) are written by
-//!   `toolcall_provider::anthropic::messages`.
+//!   `Dialect::messages`.
 //! - `tool_use` blocks (`id`, `name`, object `input`), the answering user
 //!   message of `tool_result` blocks (`tool_use_id`):
 //!   <https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use>.
@@ -133,7 +134,7 @@ impl Provider for AnthropicApi {
         if let Some(system) = request.instructions.filter(|system| !system.is_empty()) {
             body.insert("system".into(), json!(system));
         }
-        let messages = anthropic::messages(self.dialect(), request.messages)?;
+        let messages = self.dialect().messages(request.messages)?;
         body.insert("messages".into(), Value::Array(messages));
         body.extend(super::tool_fields(self.dialect(), request)?);
         fields::fields(model, settings, &mut body)?;
@@ -150,13 +151,14 @@ impl Provider for AnthropicApi {
     }
 
     /// Read a whole Messages response: its content in order (text, calls,
-    /// thinking, server tools: `toolcall_provider::anthropic::content`).
+    /// thinking, server tools: `Dialect::content` of `toolcall-provider`).
     fn read(&self, value: &Value) -> Result<ModelResponse, ModelError> {
-        let content = anthropic::content(value).map_err(|error| malformed(value, error))?;
+        let dialect = self.dialect();
+        let content = dialect.content(value).map_err(|error| malformed(value, error))?;
         trace_edits(value);
         let usage = value.get("usage").map(read_usage).unwrap_or_default();
-        let finish =
-            value.get("stop_reason").and_then(Value::as_str).map(anthropic::finish).unwrap_or_default();
+        let stop_reason = value.get("stop_reason").and_then(Value::as_str);
+        let finish = stop_reason.map(|reason| dialect.finish(reason)).unwrap_or_default();
         Ok(ModelResponse { content, usage, finish, model: None, id: response_id(value, "id") })
     }
 
@@ -374,7 +376,8 @@ impl Decode for Decoder {
                     update(&mut self.usage, read_usage(usage));
                 }
                 if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    self.finish = anthropic::finish(reason);
+                    // The strict dialect's endings are the same.
+                    self.finish = Dialect::Anthropic.finish(reason);
                 }
             }
             "message_stop" => {

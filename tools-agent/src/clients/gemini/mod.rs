@@ -3,8 +3,9 @@
 //!
 //! Everything of the client is in this folder: here the URL, headers,
 //! body and the response and stream readers, in `fields` the settings'
-//! fields. The tools, messages and results it writes are
-//! `toolcall_provider::gemini`'s.
+//! fields. The tools, messages and results it writes are those of
+//! `toolcall-provider`'s `Dialect::Gemini`, whose rules
+//! `toolcall_provider::gemini` documents.
 //!
 //! The shapes this client relies on, from Google's documentation:
 //!
@@ -28,16 +29,16 @@
 //! - `thoughtSignature`: a model that thinks signs its parts, and the
 //!   signature must be sent back on the part it came on in the next turns:
 //!   <https://ai.google.dev/gemini-api/docs/thought-signatures>. They are
-//!   content of the transcript (`toolcall_provider::gemini::content` reads
-//!   them, `contents` writes them back), so a saved run resumed by another
+//!   content of the transcript (`Dialect::content` reads them,
+//!   `Dialect::messages` writes them back), so a saved run resumed by another
 //!   client sends them too; the client remembers nothing between requests.
 //!
 //! The contents (user, model, `functionCall` and `functionResponse` parts)
-//! are written by `toolcall_provider::gemini::contents`.
+//! are written by `Dialect::messages`.
 
 use eventsource_stream::Event;
 use serde_json::{Map, Value, json};
-use toolcall_provider::gemini::{self, SYNTHETIC_ID_PREFIX};
+use toolcall_provider::gemini::SYNTHETIC_ID_PREFIX;
 use toolcall_provider::{Content, Dialect, Finish, Reasoning};
 
 pub(super) mod fields;
@@ -103,7 +104,7 @@ impl Provider for GeminiApi {
         if let Some(system) = request.instructions.filter(|system| !system.is_empty()) {
             body.insert("systemInstruction".into(), json!({"parts": [{"text": system}]}));
         }
-        body.insert("contents".into(), Value::Array(gemini::contents(request.messages)?));
+        body.insert("contents".into(), Value::Array(Dialect::Gemini.messages(request.messages)?));
         // `tools`, and `toolConfig` for the function declarations.
         body.extend(super::tool_fields(Dialect::Gemini, request)?);
         // `generationConfig`: sampling, stop sequences, seed, `thinkingConfig`.
@@ -192,7 +193,7 @@ fn read_chunk(value: &Value) -> Result<Chunk, ModelError> {
         });
     }
     let field = |name: &str| candidate.and_then(|c| c.get(name)).and_then(Value::as_str);
-    let finish = field("finishReason").map(|reason| match gemini::finish(reason) {
+    let finish = field("finishReason").map(|reason| match Dialect::Gemini.finish(reason) {
         // The reason alone says little; its message says what was wrong.
         Finish::Malformed { reason } => match field("finishMessage") {
             Some(message) => Finish::Malformed { reason: format!("{reason}: {message}") },
@@ -201,7 +202,7 @@ fn read_chunk(value: &Value) -> Result<Chunk, ModelError> {
         finish => finish,
     });
     let content = match candidate.and_then(|c| c.get("content")).filter(|c| c.get("parts").is_some()) {
-        Some(content) => gemini::content(content).map_err(|error| malformed(value, error))?,
+        Some(content) => Dialect::Gemini.content(content).map_err(|error| malformed(value, error))?,
         // A candidate stopped by safety or length may have no content.
         None => Vec::new(),
     };

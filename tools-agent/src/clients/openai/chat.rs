@@ -15,12 +15,14 @@
 //!   {"include_usage": true}` a last chunk with empty `choices` and the
 //!   `usage`, then `data: [DONE]`).
 //! - The messages (user, assistant, tool calls and their results):
-//!   `toolcall_provider::openai::chat::messages`, with the `OpenAiChat` dialect of `toolcall-provider`
-//!   (<https://platform.openai.com/docs/guides/function-calling>).
+//!   `Dialect::messages` of `toolcall-provider`, with the `OpenAiChat`
+//!   dialect (<https://platform.openai.com/docs/guides/function-calling>),
+//!   after the instructions' `system` message, which the body writes first,
+//!   as every client writes its instructions in its own place.
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use toolcall_provider::{Content, Dialect, Finish, Reasoning, openai};
+use toolcall_provider::{Content, Dialect, Finish, Reasoning};
 
 use super::fields;
 use super::{self as common, error_text, event_json, malformed, stream_ended, usage};
@@ -85,7 +87,13 @@ impl Provider for OpenAiChatApi {
     /// the settings' fields from `fields::openai_chat`, the extra JSON last.
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
-        let messages = openai::chat::messages(dialect, request.instructions, request.messages)?;
+        // The instructions are the first message, `system`: Chat Completions
+        // has no field of its own for them.
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        if let Some(instructions) = request.instructions {
+            messages.push(json!({"role": "system", "content": instructions}));
+        }
+        messages.extend(dialect.messages(request.messages)?);
         let mut body = serde_json::Map::new();
         body.insert("model".into(), json!(model));
         body.insert("messages".into(), Value::Array(messages));
@@ -106,18 +114,19 @@ impl Provider for OpenAiChatApi {
     }
 
     /// The response: `choices[0].message` as content (reasoning, text or
-    /// its `refusal`, calls: `toolcall_provider::openai::chat::content`), the
+    /// its `refusal`, calls: `Dialect::content` of `toolcall-provider`), the
     /// usage.
     fn read(&self, body: &Value) -> Result<ModelResponse, ModelError> {
         let Some(message) = body.pointer("/choices/0/message") else {
             return Err(malformed(body, "no `choices[0].message`"));
         };
         let refused = message.get("refusal").and_then(Value::as_str).is_some();
-        let content = openai::chat::content(message).map_err(|error| malformed(body, error))?;
+        let dialect = self.dialect();
+        let content = dialect.content(message).map_err(|error| malformed(body, error))?;
         let reason = body.pointer("/choices/0/finish_reason").and_then(Value::as_str);
         let finish = match (refused, reason) {
             (true, _) => Finish::Refused { reason: "refusal".into() },
-            (false, reason) => reason.map(openai::chat::finish).unwrap_or_default(),
+            (false, reason) => reason.map(|reason| dialect.finish(reason)).unwrap_or_default(),
         };
         Ok(ModelResponse {
             content,
@@ -229,7 +238,9 @@ impl Decode for ChatDecoder {
             }
         }
         if let Some(reason) = choice.get("finish_reason").filter(|reason| !reason.is_null()) {
-            self.finish = Some(reason.as_str().map(openai::chat::finish).unwrap_or_default());
+            // The strict dialect's endings are the same.
+            let finish = reason.as_str().map(|reason| Dialect::OpenAiChat.finish(reason));
+            self.finish = Some(finish.unwrap_or_default());
         }
         Ok(None)
     }

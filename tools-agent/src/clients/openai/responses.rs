@@ -15,8 +15,8 @@
 //!   `response.completed` with the whole response, `response.incomplete`,
 //!   `response.failed`, `error`).
 //! - The messages (user, assistant, tool calls and their results):
-//!   `toolcall_provider::openai::responses::input`, with the `OpenAiResponses` dialect of `toolcall-provider`
-//!   (<https://platform.openai.com/docs/guides/function-calling>).
+//!   `Dialect::messages` of `toolcall-provider`, with the `OpenAiResponses`
+//!   dialect (<https://platform.openai.com/docs/guides/function-calling>).
 //!
 //! Requests say `store: false`: the transcript is the state, sent whole
 //! each turn, and nothing is kept on OpenAI's side.
@@ -26,12 +26,12 @@
 //!   "compact_threshold"}]`; the `compaction` output item comes back in the
 //!   response's `output` (so a stream's `response.completed` has it) and
 //!   is kept as a native piece of the assistant message, which
-//!   `toolcall_provider::openai::responses::input` sends back, leaving out
+//!   `Dialect::messages` sends back, leaving out
 //!   what came before it: <https://developers.openai.com/api/docs/guides/compaction>.
 
 use eventsource_stream::Event;
 use serde_json::{Value, json};
-use toolcall_provider::{Dialect, Finish, openai};
+use toolcall_provider::{Dialect, Finish};
 
 use super::fields;
 use super::{self as common, error_text, event_json, malformed, stream_ended, usage};
@@ -93,7 +93,7 @@ impl Provider for OpenAiResponsesApi {
     /// the extra JSON last.
     fn body(&self, model: &str, request: &ModelRequest<'_>, stream: bool) -> Result<Value, ModelError> {
         let dialect = self.dialect();
-        let input = openai::responses::input(dialect, request.messages)?;
+        let input = dialect.messages(request.messages)?;
         let mut body = serde_json::Map::new();
         body.insert("model".into(), json!(model));
         body.insert("input".into(), Value::Array(input));
@@ -126,7 +126,7 @@ impl Provider for OpenAiResponsesApi {
 }
 
 /// A response object (the plain answer, or the one `response.completed`
-/// carries): its output as content (`toolcall_provider::openai::responses::content`:
+/// carries): its output as content (`Dialect::content` of `toolcall-provider`:
 /// reasoning items, the `output_text` and `refusal` parts of its `message`
 /// items, its `function_call` items), its usage. A `failed` or `cancelled`
 /// response is an error naming the provider's error.
@@ -138,7 +138,9 @@ fn read(body: &Value) -> Result<ModelResponse, ModelError> {
         return Err(error);
     }
     let status = body.get("status").and_then(Value::as_str).unwrap_or("completed");
-    let content = openai::responses::content(body).map_err(|error| malformed(body, error))?;
+    // The strict dialect reads responses the same way.
+    let dialect = Dialect::OpenAiResponses;
+    let content = dialect.content(body).map_err(|error| malformed(body, error))?;
     let refused = body
         .get("output")
         .and_then(Value::as_array)
@@ -147,10 +149,15 @@ fn read(body: &Value) -> Result<ModelResponse, ModelError> {
         .filter_map(|item| item.get("content").and_then(Value::as_array))
         .flatten()
         .any(|part| part.get("type").and_then(Value::as_str) == Some("refusal"));
-    let incomplete = body.pointer("/incomplete_details/reason").and_then(Value::as_str);
-    let finish = match openai::responses::finish(status, incomplete) {
-        Finish::Complete if refused => Finish::Refused { reason: "refusal".into() },
-        finish => finish,
+    // Only an `incomplete` response has a reason to read (`failed` and
+    // `cancelled` are errors above).
+    let finish = match status {
+        "incomplete" => {
+            let reason = body.pointer("/incomplete_details/reason").and_then(Value::as_str);
+            dialect.finish(reason.unwrap_or(status))
+        }
+        _ if refused => Finish::Refused { reason: "refusal".into() },
+        _ => Finish::Complete,
     };
     Ok(ModelResponse {
         content,
