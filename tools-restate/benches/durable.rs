@@ -130,7 +130,7 @@ async fn main() {
             .send()
             .await
             .and_then(reqwest::Response::error_for_status);
-        let finished: toolcall_restate::Finished = response.unwrap().json().await.unwrap();
+        let finished: toolcall_agent::RunResult = response.unwrap().json().await.unwrap();
         let journaled_time = started.elapsed();
         assert_eq!(finished.transcript, result.transcript);
         let started = Instant::now();

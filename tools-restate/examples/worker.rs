@@ -29,11 +29,11 @@ use anyhow::{Context as _, bail};
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
 use tokio::net::TcpListener;
+use toolcall_agent::RunResult;
 use toolcall_agent::{Agent, OpenAiChat};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolContext, ToolError};
 use toolcall_macros::tool;
-use toolcall_restate::Finished;
 
 /// The worker's process id, sent with every request: what a test kills.
 fn pid() -> String {
@@ -121,7 +121,7 @@ async fn main() -> anyhow::Result<()> {
         }
         ["local", prompt] => {
             // The value a durable run's `run` handler gives back.
-            let finished: Finished = agent()?.run(prompt).await?;
+            let finished: RunResult = agent()?.run(prompt).await?;
             println!("{}", serde_json::to_string(&finished)?);
         }
         _ => bail!("usage: worker serve PORT|IP:PORT | worker local PROMPT"),

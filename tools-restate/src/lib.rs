@@ -10,9 +10,9 @@
 //!   tool call a journaled step, the wait for a decision an awakeable; a
 //!   step Restate failed is the run's `ModelError::Engine`, with the
 //!   [`StepFailed`] as its source;
-//! - [`Finished`] (the [`RunResult`](toolcall_agent::RunResult) of an
-//!   in-process run), [`Waiting`], [`Decisions`]: what goes in and out of
-//!   the handlers, as JSON;
+//! - [`RunResult`](toolcall_agent::RunResult) (the same value an
+//!   in-process run gives), [`Waiting`], [`Decisions`]: what goes in and
+//!   out of the handlers, as JSON;
 //! - [`serve`], [`serve_on`]: a worker, the workflow served over HTTP for
 //!   a Restate server to call, at an address or on a listener bound
 //!   beforehand (an address it cannot listen on is a [`ServeError`]
@@ -78,4 +78,4 @@ mod workflow;
 pub use admin::{Admin, AdminError};
 pub use journal::{Decisions, Journal, StepFailed, unknown_result};
 pub use serve::{ServeError, serve, serve_on};
-pub use workflow::{AgentRun, Finished, Waiting};
+pub use workflow::{AgentRun, Waiting};

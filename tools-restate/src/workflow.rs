@@ -11,12 +11,6 @@ use crate::{Decisions, Journal};
 /// The workflow state's key of the calls a run waits on.
 pub(crate) const WAITING: &str = "waiting";
 
-/// How a durable run ended, what its `run` handler gives back: the
-/// [`RunResult`] the same run gives in-process, as JSON, its
-/// [`StopReason`](toolcall_agent::StopReason) as data (`"answered"`,
-/// `{"max_turns": {"turns": 10}}`...), its usage and models included.
-pub type Finished = RunResult;
-
 /// The calls a run waits on for a person, and the awakeable their
 /// decisions resolve: what the `waiting` handler gives back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,7 +27,9 @@ pub struct Waiting {
 /// workflow, keyed by its run id, through Restate's ingress:
 ///
 /// - `POST /AgentRun/{id}/run` with the prompt (a JSON string) starts it
-///   (`/send` for not waiting) and gives its [`Finished`];
+///   (`/send` for not waiting) and gives its [`RunResult`]: the one the
+///   same run gives in-process, as JSON, its stop reason as data
+///   (`"answered"`, `{"max_turns": {"turns": 10}}`...);
 /// - `GET`/`POST /AgentRun/{id}/waiting` gives the calls it waits on
 ///   ([`Waiting`], or `null`);
 /// - `POST /AgentRun/{id}/decide` with [`Decisions`] resumes it.
@@ -57,7 +53,7 @@ impl AgentRun {
 impl AgentRun {
     /// Run the agent from a prompt to its end, each step journaled.
     #[handler]
-    async fn run(&self, ctx: WorkflowContext<'_>, prompt: String) -> Result<Json<Finished>, HandlerError> {
+    async fn run(&self, ctx: WorkflowContext<'_>, prompt: String) -> Result<Json<RunResult>, HandlerError> {
         let journal = Journal::new(&ctx);
         let result = self
             .agent

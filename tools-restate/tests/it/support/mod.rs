@@ -156,7 +156,7 @@ impl Restate {
     }
 
     /// Run `id`'s output, once it has ended.
-    pub(crate) async fn output(&self, id: &str) -> toolcall_restate::Finished {
+    pub(crate) async fn output(&self, id: &str) -> toolcall_agent::RunResult {
         let url = format!("{}/restate/workflow/AgentRun/{id}/attach", self.ingress());
         let response = tokio::time::timeout(PATIENCE, reqwest::Client::new().get(&url).send())
             .await
@@ -233,7 +233,7 @@ pub(crate) fn worker_command(shop: &str) -> Command {
 
 /// The run the worker example makes in-process from `prompt`, with the
 /// shop at `shop`: the transcript a durable run must have.
-pub(crate) async fn local_run(shop: &str, prompt: &str) -> toolcall_restate::Finished {
+pub(crate) async fn local_run(shop: &str, prompt: &str) -> toolcall_agent::RunResult {
     let output = worker_command(shop).args(["local", prompt]).output().await.unwrap();
     assert!(output.status.success(), "the local run failed");
     serde_json::from_slice(&output.stdout).unwrap()
