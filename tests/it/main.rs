@@ -1,5 +1,7 @@
 //! The integration tests of the `toolcall` facade, one binary; the MCP ones
 //! need its `mcp` feature (scripts/test.sh runs with `--all-features`).
+//! They run the examples end to end; the MCP bridge's own tests, against
+//! in-process servers, are tools-mcp's (tools-mcp/tests/it).
 
 mod support;
 
@@ -15,16 +17,6 @@ mod mcp;
 #[cfg(all(feature = "mcp", feature = "agent"))]
 mod mcp_agent_approval;
 #[cfg(feature = "mcp")]
-mod mcp_approval;
-#[cfg(feature = "mcp")]
 mod mcp_batch;
 #[cfg(feature = "mcp")]
 mod mcp_errors;
-#[cfg(feature = "mcp")]
-mod mcp_http_limits;
-#[cfg(feature = "mcp")]
-mod mcp_parts;
-#[cfg(feature = "mcp")]
-mod mcp_remote_errors;
-#[cfg(feature = "mcp")]
-mod mcp_resume;

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::Notify;
-use toolcall::mcp::{HttpOptions, McpServer};
-use toolcall::{CancellationToken, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall_core::{CancellationToken, ToolContext, ToolError, ToolSpec, Toolset, TypedTool};
+use toolcall_mcp::{HttpOptions, McpServer};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Nothing {}

@@ -3,8 +3,9 @@
 //! failure), and the model reads the same text, not wrapped twice.
 
 use serde_json::Value;
-use toolcall::mcp::{McpClient, McpServer};
-use toolcall::{Outcome, ToolCall, ToolContext, ToolError, Toolset, tool};
+use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, Toolset};
+use toolcall_macros::tool;
+use toolcall_mcp::{McpClient, McpServer};
 
 /// Divide `a` by `b`.
 #[tool(args)]

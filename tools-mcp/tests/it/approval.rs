@@ -15,8 +15,9 @@ use rmcp::model::{
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use toolcall::mcp::McpServer;
-use toolcall::{ToolContext, Toolset, tool};
+use toolcall_core::{ToolContext, Toolset};
+use toolcall_macros::tool;
+use toolcall_mcp::McpServer;
 
 /// How many times the tool really ran.
 #[derive(Clone, Default)]

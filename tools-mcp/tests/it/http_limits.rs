@@ -12,8 +12,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use toolcall::mcp::{HttpOptions, McpServer};
-use toolcall::{CancellationToken, ToolContext, ToolError, Toolset, tool};
+use toolcall_core::{CancellationToken, ToolContext, ToolError, Toolset};
+use toolcall_macros::tool;
+use toolcall_mcp::{HttpOptions, McpServer};
 
 /// Sleep for `ms` milliseconds.
 #[tool(args)]

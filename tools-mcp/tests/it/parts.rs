@@ -8,11 +8,11 @@ use std::sync::LazyLock;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ResourceContents};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use toolcall::mcp::{HttpOptions, McpClient, McpServer};
-use toolcall::{
+use toolcall_core::{
     CancellationToken, Media, Outcome, Output, Part, ToolCall, ToolContext, ToolError, ToolSpec, Toolset,
     TypedTool,
 };
+use toolcall_mcp::{HttpOptions, McpClient, McpServer};
 
 /// Every byte value, after a PNG's signature: nothing may be lost or
 /// re-encoded on the way.
@@ -108,7 +108,7 @@ async fn local_toolset() -> Toolset {
     tools
 }
 
-async fn call(tools: &Toolset, kind: &str) -> toolcall::ToolResult {
+async fn call(tools: &Toolset, kind: &str) -> toolcall_core::ToolResult {
     let call = ToolCall::new("1", "parts", json!({ "kind": kind }).to_string());
     let result = tools.call(&ToolContext::new(), &call).await;
     assert_eq!(result.outcome, Outcome::Success, "{}", result.content);
@@ -272,7 +272,7 @@ async fn four_of(tools: &Toolset, name: &str, artifact: bool, case: &str) {
 async fn every_wrapper_and_composition_passes_on_the_whole_output() {
     let four = || Toolset::builder().add(Four).build().unwrap();
     four_of(&four(), "four", true, "as registered").await;
-    let renamed = toolcall::Renamed::new(Four).with_name("quattro").with_description("Renamed.");
+    let renamed = toolcall_core::Renamed::new(Four).with_name("quattro").with_description("Renamed.");
     four_of(&Toolset::builder().add(renamed).build().unwrap(), "quattro", true, "Renamed").await;
     four_of(&four().prefixed("acme").unwrap(), "acme_four", true, "prefixed").await;
     let mut tools = four();
@@ -287,7 +287,7 @@ async fn every_wrapper_and_composition_passes_on_the_whole_output() {
     four_of(&merged, "inner_four", true, "merged").await;
     let held = four().prefixed("held").unwrap().with_approval_rule(|_| true);
     four_of(&held, "held_four", true, "held for approval").await;
-    let search = toolcall::toolset::WebSearch::new().with_fallback(Four);
+    let search = toolcall_core::toolset::WebSearch::new().with_fallback(Four);
     let mut searched = Toolset::new();
     searched.add_web_search(search).unwrap();
     four_of(&searched, "web_search", true, "the web search fallback").await;
@@ -302,9 +302,6 @@ async fn every_wrapper_and_composition_passes_on_the_whole_output() {
     });
     let client = McpClient::connect(client_side).await.unwrap();
     let mut remote = Toolset::new();
-    client
-        .register_with(&mut remote, toolcall::mcp::Registration::new().with_prefix("remote"))
-        .await
-        .unwrap();
+    client.register_with(&mut remote, toolcall_mcp::Registration::new().with_prefix("remote")).await.unwrap();
     four_of(&remote, "remote_four", false, "MCP import with a prefix").await;
 }
