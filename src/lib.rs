@@ -4,6 +4,10 @@
 // The guide, one chapter a topic; its docs are src/guide/index.md.
 pub mod guide;
 
+/// The Agent2Agent protocol both ways: serve an agent to other agents,
+/// use a remote agent as a tool (feature `a2a`).
+#[cfg(feature = "a2a")]
+pub use toolcall_a2a as a2a;
 /// The agent loop and the model clients (OpenAI Chat and Responses,
 /// Anthropic, Gemini) (feature `agent`).
 #[cfg(feature = "agent")]

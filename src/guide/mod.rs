@@ -30,6 +30,9 @@ pub mod ui {}
 #[doc = include_str!("mcp.md")]
 pub mod mcp {}
 
+#[doc = include_str!("a2a.md")]
+pub mod a2a {}
+
 #[doc = include_str!("observability.md")]
 pub mod observability {}
 

@@ -1,0 +1,838 @@
+//! [`A2aServer`]: an [`Agent`] behind the A2A JSON-RPC binding, each run a
+//! task kept in memory.
+
+use crate::new_id;
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use futures::StreamExt as _;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
+use toolcall_agent::{Agent, AgentEvent, Decision, RunInput, RunResult, RunState, StopReason};
+use toolcall_core::{CancellationToken, Media, Source, ToolResult};
+
+use crate::wire::{
+    AGENT_CARD_PATH, AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, CancelTaskRequest,
+    GetTaskRequest, JSONRPC_BINDING, Message, PROTOCOL_VERSION, Part, RpcError, SendMessageRequest,
+    SendMessageResponse, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
+    TaskStatusUpdateEvent, VERSION_HEADER, code, method,
+};
+
+/// The id of the artifact that holds a run's answer.
+const ANSWER_ARTIFACT: &str = "answer";
+
+/// An [`Agent`] served as an A2A agent (A2A 1.0, the JSON-RPC binding, as
+/// the official SDKs 1.3.0 speak it): the agent card at
+/// `/.well-known/agent-card.json`, and `POST /` for `SendMessage`,
+/// `SendStreamingMessage` (server-sent events), `GetTask` and
+/// `CancelTask`.
+///
+/// Each new message starts a task: the agent runs on the message's parts
+/// (text, data as JSON, files), its answer becomes the task's `answer`
+/// artifact and the completed status's message. A run that pauses for
+/// approval ([`StopReason::Paused`]) leaves the task `input-required`, its
+/// status message naming the held calls; the client's next message on the
+/// task (same `taskId`) decides: the text `approve` or `deny` for all, or a
+/// data part `{"decisions": {"<call id>": "approve" | "deny" | {"decision": ...}}}`,
+/// and the run resumes. Tasks are kept in memory, the oldest finished ones
+/// dropped past [`A2aServer::with_max_tasks`].
+///
+/// ```no_run
+/// # async fn run(agent: toolcall_agent::Agent) -> std::io::Result<()> {
+/// use toolcall_a2a::A2aServer;
+/// let server = A2aServer::new(agent).with_name("weather").with_description("Forecasts by city.");
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:9999").await?;
+/// server.serve(listener).await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct A2aServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    agent: Agent,
+    card: CardSettings,
+    tasks: Mutex<Tasks>,
+    max_body: usize,
+    keep_alive: Duration,
+}
+
+/// What the builder says about the card; the rest comes from the agent.
+#[derive(Clone)]
+struct CardSettings {
+    name: String,
+    description: String,
+    url: Option<String>,
+    version: String,
+    skills: Vec<AgentSkill>,
+}
+
+/// The tasks in memory, and the order they came in (for dropping the
+/// oldest).
+struct Tasks {
+    by_id: HashMap<String, Entry>,
+    order: VecDeque<String>,
+    max: usize,
+}
+
+/// One task and what runs it.
+struct Entry {
+    task: Task,
+    /// The paused run, while the task is `input-required`.
+    paused: Option<RunState>,
+    /// Cancels the running run.
+    cancel: Option<CancellationToken>,
+    /// Set when the run ends (blocking senders wait on it).
+    done: watch::Receiver<bool>,
+}
+
+impl std::fmt::Debug for A2aServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("A2aServer")
+            .field("name", &self.inner.card.name)
+            .field("url", &self.inner.card.url)
+            .field("tasks", &self.tasks().by_id.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl A2aServer {
+    /// Serve this agent; its card names it `agent`, with one skill per tool
+    /// of its toolset (none when the toolset is empty), until the setters
+    /// say otherwise.
+    pub fn new(agent: Agent) -> Self {
+        let skills = agent
+            .toolset()
+            .iter()
+            .map(|tool| {
+                let spec = tool.spec();
+                AgentSkill {
+                    id: spec.name().to_owned(),
+                    name: spec.name().to_owned(),
+                    description: spec.description().to_owned(),
+                    tags: vec!["tool".to_owned()],
+                    examples: Vec::new(),
+                }
+            })
+            .collect();
+        let card = CardSettings {
+            name: "agent".to_owned(),
+            description: String::new(),
+            url: None,
+            version: "1.0.0".to_owned(),
+            skills,
+        };
+        let tasks = Tasks { by_id: HashMap::new(), order: VecDeque::new(), max: 1024 };
+        Self {
+            inner: Arc::new(Inner {
+                agent,
+                card,
+                tasks: Mutex::new(tasks),
+                max_body: 4 << 20,
+                keep_alive: Duration::from_secs(15),
+            }),
+        }
+    }
+
+    /// Change the settings before the server is shared.
+    fn inner_mut(&mut self) -> &mut Inner {
+        Arc::get_mut(&mut self.inner).expect("the builder's setters run before the server is cloned")
+    }
+
+    /// The card's name, which a client (and its model) knows the agent by.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.inner_mut().card.name = name.into();
+        self
+    }
+
+    /// The card's description: what the agent does, for a client choosing one.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.inner_mut().card.description = description.into();
+        self
+    }
+
+    /// The URL clients send requests to (the router's `POST /`, as the
+    /// world reaches it). Without it the card names `http://<Host>/`, the
+    /// host the card's request was sent to, which is right unless a proxy
+    /// or a path prefix is in between.
+    pub fn with_url(mut self, url: impl Into<String>) -> Self {
+        self.inner_mut().card.url = Some(url.into());
+        self
+    }
+
+    /// The card's version: the agent's own, not the protocol's.
+    pub fn with_version(mut self, version: impl Into<String>) -> Self {
+        self.inner_mut().card.version = version.into();
+        self
+    }
+
+    /// The card's skills, instead of one per tool: what the agent is
+    /// good at, as a client choosing an agent should read it.
+    pub fn with_skills(mut self, skills: impl IntoIterator<Item = AgentSkill>) -> Self {
+        self.inner_mut().card.skills = skills.into_iter().collect();
+        self
+    }
+
+    /// How many tasks stay in memory (1024 by default); past it the oldest
+    /// task that is not running is dropped, and reads of it find nothing.
+    pub fn with_max_tasks(mut self, tasks: usize) -> Self {
+        self.inner_mut().tasks.get_mut().unwrap_or_else(|e| e.into_inner()).max = tasks.max(1);
+        self
+    }
+
+    /// The largest request body read (4 MiB by default); a larger one is
+    /// refused with 413.
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        self.inner_mut().max_body = bytes;
+        self
+    }
+
+    /// How often a stream sends a comment while the agent is quiet (15 s by
+    /// default), so that proxies keep it open.
+    pub fn with_keep_alive(mut self, interval: Duration) -> Self {
+        self.inner_mut().keep_alive = interval;
+        self
+    }
+
+    /// The card as served when the request came to `host`.
+    pub fn card(&self, host: Option<&str>) -> AgentCard {
+        let settings = &self.inner.card;
+        let url = settings.url.clone().unwrap_or_else(|| format!("http://{}/", host.unwrap_or("localhost")));
+        AgentCard {
+            name: settings.name.clone(),
+            description: settings.description.clone(),
+            supported_interfaces: vec![AgentInterface {
+                url,
+                protocol_binding: JSONRPC_BINDING.to_owned(),
+                protocol_version: PROTOCOL_VERSION.to_owned(),
+            }],
+            version: settings.version.clone(),
+            capabilities: AgentCapabilities { streaming: Some(true), push_notifications: Some(false) },
+            default_input_modes: vec!["text/plain".into(), "application/json".into()],
+            default_output_modes: vec!["text/plain".into(), "application/json".into()],
+            skills: settings.skills.clone(),
+        }
+    }
+
+    /// The routes: `GET /.well-known/agent-card.json` and `POST /`; nest
+    /// it under a prefix (and say so with [`A2aServer::with_url`]) to serve
+    /// it beside other routes.
+    pub fn router(&self) -> Router {
+        Router::new()
+            .route(AGENT_CARD_PATH, get(card_route))
+            .route("/", post(rpc_route))
+            .layer(DefaultBodyLimit::max(self.inner.max_body))
+            .with_state(self.clone())
+    }
+
+    /// Serve the routes on `listener` until the process ends.
+    ///
+    /// # Errors
+    ///
+    /// What accepting connections fails with.
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        axum::serve(listener, self.router()).await
+    }
+
+    /// A task as it is now, with at most `history` of its latest messages.
+    pub fn task(&self, id: &str, history: Option<i32>) -> Option<Task> {
+        self.tasks().by_id.get(id).map(|entry| limit_history(entry.task.clone(), history))
+    }
+
+    fn tasks(&self) -> MutexGuard<'_, Tasks> {
+        self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Answer one JSON-RPC request (the body of `POST /`).
+    pub async fn respond(&self, headers: &HeaderMap, body: &[u8]) -> Response {
+        let request: Value = match serde_json::from_slice(body) {
+            Ok(value) => value,
+            Err(e) => {
+                return rpc_error(Value::Null, RpcError::new(code::PARSE_ERROR, format!("Parse error: {e}")));
+            }
+        };
+        let id = match request.get("id") {
+            Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => id.clone(),
+            _ => Value::Null,
+        };
+        let Some(object) = request.as_object() else {
+            return rpc_error(id, RpcError::new(code::INVALID_REQUEST, "Invalid Request: not an object"));
+        };
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return rpc_error(
+                id,
+                RpcError::new(code::INVALID_REQUEST, "Invalid Request: 'jsonrpc' must be \"2.0\""),
+            );
+        }
+        if matches!(object.get("id"), Some(Value::Bool(_) | Value::Array(_) | Value::Object(_))) {
+            return rpc_error(id, RpcError::new(code::INVALID_REQUEST, "Invalid Request: bad id"));
+        }
+        let Some(name) = object.get("method").and_then(Value::as_str) else {
+            return rpc_error(id, RpcError::new(code::INVALID_REQUEST, "Invalid Request: no method"));
+        };
+        if !matches!(
+            name,
+            method::SEND_MESSAGE | method::SEND_STREAMING_MESSAGE | method::GET_TASK | method::CANCEL_TASK
+        ) {
+            return rpc_error(id, RpcError::new(code::METHOD_NOT_FOUND, format!("Method not found: {name}")));
+        }
+        if let Some(version) = headers.get(VERSION_HEADER).and_then(|v| v.to_str().ok()) {
+            let major = version.trim().split('.').next().unwrap_or_default();
+            if !version.trim().is_empty() && major != "1" {
+                let message = format!(
+                    "A2A version '{version}' is not supported; this server speaks {PROTOCOL_VERSION}"
+                );
+                return rpc_error(id, RpcError::new(code::VERSION_NOT_SUPPORTED, message));
+            }
+        }
+        let params = object.get("params").cloned().unwrap_or_else(|| json!({}));
+        let result = match name {
+            method::SEND_MESSAGE => match parse_params::<SendMessageRequest>(params) {
+                Ok(params) => self.send(params).await.map(|r| json!(r)),
+                Err(e) => Err(e),
+            },
+            method::SEND_STREAMING_MESSAGE => {
+                return match parse_params::<SendMessageRequest>(params) {
+                    Ok(params) => match self.send_streaming(id.clone(), params) {
+                        Ok(response) => response,
+                        Err(e) => rpc_error(id, e),
+                    },
+                    Err(e) => rpc_error(id, e),
+                };
+            }
+            method::GET_TASK => match parse_params::<GetTaskRequest>(params) {
+                Ok(params) => self
+                    .task(&params.id, params.history_length)
+                    .map(|t| json!(t))
+                    .ok_or_else(|| not_found(&params.id)),
+                Err(e) => Err(e),
+            },
+            _ => match parse_params::<CancelTaskRequest>(params) {
+                Ok(params) => self.cancel(&params.id).map(|t| json!(t)),
+                Err(e) => Err(e),
+            },
+        };
+        match result {
+            Ok(result) => rpc_result(id, result),
+            Err(e) => rpc_error(id, e),
+        }
+    }
+
+    /// `SendMessage`: start or resume the task, and answer when it stops
+    /// (at once with `returnImmediately`).
+    async fn send(&self, params: SendMessageRequest) -> Result<SendMessageResponse, RpcError> {
+        let config = params.configuration.clone().unwrap_or_default();
+        let started = self.start(params, None)?;
+        if !config.return_immediately {
+            let mut done = started.done;
+            // A closed sender means the run's task is gone: it ended too.
+            let _ = done.wait_for(|done| *done).await;
+        }
+        let task =
+            self.task(&started.task_id, config.history_length).ok_or_else(|| not_found(&started.task_id))?;
+        Ok(SendMessageResponse::Task(task))
+    }
+
+    /// `SendStreamingMessage`: start or resume the task, and stream its
+    /// events: the task first, then its updates, to its next stop.
+    fn send_streaming(&self, id: Value, params: SendMessageRequest) -> Result<Response, RpcError> {
+        let history = params.configuration.as_ref().and_then(|c| c.history_length);
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let started = self.start(params, Some(sender))?;
+        let first = started.first;
+        let first = StreamResponse::Task(limit_history(first, history));
+        let events = futures::stream::once(async move { first })
+            .chain(futures::stream::unfold(receiver, |mut receiver| async move {
+                receiver.recv().await.map(|event| (event, receiver))
+            }))
+            .map(move |event| {
+                let body = json!({"jsonrpc": "2.0", "id": id, "result": event});
+                Ok::<_, Infallible>(Event::default().data(body.to_string()))
+            });
+        Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(self.inner.keep_alive)).into_response())
+    }
+
+    /// `CancelTask`: stop the run, or drop the wait for a decision.
+    fn cancel(&self, id: &str) -> Result<Task, RpcError> {
+        let mut tasks = self.tasks();
+        let entry = tasks.by_id.get_mut(id).ok_or_else(|| not_found(id))?;
+        if entry.task.status.state.is_terminal() {
+            let state = entry.task.status.state;
+            return Err(RpcError::new(
+                code::TASK_NOT_CANCELABLE,
+                format!("Task cannot be canceled: task {id} is {}", state_name(state)),
+            ));
+        }
+        if let Some(token) = entry.cancel.take() {
+            token.cancel();
+        }
+        entry.paused = None;
+        entry.task.status = TaskStatus::new(TaskState::Canceled);
+        Ok(entry.task.clone())
+    }
+
+    /// Start a new task for a message, or resume the paused one it answers.
+    fn start(
+        &self,
+        params: SendMessageRequest,
+        events: Option<mpsc::UnboundedSender<StreamResponse>>,
+    ) -> Result<Started, RpcError> {
+        let mut message = params.message;
+        let (done_tx, done_rx) = watch::channel(false);
+        let token = CancellationToken::new();
+        let mut tasks = self.tasks();
+        let (task_id, context_id, input) = match message.task_id.clone() {
+            Some(task_id) if !task_id.is_empty() => {
+                let entry = tasks.by_id.get_mut(&task_id).ok_or_else(|| not_found(&task_id))?;
+                if let Some(context) = message.context_id.as_deref().filter(|c| !c.is_empty())
+                    && context != entry.task.context_id
+                {
+                    return Err(RpcError::new(
+                        code::INVALID_PARAMS,
+                        format!(
+                            "Context {context} does not match context {} of task {task_id}",
+                            entry.task.context_id
+                        ),
+                    ));
+                }
+                let state = entry.task.status.state;
+                let Some(paused) = entry.paused.as_ref().filter(|_| state == TaskState::InputRequired) else {
+                    let why = if state.is_terminal() { "is over" } else { "is not waiting for input" };
+                    return Err(RpcError::new(
+                        code::UNSUPPORTED_OPERATION,
+                        format!("Task {task_id} {why} (it is {}): it takes no message", state_name(state)),
+                    ));
+                };
+                let mut paused = paused.clone();
+                decide(&mut paused, &message).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
+                entry.paused = None;
+                message.context_id = Some(entry.task.context_id.clone());
+                entry.task.history.push(message);
+                entry.task.status = TaskStatus::new(TaskState::Working);
+                entry.cancel = Some(token.clone());
+                entry.done = done_rx.clone();
+                (task_id, entry.task.context_id.clone(), RunInput::Paused(paused))
+            }
+            _ => {
+                let parts =
+                    prompt_parts(&message.parts).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
+                let task_id = new_id();
+                let context_id = message.context_id.clone().filter(|c| !c.is_empty()).unwrap_or_else(new_id);
+                message.task_id = Some(task_id.clone());
+                message.context_id = Some(context_id.clone());
+                let task = Task {
+                    id: task_id.clone(),
+                    context_id: context_id.clone(),
+                    status: TaskStatus::new(TaskState::Submitted),
+                    artifacts: Vec::new(),
+                    history: vec![message],
+                    metadata: None,
+                };
+                tasks.insert(Entry {
+                    task,
+                    paused: None,
+                    cancel: Some(token.clone()),
+                    done: done_rx.clone(),
+                });
+                (task_id, context_id, RunInput::Prompt(parts))
+            }
+        };
+        let first = tasks.by_id.get(&task_id).map(|e| e.task.clone()).ok_or_else(|| not_found(&task_id))?;
+        drop(tasks);
+        let run = Run { server: self.clone(), task_id: task_id.clone(), context_id, events, done: done_tx };
+        tokio::spawn(run.go(input, token));
+        Ok(Started { task_id, first, done: done_rx })
+    }
+}
+
+/// What [`A2aServer::start`] gives: the task, as it was when it started.
+struct Started {
+    task_id: String,
+    first: Task,
+    done: watch::Receiver<bool>,
+}
+
+impl Tasks {
+    /// Keep a new task, dropping the oldest that is not running when full.
+    fn insert(&mut self, entry: Entry) {
+        while self.by_id.len() >= self.max {
+            let running = |id: &String| {
+                self.by_id
+                    .get(id)
+                    .is_some_and(|e| matches!(e.task.status.state, TaskState::Submitted | TaskState::Working))
+            };
+            let Some(position) = self.order.iter().position(|id| !running(id)) else { break };
+            if let Some(id) = self.order.remove(position) {
+                self.by_id.remove(&id);
+            }
+        }
+        self.order.push_back(entry.task.id.clone());
+        self.by_id.insert(entry.task.id.clone(), entry);
+    }
+}
+
+/// One run of the agent for a task, from start (or resumption) to its stop.
+struct Run {
+    server: A2aServer,
+    task_id: String,
+    context_id: String,
+    events: Option<mpsc::UnboundedSender<StreamResponse>>,
+    done: watch::Sender<bool>,
+}
+
+impl Run {
+    async fn go(self, input: RunInput, token: CancellationToken) {
+        let agent = &self.server.inner.agent;
+        let agent = agent.clone().with_context(agent.context().clone().with_cancellation(token));
+        let working = TaskStatus::new(TaskState::Working);
+        self.update(|task| task.status = working.clone());
+        self.emit_status(working);
+        let mut stream = std::pin::pin!(agent.stream(input));
+        let mut pieces = Pieces::default();
+        let mut result = None;
+        while let Some(event) = stream.next().await {
+            match event {
+                AgentEvent::TextDelta(text) if !text.is_empty() => {
+                    if let Some(previous) = pieces.held.replace(text) {
+                        self.emit_piece(previous, &mut pieces, false);
+                    }
+                }
+                // Text before a call was the model thinking aloud: the
+                // answer starts again after the calls.
+                AgentEvent::ToolCall(_) => {
+                    if let Some(previous) = pieces.held.take() {
+                        self.emit_piece(previous, &mut pieces, true);
+                    }
+                    pieces.sent = false;
+                }
+                AgentEvent::ToolResult(result) => self.tool_artifact(&result),
+                AgentEvent::Finished(finished) => result = Some(finished),
+                _ => {}
+            }
+        }
+        if let Some(last) = pieces.held.take() {
+            self.emit_piece(last, &mut pieces, true);
+        }
+        self.finish(result);
+    }
+
+    /// Send a piece of the answer artifact: the first replaces, the next add.
+    fn emit_piece(&self, text: String, pieces: &mut Pieces, last: bool) {
+        let append = pieces.sent;
+        pieces.sent = true;
+        let artifact = answer_artifact(text);
+        self.emit(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            artifact,
+            append,
+            last_chunk: last,
+            metadata: None,
+        }));
+    }
+
+    /// A tool result's parts beyond its text (JSON, images, files) and its
+    /// artifact, as an artifact of the task.
+    fn tool_artifact(&self, result: &ToolResult) {
+        let mut parts: Vec<Part> = result.parts.iter().filter_map(a2a_part).collect();
+        if let Some(artifact) = &result.artifact {
+            parts.push(Part::data(artifact.clone()));
+        }
+        if parts.is_empty() {
+            return;
+        }
+        let artifact = Artifact {
+            artifact_id: format!("tool-{}", result.id),
+            name: Some(result.name.to_string()),
+            description: Some(format!("What the tool `{}` gave besides its text", result.name)),
+            parts,
+            metadata: None,
+        };
+        self.update(|task| task.artifacts.push(artifact.clone()));
+        self.emit(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            artifact,
+            append: false,
+            last_chunk: true,
+            metadata: None,
+        }));
+    }
+
+    /// The run stopped: the task's new state, kept and sent.
+    fn finish(self, result: Option<Result<RunResult, toolcall_agent::AgentError>>) {
+        let mut paused = None;
+        let mut answer = None;
+        let status = match result {
+            Some(Ok(run)) => match run.stop {
+                StopReason::Paused(state) => {
+                    let message = approval_message(&state);
+                    paused = Some(*state);
+                    TaskStatus { state: TaskState::InputRequired, message: Some(message), timestamp: None }
+                }
+                StopReason::Cancelled => TaskStatus::new(TaskState::Canceled),
+                _ => {
+                    let message = Message::agent(vec![Part::text(run.answer.clone())]);
+                    answer = Some(run.answer);
+                    TaskStatus { state: TaskState::Completed, message: Some(message), timestamp: None }
+                }
+            },
+            Some(Err(e)) => {
+                let message = Message::agent(vec![Part::text(format!("The agent failed: {e}"))]);
+                TaskStatus { state: TaskState::Failed, message: Some(message), timestamp: None }
+            }
+            None => {
+                let message = Message::agent(vec![Part::text("The agent's run ended without a result")]);
+                TaskStatus { state: TaskState::Failed, message: Some(message), timestamp: None }
+            }
+        };
+        let status = {
+            let mut tasks = self.server.tasks();
+            match tasks.by_id.get_mut(&self.task_id) {
+                // Canceled meanwhile: it stays canceled, whatever the run did.
+                Some(entry) if entry.task.status.state == TaskState::Canceled => entry.task.status.clone(),
+                Some(entry) => {
+                    let mut status = status;
+                    if let Some(message) = status.message.as_mut() {
+                        message.task_id = Some(self.task_id.clone());
+                        message.context_id = Some(self.context_id.clone());
+                        entry.task.history.push(message.clone());
+                    }
+                    if let Some(answer) = answer {
+                        entry.task.artifacts.retain(|a| a.artifact_id != ANSWER_ARTIFACT);
+                        entry.task.artifacts.push(answer_artifact(answer));
+                    }
+                    entry.paused = paused;
+                    entry.cancel = None;
+                    entry.task.status = status.clone();
+                    status
+                }
+                None => status,
+            }
+        };
+        self.emit_status(status);
+        let _ = self.done.send(true);
+    }
+
+    fn update(&self, change: impl FnOnce(&mut Task)) {
+        if let Some(entry) = self.server.tasks().by_id.get_mut(&self.task_id) {
+            change(&mut entry.task);
+        }
+    }
+
+    fn emit_status(&self, status: TaskStatus) {
+        self.emit(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: self.task_id.clone(),
+            context_id: self.context_id.clone(),
+            status,
+            metadata: None,
+        }));
+    }
+
+    fn emit(&self, event: StreamResponse) {
+        if let Some(events) = &self.events {
+            // A client that left no longer reads; the run goes on, and the
+            // task keeps its result for GetTask.
+            let _ = events.send(event);
+        }
+    }
+}
+
+/// The answer's text deltas as artifact pieces: the last delta is held
+/// back, so that the piece that ends the answer says so.
+#[derive(Default)]
+struct Pieces {
+    held: Option<String>,
+    sent: bool,
+}
+
+fn answer_artifact(text: String) -> Artifact {
+    Artifact {
+        artifact_id: ANSWER_ARTIFACT.to_owned(),
+        name: Some("answer".to_owned()),
+        description: None,
+        parts: vec![Part::text(text)],
+        metadata: None,
+    }
+}
+
+/// The input-required message: which calls wait, and how to answer.
+fn approval_message(state: &RunState) -> Message {
+    let calls: Vec<String> = state
+        .pending()
+        .iter()
+        .filter(|p| p.decision.is_none())
+        .map(|p| format!("`{}` with {} (call {})", p.call.name, p.call.arguments, p.call.id))
+        .collect();
+    let pending: Vec<Value> = state
+        .pending()
+        .iter()
+        .filter(|p| p.decision.is_none())
+        .map(|p| json!({"id": p.call.id, "name": p.call.name, "arguments": p.call.arguments}))
+        .collect();
+    let text = format!(
+        "Approval needed for {}. Answer on this task with \"approve\" or \"deny\", or with a data part {{\"decisions\": {{\"<call id>\": \"approve\" | \"deny\"}}}}.",
+        calls.join(", ")
+    );
+    Message::agent(vec![Part::text(text), Part::data(json!({"pending": pending}))])
+}
+
+/// Apply the client's answer to the held calls: a data part's
+/// `decisions`, or the text `approve` / `deny` (`deny: reason`) for all.
+fn decide(state: &mut RunState, message: &Message) -> Result<(), String> {
+    let decisions = message.parts.iter().find_map(|part| part.data.as_ref()?.get("decisions")?.as_object());
+    if let Some(decisions) = decisions {
+        for (id, value) in decisions {
+            let decision = match value {
+                Value::String(word) => word_decision(word).ok_or_else(|| {
+                    format!("the decision for call {id} is {word:?}: say \"approve\" or \"deny\"")
+                })?,
+                other => serde_json::from_value::<Decision>(other.clone())
+                    .map_err(|e| format!("the decision for call {id} does not read: {e}"))?,
+            };
+            state.decide(id, decision).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
+    let text = message.text();
+    let decision = word_decision(&text).ok_or_else(|| {
+        format!(
+            "the task waits for a decision about calls held for approval: answer \"approve\" or \"deny\" (got {:?}), or a data part {{\"decisions\": {{...}}}}",
+            text.chars().take(80).collect::<String>()
+        )
+    })?;
+    let ids: Vec<String> =
+        state.pending().iter().filter(|p| p.decision.is_none()).map(|p| p.call.id.to_string()).collect();
+    for id in ids {
+        state.decide(&id, decision.clone()).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// `approve`, `deny`, `deny: reason`, in any case.
+fn word_decision(text: &str) -> Option<Decision> {
+    let text = text.trim();
+    let lower = text.to_ascii_lowercase();
+    if lower == "approve" || lower == "approved" {
+        return Some(Decision::Approve);
+    }
+    if lower == "deny" || lower == "denied" {
+        return Some(Decision::Deny { reason: "The A2A client denied the call.".to_owned() });
+    }
+    let reason = lower.strip_prefix("deny:").map(|_| text["deny:".len()..].trim())?;
+    Some(Decision::Deny { reason: reason.to_owned() })
+}
+
+/// A message's parts as the prompt's: text, data as JSON, files as images
+/// or files by their media type.
+fn prompt_parts(parts: &[Part]) -> Result<Vec<toolcall_core::Part>, String> {
+    let mut prompt = Vec::new();
+    for part in parts {
+        if let Some(text) = &part.text {
+            prompt.push(toolcall_core::Part::text(text.clone()));
+        } else if let Some(data) = &part.data {
+            prompt.push(toolcall_core::Part::json(data.clone()));
+        } else if part.raw.is_some() || part.url.is_some() {
+            let media_type = part.media_type.clone().unwrap_or_else(|| "application/octet-stream".to_owned());
+            let mut media = match (&part.raw, &part.url) {
+                (Some(raw), _) => {
+                    let bytes = STANDARD
+                        .decode(raw)
+                        .map_err(|e| format!("a part's raw bytes are not base64: {e}"))?;
+                    Media::bytes(bytes, media_type.clone())
+                }
+                (None, Some(url)) => Media::url(url.clone(), media_type.clone()),
+                (None, None) => continue,
+            };
+            if let Some(name) = &part.filename {
+                media = media.with_name(name.clone());
+            }
+            prompt.push(if media_type.starts_with("image/") {
+                toolcall_core::Part::image(media)
+            } else {
+                toolcall_core::Part::file(media)
+            });
+        }
+    }
+    if prompt.is_empty() {
+        return Err("the message has no text, data or file part to run the agent on".to_owned());
+    }
+    Ok(prompt)
+}
+
+/// A tool result's part as an A2A part.
+fn a2a_part(part: &toolcall_core::Part) -> Option<Part> {
+    match part {
+        toolcall_core::Part::Text { text } => Some(Part::text(text.clone())),
+        toolcall_core::Part::Json { value } => Some(Part::data(value.clone())),
+        toolcall_core::Part::Image(media) | toolcall_core::Part::File(media) => {
+            let (raw, url) = match &media.source {
+                Source::Data(bytes) => (Some(STANDARD.encode(bytes)), None),
+                Source::Url(url) => (None, Some(url.clone())),
+            };
+            Some(Part {
+                raw,
+                url,
+                filename: media.name.clone(),
+                media_type: Some(media.media_type.clone()),
+                ..Part::default()
+            })
+        }
+        _ => None,
+    }
+}
+
+fn limit_history(mut task: Task, history: Option<i32>) -> Task {
+    if let Some(keep) = history.and_then(|n| usize::try_from(n).ok()) {
+        let drop = task.history.len().saturating_sub(keep);
+        task.history.drain(..drop);
+    }
+    task
+}
+
+fn state_name(state: TaskState) -> String {
+    serde_json::to_value(state).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn not_found(id: &str) -> RpcError {
+    RpcError::new(code::TASK_NOT_FOUND, format!("Task not found: {id}"))
+}
+
+fn parse_params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {
+    serde_json::from_value(params)
+        .map_err(|e| RpcError::new(code::INVALID_PARAMS, format!("Invalid params: {e}")))
+}
+
+fn rpc_result(id: Value, result: Value) -> Response {
+    json_response(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+fn rpc_error(id: Value, error: RpcError) -> Response {
+    json_response(json!({"jsonrpc": "2.0", "id": id, "error": error}))
+}
+
+/// JSON-RPC answers errors with 200, as the SDKs' servers do.
+fn json_response(body: Value) -> Response {
+    (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+async fn card_route(State(server): State<A2aServer>, headers: HeaderMap) -> Response {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    json_response(json!(server.card(host)))
+}
+
+async fn rpc_route(State(server): State<A2aServer>, headers: HeaderMap, body: Bytes) -> Response {
+    server.respond(&headers, &body).await
+}
