@@ -1,17 +1,52 @@
 //! Tool search for toolsets too large to send whole: BM25 (the `bm25`
-//! crate: English stemming and stop words) over each tool's name, its
-//! description and the names and descriptions of its arguments.
+//! crate) over each tool's name, its description and the names and
+//! descriptions of its arguments, in English words: ASCII-folded,
+//! lowercased, stop words out, stemmed ([`English`]).
 
 use std::sync::OnceLock;
 
-use bm25::{Document, Language, SearchEngine, SearchEngineBuilder};
+use std::collections::HashSet;
+
+use bm25::{Document, SearchEngine, SearchEngineBuilder, Tokenizer};
+use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::{Value, json};
 use toolcall_core::toolset::{RESERVED_TOOL_SEARCH, ToolSearch};
 use toolcall_core::{Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec, Toolset};
 use toolcall_provider::Dialect;
 use toolcall_provider::search::LocalSearch;
+use unicode_segmentation::UnicodeSegmentation;
 
 use crate::{Message, Transcript};
+
+/// The words of a text as the index compares them, the steps of `bm25`'s
+/// own English tokenizer (which this replaces to build without its cache
+/// macro): accents and other scripts folded to ASCII, lowercase, split at
+/// word boundaries, NLTK's English stop words out, each word stemmed
+/// (Snowball's English stemmer), so "files" finds "file".
+struct English {
+    stemmer: Stemmer,
+    stop_words: HashSet<String>,
+}
+
+impl English {
+    fn new() -> Self {
+        let stop_words = stop_words::get(stop_words::LANGUAGE::English)
+            .iter()
+            .map(|word| deunicode::deunicode_with_tofu_cow(word, "[?]").into_owned())
+            .collect();
+        Self { stemmer: Stemmer::create(Algorithm::English), stop_words }
+    }
+}
+
+impl Tokenizer for English {
+    fn tokenize(&self, text: &str) -> Vec<String> {
+        let text = deunicode::deunicode_with_tofu_cow(text, "[?]").to_lowercase();
+        text.unicode_words()
+            .filter(|word| !self.stop_words.contains(*word))
+            .map(|word| self.stemmer.stem(word).into_owned())
+            .collect()
+    }
+}
 
 /// A search index over tools, built once; [`ToolIndex::search`] gives the
 /// names of the tools that best match a query, best first.
@@ -37,7 +72,7 @@ use crate::{Message, Transcript};
 /// assert_eq!(index.search("file a bug as a new issue", 1), ["github_create_issue"]);
 /// ```
 pub struct ToolIndex {
-    engine: SearchEngine<u32>,
+    engine: SearchEngine<u32, u32, English>,
     names: Vec<String>,
 }
 
@@ -50,7 +85,7 @@ impl ToolIndex {
             names.push(tool.spec().name().to_owned());
             documents.push(Document::new(id, document(tool)));
         }
-        let engine = SearchEngineBuilder::<u32>::with_documents(Language::English, documents).build();
+        let engine = SearchEngineBuilder::with_tokenizer_and_documents(English::new(), documents).build();
         Self { engine, names }
     }
 
