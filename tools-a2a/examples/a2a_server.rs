@@ -1,5 +1,5 @@
 //! A scripted agent served over A2A on loopback, for the official SDKs'
-//! clients (tests/a2a/client.py), offline.
+//! clients (tests/a2a/client.py, tests/a2a/client.mjs), offline.
 //!
 //! ```sh
 //! cargo run -p toolcall-a2a --example a2a_server   # prints the URL, then serves
