@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use futures::channel::mpsc::UnboundedSender;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -13,10 +12,11 @@ use toolcall_core::{Part, ToolContext};
 use toolcall_provider::{Dialect, DialectError};
 use tracing::Instrument;
 
+use crate::agent_tool::Scope;
 use crate::approval::Parts;
 use crate::model::{ModelName, ModelSettings, Usage};
 use crate::run::{Ended, Progress, Run};
-use crate::stream::Interleave;
+use crate::stream::{Interleave, Sink};
 use crate::{
     AgentError, AgentEvent, AnswerMode, AnswerType, Effects, InProcess, LimitExceeded, Message, Model,
     ModelError, RunLimits, RunState, Transcript, Typed,
@@ -206,11 +206,14 @@ pub struct RunResult {
     pub typed_answer: Option<serde_json::Value>,
     /// Every message of the run, ready to be saved or continued.
     pub transcript: Transcript,
-    /// The tokens of each model request, in order.
+    /// The tokens of each model request, in order: the run's own, and
+    /// those of the agents it called as tools ([`AgentTool`](crate::AgentTool)),
+    /// each sub-agent's after the request whose call started it.
     pub usage: Vec<Usage>,
     /// The model that answered each request, in the order of
     /// [`Self::usage`]: the agent's model, or the one of its models that
-    /// answered when it stands for several ([`FallbackModel`](crate::FallbackModel)).
+    /// answered when it stands for several ([`FallbackModel`](crate::FallbackModel)),
+    /// or a sub-agent's.
     #[serde(default)]
     pub models: Vec<ModelName>,
     /// Why the run ended.
@@ -611,7 +614,7 @@ impl Agent {
     /// [`ModelError::is_transient`]), its [`transcript`](AgentError::transcript) holds the run so
     /// far, which [`RunInput::Transcript`] continues. Limits and refusals are no error: see [`StopReason`].
     pub async fn run(&self, input: impl Into<RunInput>) -> Result<RunResult, AgentError> {
-        self.drive(input.into(), None, &InProcess).await
+        self.drive(input.into(), None, &InProcess, Scope::default()).await
     }
 
     /// [`Agent::run`] with its side effects going through `effects`: each
@@ -627,7 +630,7 @@ impl Agent {
         input: impl Into<RunInput>,
         effects: &dyn Effects,
     ) -> Result<RunResult, AgentError> {
-        self.drive(input.into(), None, effects).await
+        self.drive(input.into(), None, effects, Scope::default()).await
     }
 
     /// [`Agent::run`] as a stream of events ending in
@@ -680,18 +683,22 @@ impl Agent {
         effects: &'a dyn Effects,
     ) -> impl futures::Stream<Item = AgentEvent> + Send + 'a {
         let (events, received) = futures::channel::mpsc::unbounded();
-        let run = self.drive(input.into(), Some(events), effects);
+        let run = self.drive(input.into(), Some(Sink::top(events)), effects, Scope::default());
         // The run's own events first, then its end: the channel closes when
         // the run future is done and has dropped its sender.
         let ended = futures::stream::once(run).map(AgentEvent::Finished);
-        Interleave { run: Box::pin(ended), events: received, run_done: None }
+        Interleave { run: Box::pin(ended), events: received, run_done: None, ended: false }
     }
 
-    async fn drive(
+    /// The run from `start`, its events sent to `events` if it is
+    /// streamed, where `scope` puts it: below the run whose agent tool
+    /// started it ([`AgentTool`](crate::AgentTool)), or at the top.
+    pub(crate) async fn drive(
         &self,
         start: RunInput,
-        events: Option<UnboundedSender<AgentEvent>>,
+        events: Option<Sink>,
         effects: &dyn Effects,
+        scope: Scope,
     ) -> Result<RunResult, AgentError> {
         let span = crate::trace::agent_span(self);
         // A new or continued run starts with the agent's instructions where
@@ -717,7 +724,7 @@ impl Agent {
                 (progress, Some(held))
             }
         };
-        let mut run = Run::new(self, progress, events, effects);
+        let mut run = Run::new(self, progress, events, effects, scope);
         let ended = async {
             if let Some(held) = held
                 && let Some(ended) = run.resume_turn(held).await?
@@ -728,7 +735,8 @@ impl Agent {
         }
         .instrument(span.clone())
         .await;
-        span.record("turns", run.progress.usage.len());
+        // Its own requests; the tokens are all it spent, its sub-agents' too.
+        span.record("turns", run.progress.usage.len().saturating_sub(run.nested));
         let spent = run.progress.usage.iter().fold(Usage::default(), |total, usage| total + *usage);
         crate::trace::record_usage(&span, &spent);
         match ended {

@@ -260,6 +260,12 @@ impl RunBudget {
         self.repairs
     }
 
+    /// Count calls made by the runs of agent tools this run called: they
+    /// spend its allowance as its own do.
+    pub(crate) fn add_calls(&mut self, made: usize) {
+        self.calls = self.calls.saturating_add(made);
+    }
+
     /// Count repairs the calls made.
     pub(crate) fn add_repairs(&mut self, made: usize) {
         self.repairs = self.repairs.saturating_add(made);

@@ -14,6 +14,11 @@
 //! - [`FallbackModel`]: several models as one, the next asked when one is
 //!   down (rate limited, overloaded, failing), with the model that
 //!   answered recorded ([`ModelName`]);
+//! - [`AgentTool`]: an agent as a tool ([`Agent::as_tool`]) in another
+//!   agent's toolset (or served over MCP), its run nested in the caller's:
+//!   its tokens and calls counted there, its events on the caller's stream
+//!   ([`AgentEvent::Nested`]), its span inside the call's, its depth
+//!   bounded;
 //! - [`AnswerType`]: a run that ends in a typed answer ([`Agent::run_as`]),
 //!   given natively or through a tool ([`AnswerMode`]);
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
@@ -65,6 +70,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod agent_tool;
 mod answer;
 mod approval;
 mod budget;
@@ -83,6 +89,7 @@ pub mod testing;
 mod trace;
 
 pub use agent::{Agent, RunInput, RunResult, StopReason};
+pub use agent_tool::{AgentTool, DEFAULT_MAX_DEPTH};
 pub use answer::{AnswerMode, AnswerType, Typed};
 pub use approval::{Decision, PausedTurn, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};

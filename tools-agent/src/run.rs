@@ -1,19 +1,20 @@
 //! One run's loop: ask the model, run the turn's calls, record, stop.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
-use futures::channel::mpsc::UnboundedSender;
 use tracing::Instrument;
 
 use serde_json::Value;
 use toolcall_core::layers::RepairBudget;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
+use crate::agent_tool::{Nesting, Scope, Tally, give_back_calls, take_calls};
 use crate::approval::{Decision, Held, Parts, Pending, Placed, denied, in_turn_order};
 use crate::effects::Approval;
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
-use crate::stream::forward;
+use crate::stream::{Sink, forward};
 use crate::{
     Agent, AgentEvent, AnswerMode, Content, ContextPolicy, Effects, Finish, Message, ModelError, RunBudget,
     RunState, StopReason, Transcript,
@@ -51,11 +52,21 @@ pub(crate) struct Run<'a> {
     pub(crate) agent: &'a Agent,
     /// What the run has done; what its result is made of.
     pub(crate) progress: Progress,
-    events: Option<UnboundedSender<AgentEvent>>,
+    events: Option<Sink>,
     /// How the model requests, the calls and the wait for decisions happen.
     effects: &'a dyn Effects,
-    /// The agent's context with this run's repair budget: what the calls see.
+    /// The agent's context (or the one an agent tool runs it with) with
+    /// this run's repair budget and its [`Nesting`]: what the calls see,
+    /// and whose token cancels the run.
     context: ToolContext,
+    /// The tallies of the runs above this one (if an agent tool started
+    /// it), outermost first: each request is recorded in them, each turn's
+    /// calls taken from them.
+    above: Vec<Arc<Tally>>,
+    /// What the runs below this one (its agent tools') spend.
+    tally: Arc<Tally>,
+    /// The requests in `progress` made by runs below this one.
+    pub(crate) nested: usize,
     /// The repairs this run may still make, and how many it was given.
     repairs: (RepairBudget, usize),
     /// The tools of this turn: what the agent's toolset shows with the
@@ -73,17 +84,29 @@ pub(crate) struct Run<'a> {
 
 impl<'a> Run<'a> {
     /// A run that goes on from `progress` (its budget under the agent's
-    /// limits), its events sent on `events` if it is streamed.
+    /// limits), its events sent on `events` if it is streamed, where
+    /// `scope` puts it (below the run whose agent tool started it, if any).
     pub(crate) fn new(
         agent: &'a Agent,
         mut progress: Progress,
-        events: Option<UnboundedSender<AgentEvent>>,
+        events: Option<Sink>,
         effects: &'a dyn Effects,
+        scope: Scope,
     ) -> Self {
         progress.budget = progress.budget.under(agent.limits);
         let given = agent.limits.max_repairs.saturating_sub(progress.budget.repairs());
         let repairs = RepairBudget::new(u32::try_from(given).unwrap_or(u32::MAX));
-        let context = agent.context.clone().with_extension(repairs.clone());
+        let Scope { depth, above, context } = scope;
+        let tally = Arc::new(Tally::new(agent.limits.max_tool_calls));
+        let nesting = Nesting {
+            depth,
+            events: events.clone(),
+            tallies: above.iter().cloned().chain([Arc::clone(&tally)]).collect(),
+        };
+        let context = context
+            .unwrap_or_else(|| agent.context.clone())
+            .with_extension(repairs.clone())
+            .with_extension(nesting);
         // Each request prepares its turn's tools; calls left pending by a
         // saved or paused run answer to the tools shown now.
         let tools = if progress.transcript.pending_calls().is_empty() {
@@ -97,6 +120,9 @@ impl<'a> Run<'a> {
             events,
             effects,
             context,
+            above,
+            tally,
+            nested: 0,
             repairs: (repairs, given),
             tools,
             typed_answer: None,
@@ -114,7 +140,7 @@ impl<'a> Run<'a> {
                 }
                 continue;
             }
-            if agent.context.is_cancelled() {
+            if self.context.is_cancelled() {
                 return Ok((String::new(), StopReason::Cancelled));
             }
             let last = self.progress.turns >= agent.limits.max_turns;
@@ -259,7 +285,7 @@ impl<'a> Run<'a> {
                 }
             }
         };
-        let cancelled = agent.context.cancellation().cancelled();
+        let cancelled = self.context.cancellation().cancelled();
         let response = tokio::select! {
             biased;
             () = cancelled => return Ok(None),
@@ -276,8 +302,7 @@ impl<'a> Run<'a> {
         let answered = response.model.clone().unwrap_or_else(|| ModelName::of(agent.model.as_ref()));
         let who = (answered.provider.as_str(), answered.model.as_str());
         crate::trace::record_response(&span, who, &response, agent.trace_content);
-        self.progress.models.push(answered);
-        self.progress.usage.push(response.usage);
+        self.spent(answered, response.usage);
         if let (Some(reported), Some(bytes)) = (response.usage.input_tokens, sent_bytes) {
             self.calibration = Some((reported, bytes.div_ceil(4)));
         }
@@ -299,7 +324,7 @@ impl<'a> Run<'a> {
             return Some((limit, fixed));
         };
         let model = ask.model(agent.model.as_ref());
-        let cancelled = agent.context.cancellation().cancelled();
+        let cancelled = self.context.cancellation().cancelled();
         let response = tokio::select! {
             biased;
             () = cancelled => return None,
@@ -309,8 +334,7 @@ impl<'a> Run<'a> {
         // the budget: the run goes on.
         match response {
             Ok(response) => {
-                self.progress.models.push(response.model.clone().unwrap_or_else(|| ModelName::of(model)));
-                self.progress.usage.push(response.usage);
+                self.spent(response.model.clone().unwrap_or_else(|| ModelName::of(model)), response.usage);
                 self.emit(AgentEvent::Usage(response.usage));
                 let text = response.text();
                 if text.trim().is_empty() {
@@ -331,9 +355,15 @@ impl<'a> Run<'a> {
     /// stops here. Calls that need approval do not run: the run waits for
     /// the engine's decision, or pauses.
     async fn run_calls(&mut self, calls: &[ToolCall]) -> Result<Option<Ended>, ModelError> {
+        // The calls count against the limits of the runs above this one
+        // (if an agent tool started it) as against its own. The calls stay
+        // pending in the transcript: continuing the run (with a larger
+        // budget) runs them.
+        if let Err(limit) = take_calls(&self.above, calls.len()) {
+            return Ok(Some((String::new(), StopReason::Budget(limit))));
+        }
         if let Err(limit) = self.progress.budget.admit(calls) {
-            // The calls stay pending in the transcript: continuing the run
-            // (with a larger budget) runs them.
+            give_back_calls(&self.above, calls.len());
             return Ok(Some((String::new(), StopReason::Budget(limit))));
         }
         let (held, ready): (Vec<_>, Vec<_>) = calls
@@ -415,12 +445,25 @@ impl<'a> Run<'a> {
         undecided
     }
 
-    /// Run calls (as approved, or checked for approval), with their events.
-    async fn execute(&self, calls: &[ToolCall], approval: Approval) -> Vec<ToolResult> {
+    /// Run calls (as approved, or checked for approval), with their events;
+    /// what the runs of agent tools among them spent is counted as this
+    /// run's.
+    async fn execute(&mut self, calls: &[ToolCall], approval: Approval) -> Vec<ToolResult> {
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
+        let budget = &self.progress.budget;
+        let left = budget.limits().max_tool_calls.saturating_sub(budget.calls());
+        self.tally.allow(left);
         let results = self.run_tools(calls, approval).await;
+        self.progress.budget.add_calls(self.tally.used_since(left));
+        for (model, usage) in self.tally.take_spent() {
+            // Already in the tallies above: the run that made it recorded
+            // it in every one.
+            self.progress.models.push(model);
+            self.progress.usage.push(usage);
+            self.nested += 1;
+        }
         for result in &results {
             self.emit(AgentEvent::ToolResult(result.clone()));
         }
@@ -458,7 +501,7 @@ impl<'a> Run<'a> {
         if let Some(ended) = ended {
             return Some(ended);
         }
-        if agent.context.is_cancelled() {
+        if self.context.is_cancelled() {
             return Some((String::new(), StopReason::Cancelled));
         }
         recorded.err().map(|limit| (String::new(), StopReason::Budget(limit)))
@@ -514,8 +557,18 @@ impl<'a> Run<'a> {
 
     fn emit(&self, event: AgentEvent) {
         if let Some(events) = &self.events {
-            // A dropped receiver only means no one listens any more.
-            let _ = events.unbounded_send(event);
+            events.send(event);
         }
+    }
+
+    /// A request of this run's was answered by `model`, for `usage`: the
+    /// run's, and every run's above it, so that a sub-agent that fails
+    /// later is still counted.
+    fn spent(&mut self, model: ModelName, usage: Usage) {
+        for tally in &self.above {
+            tally.spend(&model, usage);
+        }
+        self.progress.models.push(model);
+        self.progress.usage.push(usage);
     }
 }

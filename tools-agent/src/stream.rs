@@ -2,6 +2,7 @@
 //! yields, and how a model's stream and the run's end reach them in order.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use futures::channel::mpsc::{UnboundedReceiver, UnboundedSender};
@@ -45,6 +46,68 @@ pub enum AgentEvent {
     Usage(Usage),
     /// The run is over: always the last event.
     Finished(Result<RunResult, AgentError>),
+    /// An event of a run nested in this one: an agent called as a tool
+    /// ([`AgentTool`](crate::AgentTool)), at any depth, sent as it
+    /// happens so a UI can show the sub-agent's work inside the call
+    /// that started it. Flat, whatever the depth: the path says where.
+    /// A nested run's end is not sent (its call's
+    /// [`ToolResult`](Self::ToolResult) in the run above ends it).
+    Nested {
+        /// The agent tools from this run down to the one whose run sent
+        /// the event, as the models called them: `["researcher"]`, then
+        /// `["researcher", "fact_checker"]` one level deeper.
+        path: Vec<String>,
+        /// The id of this run's call the nested run works for (the call
+        /// of `path[0]`): what tells apart two calls of one agent tool in
+        /// a turn. Deeper calls are told apart by their path alone.
+        call_id: String,
+        /// The event as the nested run sent it: never `Finished`, never
+        /// `Nested`.
+        event: Box<AgentEvent>,
+    },
+}
+
+/// Where a run's events go: the stream's channel, and for a nested run
+/// the path its events are marked with ([`AgentEvent::Nested`]), so that a
+/// sub-agent's events reach the outermost stream directly, at any depth.
+#[derive(Clone, Debug)]
+pub(crate) struct Sink {
+    sender: UnboundedSender<AgentEvent>,
+    /// Empty for the streamed run itself.
+    path: Arc<[String]>,
+    /// The streamed run's call the nested run works for; empty at the top.
+    call_id: Arc<str>,
+}
+
+impl Sink {
+    /// The sink of the run that is streamed.
+    pub(crate) fn top(sender: UnboundedSender<AgentEvent>) -> Self {
+        Self { sender, path: Arc::from([]), call_id: Arc::from("") }
+    }
+
+    /// The sink of a run nested one level below this one's, through the
+    /// agent tool `tool` called as `call_id`.
+    pub(crate) fn below(&self, tool: &str, call_id: &str) -> Self {
+        let path: Vec<String> = self.path.iter().cloned().chain([tool.to_owned()]).collect();
+        // The outermost call is the one the streamed run knows.
+        let call_id = if self.path.is_empty() { Arc::from(call_id) } else { Arc::clone(&self.call_id) };
+        Self { sender: self.sender.clone(), path: path.into(), call_id }
+    }
+
+    /// Send `event`, marked with the path when the run is nested.
+    pub(crate) fn send(&self, event: AgentEvent) {
+        let event = if self.path.is_empty() {
+            event
+        } else {
+            AgentEvent::Nested {
+                path: self.path.to_vec(),
+                call_id: self.call_id.to_string(),
+                event: Box::new(event),
+            }
+        };
+        // A dropped receiver only means no one listens any more.
+        let _ = self.sender.unbounded_send(event);
+    }
 }
 
 /// Read a model's stream to its end, passing every piece on to `deltas`:
@@ -65,7 +128,7 @@ pub(crate) async fn assembled(
 
 /// A piece of a model's response as the run's event, sent on `events`;
 /// the whole response is no event (the loop goes on from it).
-pub(crate) fn forward(events: &UnboundedSender<AgentEvent>, piece: ModelEvent) {
+pub(crate) fn forward(events: &Sink, piece: ModelEvent) {
     let event = match piece {
         ModelEvent::TextDelta(text) => AgentEvent::TextDelta(text),
         ModelEvent::ReasoningDelta(text) => AgentEvent::ReasoningDelta(text),
@@ -74,8 +137,7 @@ pub(crate) fn forward(events: &UnboundedSender<AgentEvent>, piece: ModelEvent) {
         }
         ModelEvent::Done(_) => return,
     };
-    // A dropped receiver only means no one listens any more.
-    let _ = events.unbounded_send(event);
+    events.send(event);
 }
 
 /// The events a run sends, then the run's end.
@@ -83,6 +145,8 @@ pub(crate) struct Interleave<R> {
     pub(crate) run: Pin<Box<R>>,
     pub(crate) events: UnboundedReceiver<AgentEvent>,
     pub(crate) run_done: Option<AgentEvent>,
+    /// The end was given: nothing follows it.
+    pub(crate) ended: bool,
 }
 
 impl<R: Stream<Item = AgentEvent>> Stream for Interleave<R> {
@@ -90,16 +154,28 @@ impl<R: Stream<Item = AgentEvent>> Stream for Interleave<R> {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<AgentEvent>> {
         let this = &mut *self;
+        if this.ended {
+            return Poll::Ready(None);
+        }
         if this.run_done.is_none()
             && let Poll::Ready(Some(end)) = this.run.as_mut().poll_next(cx)
         {
             this.run_done = Some(end);
         }
-        match this.events.poll_next_unpin(cx) {
-            Poll::Ready(Some(event)) => Poll::Ready(Some(event)),
+        let end = match this.events.poll_next_unpin(cx) {
+            Poll::Ready(Some(event)) => return Poll::Ready(Some(event)),
             // The channel closes once the run is over: its end comes last.
-            Poll::Ready(None) => Poll::Ready(this.run_done.take()),
-            Poll::Pending => Poll::Pending,
-        }
+            Poll::Ready(None) => this.run_done.take(),
+            // Every event of a run is sent before it ends, so once it has
+            // ended none is left to wait for: the channel may stay open, a
+            // clone of its sender kept in a call's context (where agent
+            // tools find it) that a tool holds on to.
+            Poll::Pending => match this.run_done.take() {
+                Some(end) => Some(end),
+                None => return Poll::Pending,
+            },
+        };
+        this.ended = true;
+        Poll::Ready(end)
     }
 }

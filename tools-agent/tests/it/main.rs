@@ -13,6 +13,7 @@ mod openai_chat;
 mod openai_responses;
 
 mod agent_loop;
+mod agent_tool;
 mod answer;
 mod approval;
 mod caching;

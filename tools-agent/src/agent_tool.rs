@@ -1,0 +1,374 @@
+//! An agent as a tool: [`Agent::as_tool`] gives a [`Tool`] that runs the
+//! agent on what the calling model asks and answers with the agent's
+//! answer, usable in any toolset (and so served over MCP like any tool).
+//!
+//! Inside a run, the run tells the calls it serves where they are: each
+//! call's context holds a [`Nesting`] (how deep the run is, where its
+//! events go, what it has spent and may still spend), which an agent tool
+//! reads to run its agent one level below: its events reach the outermost
+//! stream marked with their path ([`AgentEvent::Nested`]), its requests'
+//! tokens join the runs above it, its tool calls count against their
+//! limits, its cancellation comes down from the call's. Without one (the
+//! tool called outside a run) the agent simply runs.
+
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use toolcall_core::{Arguments, Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec};
+
+use crate::model::{ModelName, Usage};
+use crate::stream::Sink;
+use crate::{Agent, AgentError, InProcess, LimitExceeded, RunInput, RunResult, StopReason};
+
+/// How deep agent tools nest by default: a run inside a run inside a run
+/// inside a run below the first. Deep enough for a planner, its workers
+/// and theirs; shallow enough that an agent that calls itself stops
+/// before it has spent much.
+pub const DEFAULT_MAX_DEPTH: usize = 4;
+
+/// An [`Agent`] as a [`Tool`] ([`Agent::as_tool`], [`Agent::as_tool_with`]):
+/// a call runs the agent on the call's arguments and answers with the
+/// run's answer (a typed answer's JSON when the agent has an
+/// [`AnswerType`](crate::AnswerType)).
+///
+/// Called by a run (the agent loop), it is that run's sub-agent: the
+/// sub-agent's requests are in the run's [`RunResult::usage`] and
+/// [`RunResult::models`] (so in [`RunResult::usage_by_model`]), its tool
+/// calls count against the run's [`RunLimits::max_tool_calls`](crate::RunLimits::max_tool_calls)
+/// (and every run's above it), its events are on the run's stream as
+/// [`AgentEvent::Nested`](crate::AgentEvent::Nested), its `invoke_agent`
+/// span is inside the call's `execute_tool` span, and cancelling the call
+/// cancels it. A sub-agent that does not answer (a model error, a limit, a
+/// call that needs approval) is a failed call naming the sub-agent and the
+/// cause, which the calling model reads and the run goes on from.
+/// Called outside a run (over MCP, by hand), the agent just runs.
+///
+/// ```
+/// use futures::StreamExt;
+/// use toolcall_agent::{Agent, AgentEvent};
+/// use toolcall_agent::testing::ScriptedModel;
+/// use toolcall_core::{ToolCall, Toolset};
+///
+/// # futures::executor::block_on(async {
+/// let researcher = Agent::new(ScriptedModel::new().then_text("Oslo has 709,000 people."), Toolset::new()).unwrap();
+/// let tools = Toolset::builder()
+///     .add(researcher.as_tool("researcher", "Looks facts up; give it one question."))
+///     .build()
+///     .unwrap();
+/// let lead = ScriptedModel::new()
+///     .then_calls([ToolCall::new("c1", "researcher", r#"{"prompt":"Population of Oslo?"}"#)])
+///     .then_text("About 709,000.");
+/// let agent = Agent::new(lead, tools).unwrap();
+/// let events: Vec<AgentEvent> = agent.stream("How many people live in Oslo?").collect().await;
+/// // The researcher's answer, as the lead saw it, came from inside its call.
+/// assert!(events.iter().any(|event| matches!(event,
+///     AgentEvent::Nested { path, call_id, event }
+///         if path == &["researcher"] && call_id == "c1"
+///             && matches!(&**event, AgentEvent::TextDelta(text) if text.contains("709,000")))));
+/// let Some(AgentEvent::Finished(Ok(result))) = events.last() else { panic!("{events:?}") };
+/// assert_eq!(result.answer, "About 709,000.");
+/// assert_eq!(result.usage.len(), 3); // the lead's two requests and the researcher's one
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct AgentTool {
+    agent: Agent,
+    spec: ToolSpec,
+    /// The call's arguments, read through the spec's pipeline, as the run's input.
+    input: Arc<ReadInput>,
+    max_depth: usize,
+}
+
+type ReadInput = dyn Fn(&ToolSpec, &str) -> Result<RunInput, ToolError> + Send + Sync;
+
+/// The default input of an agent tool: one question or task.
+#[derive(Deserialize, JsonSchema)]
+struct Ask {
+    /// The task or question for the agent, with everything it needs to
+    /// know: it sees nothing else of this conversation.
+    prompt: String,
+}
+
+impl Agent {
+    /// This agent as a tool named `name`, described to the calling model
+    /// by `description`, that takes one string, `prompt`: the user message
+    /// the agent runs from. Its answer is the run's answer, or the typed
+    /// answer's JSON when the agent has one ([`Self::with_answer_type`]).
+    /// The tool holds a copy of the agent, settings, toolset and context
+    /// included.
+    pub fn as_tool(&self, name: impl Into<String>, description: impl Into<String>) -> AgentTool {
+        self.as_tool_with(name, description, |ask: Ask| RunInput::from(ask.prompt))
+    }
+
+    /// This agent as a tool whose arguments are `I`, turned into the
+    /// run's input by `input`: the model sees `I`'s JSON Schema, and its
+    /// arguments go through the pipeline of a `#[tool]`'s (cleaning,
+    /// limits, a type error naming the field), as
+    /// [`Arguments`] reads them.
+    ///
+    /// ```
+    /// use toolcall_agent::{Agent, RunInput};
+    /// use toolcall_agent::testing::ScriptedModel;
+    /// use toolcall_core::{Tool, ToolContext, Toolset};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Translate {
+    ///     /// The text to translate.
+    ///     text: String,
+    ///     /// The language to translate into.
+    ///     to: String,
+    /// }
+    ///
+    /// # futures::executor::block_on(async {
+    /// let model = ScriptedModel::new().then_text("Bonjour");
+    /// let tool = Agent::new(model, Toolset::new()).unwrap().as_tool_with(
+    ///     "translator",
+    ///     "Translates a text.",
+    ///     |ask: Translate| RunInput::from(format!("Translate into {}: {}", ask.to, ask.text)),
+    /// );
+    /// assert_eq!(tool.spec().parameters()["required"], serde_json::json!(["text", "to"]));
+    /// let answer = tool.call_text(&ToolContext::new(), r#"{"text":"Hello","to":"French"}"#).await.unwrap();
+    /// assert_eq!(answer, "Bonjour");
+    /// # });
+    /// ```
+    pub fn as_tool_with<I: Arguments + 'static>(
+        &self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input: impl Fn(I) -> RunInput + Send + Sync + 'static,
+    ) -> AgentTool {
+        let spec = ToolSpec::from_parameters(name.into(), description.into(), I::parameters());
+        AgentTool {
+            agent: self.clone(),
+            spec,
+            input: Arc::new(move |spec: &ToolSpec, arguments: &str| I::parse(spec, arguments).map(&input)),
+            max_depth: DEFAULT_MAX_DEPTH,
+        }
+    }
+}
+
+impl AgentTool {
+    /// How many agents deep this one may run, counting it
+    /// ([`DEFAULT_MAX_DEPTH`] by default): called by a run that is already
+    /// that deep, it does not run and the call fails, saying so. This is
+    /// what stops an agent that calls itself, directly or through others.
+    pub fn with_max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The agent the tool runs.
+    pub fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// One call: the agent run one level below the calling run, if any.
+    async fn serve(&self, ctx: &ToolContext, arguments: &str) -> Result<Output, ToolError> {
+        let input = (self.input)(&self.spec, arguments)?;
+        let name = self.spec.name();
+        let above = ctx.get::<Nesting>();
+        let depth = above.map_or(0, |nesting| nesting.depth) + 1;
+        if depth > self.max_depth {
+            return Err(ToolError::failed(format!(
+                "sub-agent `{name}` was not run: it would run {depth} agents deep, and it may run at most {} deep",
+                self.max_depth
+            )));
+        }
+        // Cancelling the call cancels the run; so does cancelling the
+        // agent's own context, as it does any run of the agent.
+        let token = ctx.cancellation().child_token();
+        let mut context = self.agent.context.clone().with_cancellation(token.clone());
+        if let Some(deadline) = ctx.deadline() {
+            context = context.with_deadline(deadline);
+        }
+        let events =
+            above.and_then(|nesting| nesting.events.as_ref()).map(|sink| sink.below(name, ctx.call_id()));
+        let scope = Scope {
+            depth,
+            above: above.map(|nesting| nesting.tallies.to_vec()).unwrap_or_default(),
+            context: Some(context),
+        };
+        // In this process: a durable engine journals the calling run's
+        // calls, this one among them, as one step.
+        let mut run = pin!(self.agent.drive(input, events, &InProcess, scope));
+        let own = self.agent.context.cancellation();
+        let ended = tokio::select! {
+            biased;
+            ended = &mut run => ended,
+            () = own.cancelled() => {
+                token.cancel();
+                run.await
+            }
+        };
+        answer(name, ended)
+    }
+}
+
+/// The tool's answer for how the sub-agent's run ended.
+fn answer(name: &str, ended: Result<RunResult, AgentError>) -> Result<Output, ToolError> {
+    let result = match ended {
+        Ok(result) => result,
+        Err(AgentError { error, .. }) => {
+            let message = format!("sub-agent `{name}` failed: {error}");
+            // A rate limit or an outage may pass: a rerun layer may try again.
+            return Err(if error.is_transient() {
+                ToolError::transient(message)
+            } else {
+                ToolError::failed(message)
+            });
+        }
+    };
+    let cause = match result.stop {
+        // An answer, also the best one without tools when the turns ran out.
+        StopReason::Answered | StopReason::EndTool { .. } | StopReason::MaxTurns { .. } => {
+            return Ok(Output::text(result.answer));
+        }
+        StopReason::Budget(limit) => format!("stopped before answering: {limit}"),
+        StopReason::Truncated { reason } => format!("was cut off before it finished its answer ({reason})"),
+        StopReason::Refused { reason } if result.answer.is_empty() => format!("refused ({reason})"),
+        StopReason::Refused { reason } => format!("refused ({reason}): {}", result.answer),
+        StopReason::Cancelled => "was cancelled".to_owned(),
+        StopReason::Paused(state) => {
+            let calls: Vec<String> =
+                state.pending().iter().map(|pending| format!("`{}`", pending.call.name)).collect();
+            format!(
+                "stopped: its call {} needs a person's approval, and approval cannot yet be given through \
+                 an agent tool",
+                calls.join(", ")
+            )
+        }
+    };
+    Err(ToolError::failed(format!("sub-agent `{name}` {cause}")))
+}
+
+impl Tool for AgentTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        Box::pin(self.serve(ctx, arguments))
+    }
+}
+
+impl std::fmt::Debug for AgentTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentTool")
+            .field("name", &self.spec.name())
+            .field("agent", &self.agent)
+            .field("max_depth", &self.max_depth)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a run tells the calls it serves about itself, in each call's
+/// context: what an agent tool needs to run its agent one level below.
+#[derive(Clone, Debug)]
+pub(crate) struct Nesting {
+    /// The agent tools above the run: 0 for a run no agent tool started.
+    pub(crate) depth: usize,
+    /// Where the run's events go, if it is streamed (or nested in a
+    /// streamed run).
+    pub(crate) events: Option<Sink>,
+    /// The tallies of the runs above it, outermost first, and its own last.
+    pub(crate) tallies: Arc<[Arc<Tally>]>,
+}
+
+/// Where a run sits: what a nested run takes from the run that started it
+/// (through its agent tool); the default for a run no agent tool started.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Scope {
+    /// The agent tools above the run.
+    pub(crate) depth: usize,
+    /// The tallies of the runs above it, outermost first.
+    pub(crate) above: Vec<Arc<Tally>>,
+    /// The context the run's calls are made from, in place of the agent's:
+    /// the agent's, with the call's cancellation.
+    pub(crate) context: Option<ToolContext>,
+}
+
+/// What the runs below one run have spent, and may still spend, shared
+/// with them: each nested run records each of its requests in the tally
+/// of every run above it as it is made (so a run that fails still counts),
+/// and takes each turn's calls from their allowance before it runs them.
+/// The run reads its tally after each turn's calls, into its own progress.
+#[derive(Debug)]
+pub(crate) struct Tally {
+    /// The requests made below, not yet read.
+    spent: Mutex<Vec<(ModelName, Usage)>>,
+    /// The run's [`RunLimits::max_tool_calls`](crate::RunLimits::max_tool_calls).
+    limit: usize,
+    /// The calls still allowed below, set by the run before each turn.
+    calls_left: AtomicUsize,
+}
+
+impl Tally {
+    /// The tally of a run that may make `limit` calls.
+    pub(crate) fn new(limit: usize) -> Self {
+        Self { spent: Mutex::new(Vec::new()), limit, calls_left: AtomicUsize::new(limit) }
+    }
+
+    /// A request made below.
+    pub(crate) fn spend(&self, model: &ModelName, usage: Usage) {
+        self.spent.lock().unwrap_or_else(PoisonError::into_inner).push((model.clone(), usage));
+    }
+
+    /// The requests made below since the last read.
+    pub(crate) fn take_spent(&self) -> Vec<(ModelName, Usage)> {
+        std::mem::take(&mut *self.spent.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Allow `left` calls below, until the run reads how many were made.
+    pub(crate) fn allow(&self, left: usize) {
+        self.calls_left.store(left, Ordering::SeqCst);
+    }
+
+    /// The calls made below since `allow(left)`.
+    pub(crate) fn used_since(&self, left: usize) -> usize {
+        left.saturating_sub(self.calls_left.load(Ordering::SeqCst))
+    }
+}
+
+/// Take `calls` from the allowance of every run above, or from none: the
+/// first run whose limit it would pass is the error, as its own turn's
+/// would be.
+pub(crate) fn take_calls(above: &[Arc<Tally>], calls: usize) -> Result<(), LimitExceeded> {
+    for (at, tally) in above.iter().enumerate() {
+        let taken =
+            tally.calls_left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| left.checked_sub(calls));
+        if let Err(left) = taken {
+            give_back_calls(&above[..at], calls);
+            let requested = tally.limit.saturating_sub(left).saturating_add(calls);
+            return Err(LimitExceeded::ToolCalls { limit: tally.limit, requested });
+        }
+    }
+    Ok(())
+}
+
+/// Give back calls taken from the runs above for a turn that did not run.
+pub(crate) fn give_back_calls(above: &[Arc<Tally>], calls: usize) {
+    for tally in above {
+        tally.calls_left.fetch_add(calls, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_are_taken_from_every_run_above_or_from_none() {
+        let (outer, middle) = (Arc::new(Tally::new(10)), Arc::new(Tally::new(3)));
+        outer.allow(5);
+        middle.allow(3);
+        let above = [Arc::clone(&outer), Arc::clone(&middle)];
+        take_calls(&above, 2).unwrap();
+        // The middle run has 1 left: the outer's 3 are not touched.
+        let refused = take_calls(&above, 2).unwrap_err();
+        assert_eq!(refused, LimitExceeded::ToolCalls { limit: 3, requested: 4 });
+        assert_eq!((outer.used_since(5), middle.used_since(3)), (2, 2));
+    }
+}
