@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use eventsource_stream::{Event, Eventsource};
+use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream};
 use futures::{StreamExt, TryStreamExt};
@@ -99,15 +99,38 @@ impl ResendPolicy {
     }
 }
 
-/// One provider's HTTP side: its name, the variable its key comes from,
-/// the client and the resend policy.
-#[derive(Clone, Debug)]
+/// The longest a plain (non-streamed) request may take by default, resends
+/// aside: 10 minutes. A plain request sends nothing until the whole answer
+/// is written, and a reasoning model can think for minutes before that;
+/// it is the default of the providers' own SDKs (OpenAI's Python SDK:
+/// `DEFAULT_TIMEOUT = httpx.Timeout(timeout=600.0, connect=5.0)`;
+/// Anthropic's: 10 minutes, past which it asks for streaming), so a
+/// request that passes through them passes here.
+pub(crate) const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// The longest a stream may stay silent by default: 5 minutes, from the
+/// request to its answer's headers, and from one chunk of the stream to
+/// the next. A stream has no total bound by default (a long generation
+/// streams for many minutes), so this is what ends one whose connection
+/// hung. The providers send something every few seconds while they
+/// generate (Anthropic also `ping` events), but a reasoning model may send
+/// nothing while it thinks (Chat Completions streams no reasoning): 5
+/// minutes is half the plain request's bound, long enough for that, and a
+/// hung stream still ends in minutes rather than never.
+pub(crate) const DEFAULT_STREAM_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One provider's HTTP side: its name, the variable its key comes from,
+/// the client, the resend policy and the timeouts.
+#[derive(Clone, Debug)]
 pub(crate) struct Endpoint {
     pub(crate) provider: &'static str,
     pub(crate) key_variable: &'static str,
     pub(crate) client: reqwest::Client,
     pub(crate) resend: ResendPolicy,
+    /// A plain request's bound, when its settings give none.
+    pub(crate) request_timeout: Option<Duration>,
+    /// A stream's longest silence.
+    pub(crate) stream_idle_timeout: Option<Duration>,
 }
 
 /// A server-sent event stream, each event's data as text.
@@ -115,10 +138,18 @@ pub(crate) type Events = BoxStream<'static, Result<Event, ModelError>>;
 
 impl Endpoint {
     pub(crate) fn new(provider: &'static str, key_variable: &'static str) -> Self {
-        Self { provider, key_variable, client: reqwest::Client::new(), resend: ResendPolicy::default() }
+        Self {
+            provider,
+            key_variable,
+            client: reqwest::Client::new(),
+            resend: ResendPolicy::default(),
+            request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            stream_idle_timeout: Some(DEFAULT_STREAM_IDLE_TIMEOUT),
+        }
     }
 
-    /// POST `body` and read the JSON answer.
+    /// POST `body` and read the JSON answer, within `timeout` (the
+    /// request's own, else the endpoint's).
     pub(crate) async fn post_json(
         &self,
         url: &str,
@@ -126,7 +157,8 @@ impl Endpoint {
         body: &Value,
         timeout: Option<Duration>,
     ) -> Result<Value, ModelError> {
-        let response = self.send(url, headers, body, timeout).await?;
+        let timeout = timeout.or(self.request_timeout);
+        let response = self.send(url, headers, body, timeout, None).await?;
         let status = response.status().as_u16();
         // The bytes as they came: the providers send UTF-8 JSON, and
         // decoding to text first would copy the body once more.
@@ -140,7 +172,10 @@ impl Endpoint {
     }
 
     /// POST `body` and read the answer as server-sent events. Retries
-    /// happen before the first byte of the stream, never inside it.
+    /// happen before the first byte of the stream, never inside it. The
+    /// stream is bound by `timeout` in all (the request's own; none by
+    /// default) and by the endpoint's idle timeout between its chunks, so
+    /// that a connection that hangs ends with [`ModelError::Timeout`].
     pub(crate) async fn post_events(
         &self,
         url: &str,
@@ -148,11 +183,32 @@ impl Endpoint {
         body: &Value,
         timeout: Option<Duration>,
     ) -> Result<Events, ModelError> {
-        let response = self.send(url, headers, body, timeout).await?;
+        let idle = self.stream_idle_timeout;
+        let response = self.send(url, headers, body, timeout, idle).await?;
         let provider = self.provider;
-        let events = response.bytes_stream().eventsource().map_err(move |error| ModelError::StreamEnded {
-            provider: provider.into(),
-            message: error.to_string(),
+        // Bytes rather than events are timed, so that a keep-alive comment
+        // (`: ping`), which makes no event, shows the connection is alive.
+        let chunks = stream::unfold(Some(response.bytes_stream()), move |chunks| async move {
+            let mut chunks = chunks?;
+            let next = match idle {
+                Some(idle) => match tokio::time::timeout(idle, chunks.next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        let silent = ModelError::Timeout { provider: provider.into(), timeout: idle };
+                        return Some((Err(silent), None));
+                    }
+                },
+                None => chunks.next().await,
+            };
+            let chunk = next?.map_err(|error| match (error.is_timeout(), timeout) {
+                (true, Some(timeout)) => ModelError::Timeout { provider: provider.into(), timeout },
+                _ => ModelError::StreamEnded { provider: provider.into(), message: error.to_string() },
+            });
+            Some((chunk, Some(chunks)))
+        });
+        let events = chunks.eventsource().map_err(move |error| match error {
+            EventStreamError::Transport(error) => error,
+            other => ModelError::StreamEnded { provider: provider.into(), message: other.to_string() },
         });
         Ok(events.boxed())
     }
@@ -165,6 +221,7 @@ impl Endpoint {
         headers: HeaderMap,
         body: &Value,
         timeout: Option<Duration>,
+        headers_within: Option<Duration>,
     ) -> Result<reqwest::Response, ModelError> {
         let started = Instant::now();
         let mut backoff = self.resend.initial_backoff;
@@ -175,7 +232,15 @@ impl Endpoint {
             if let Some(timeout) = timeout {
                 request = request.timeout(timeout);
             }
-            let (retryable, wait_hint) = match request.send().await {
+            let sent = match headers_within {
+                Some(bound) => tokio::time::timeout(bound, request.send()).await.map_err(|_| bound),
+                None => Ok(request.send().await),
+            };
+            // No answer's headers within the bound: a timeout, kept as
+            // the request's own timeout is.
+            let sent =
+                sent.map_err(|bound| ModelError::Timeout { provider: self.provider.into(), timeout: bound })?;
+            let (retryable, wait_hint) = match sent {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) => {
                     let status = response.status().as_u16();
@@ -188,7 +253,11 @@ impl Endpoint {
                     (error, hint)
                 }
                 // A connection that failed before any answer may be tried
-                // again; a timeout is the user's own bound, kept as it is.
+                // again; a timeout is not: it is the bound on the request
+                // (the client's default, or the settings'), and a resend
+                // would wait as long again (the resend policy's 60 s in
+                // all are spent by then anyway). It stays transient
+                // (`ModelError::is_transient`): a fallback model may answer.
                 Err(error) if error.is_connect() => (self.transport(error, timeout), None),
                 Err(error) => return Err(self.transport(error, timeout)),
             };

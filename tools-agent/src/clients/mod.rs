@@ -17,6 +17,8 @@ pub use gemini::Gemini;
 pub use http::{ApiKey, ResendPolicy};
 pub use openai::{OpenAiChat, OpenAiResponses};
 
+use std::time::Duration;
+
 use futures::future::BoxFuture;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
@@ -110,6 +112,12 @@ pub trait Strict {
 ///     .with_header(HeaderName::from_static("anthropic-beta"), HeaderValue::from_static("x"));
 /// assert_eq!((model.provider(), model.model(), model.base_url()), ("anthropic", "claude-sonnet-4-5", "http://proxy.local"));
 /// assert_eq!(model.resend().max_attempts, 2);
+/// // Every request is bounded by default: 10 minutes for a plain one, 5
+/// // of silence for a stream.
+/// assert_eq!(model.request_timeout(), Some(Duration::from_secs(600)));
+/// assert_eq!(model.stream_idle_timeout(), Some(Duration::from_secs(300)));
+/// let patient = model.with_request_timeout(Some(Duration::from_secs(1800))).with_stream_idle_timeout(None);
+/// assert_eq!((patient.request_timeout(), patient.stream_idle_timeout()), (Some(Duration::from_secs(1800)), None));
 /// ```
 #[derive(Clone)]
 pub struct Client<P> {
@@ -170,6 +178,34 @@ impl<P: Provider> Client<P> {
         self
     }
 
+    /// The same client bounding a plain request by `timeout` in all
+    /// (`None`: no bound), where the request's
+    /// [`ModelSettings::request_timeout`] gives none: by default 10
+    /// minutes, the providers' own SDKs' default (a reasoning model may
+    /// think for minutes before a plain answer's first byte). A request past it fails
+    /// with [`ModelError::Timeout`] and is not resent. A stream has no
+    /// bound in all but the settings' (a long generation streams for
+    /// minutes): its silences are bounded instead
+    /// ([`Self::with_stream_idle_timeout`]).
+    pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.endpoint.request_timeout = timeout;
+        self
+    }
+
+    /// The same client ending a stream that stays silent for `timeout`
+    /// (`None`: never), waiting for the answer's headers or between two
+    /// chunks, with [`ModelError::Timeout`]: by default 5 minutes (a
+    /// reasoning model may send nothing while it thinks). It is the client's
+    /// rather than a [`ModelSettings`] field, as the resend policy is:
+    /// how long a connection may be silent is the provider's and the
+    /// network's way (a proxy that buffers, a model that thinks before its
+    /// first token), the same for every request to it, and a setting would
+    /// be one that only the HTTP clients read.
+    pub fn with_stream_idle_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.endpoint.stream_idle_timeout = timeout;
+        self
+    }
+
     /// The same client over this HTTP client (proxies, TLS roots, pools).
     pub fn with_client(mut self, client: reqwest::Client) -> Self {
         self.endpoint.client = client;
@@ -192,6 +228,17 @@ impl<P: Provider> Client<P> {
     /// How a request is resent ([`ResendPolicy`]).
     pub fn resend(&self) -> ResendPolicy {
         self.endpoint.resend
+    }
+
+    /// The bound on a plain request whose settings give none
+    /// ([`Self::with_request_timeout`]).
+    pub fn request_timeout(&self) -> Option<Duration> {
+        self.endpoint.request_timeout
+    }
+
+    /// The longest silence of a stream ([`Self::with_stream_idle_timeout`]).
+    pub fn stream_idle_timeout(&self) -> Option<Duration> {
+        self.endpoint.stream_idle_timeout
     }
 
     /// The request headers: the provider's, the extra ones, and the key's
@@ -239,6 +286,8 @@ impl<P: Provider> std::fmt::Debug for Client<P> {
             .field("dialect", &self.provider.dialect())
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("resend", &self.endpoint.resend)
+            .field("request_timeout", &self.endpoint.request_timeout)
+            .field("stream_idle_timeout", &self.endpoint.stream_idle_timeout)
             .finish()
     }
 }

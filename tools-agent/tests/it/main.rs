@@ -36,3 +36,6 @@ mod tool_search;
 // The public stand-in server (feature `scripted-server`) with the real client.
 #[cfg(feature = "scripted-server")]
 mod scripted_server;
+
+// Every model request bounded by default: plain, and a stream's silences.
+mod timeouts;

@@ -11,7 +11,7 @@ use crate::support::shop::{self, Running};
 use crate::support::{PATIENCE, Restate, Workers};
 
 /// The calls run `id` waits on, once it waits.
-async fn waiting(restate: &Restate, id: &str) -> Value {
+pub(crate) async fn waiting(restate: &Restate, id: &str) -> Value {
     tokio::time::timeout(PATIENCE, async {
         loop {
             let (status, body) = restate.call(id, "waiting", &Value::Null).await;

@@ -12,5 +12,6 @@ mod approval;
 mod chaos;
 mod durable;
 mod serve;
+mod status;
 mod support;
 mod waiting;

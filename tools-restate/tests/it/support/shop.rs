@@ -66,6 +66,9 @@ struct Chaos {
 struct Shop {
     seen: Arc<Mutex<Seen>>,
     chaos: Arc<Mutex<Option<Chaos>>>,
+    /// Held for writing, the model's stand-in answers nothing until it is
+    /// let go: a run that has started and waits on no decision.
+    gate: Arc<tokio::sync::RwLock<()>>,
 }
 
 /// The shop, served; dropped with the test's runtime.
@@ -96,6 +99,11 @@ impl Running {
     /// No more kills.
     pub(crate) fn calm(&self) {
         *self.shop.chaos.lock().unwrap() = None;
+    }
+
+    /// Hold every model answer until the guard is dropped.
+    pub(crate) async fn hold(&self) -> tokio::sync::OwnedRwLockWriteGuard<()> {
+        Arc::clone(&self.shop.gate).write_owned().await
     }
 
     pub(crate) fn seen<T>(&self, read: impl FnOnce(&Seen) -> T) -> T {
@@ -228,6 +236,7 @@ async fn completion(State(shop): State<Shop>, headers: HeaderMap, Json(body): Js
         Some(false) => shop.kill_after(headers, Struck::ModelAfter),
         _ => {}
     }
+    drop(shop.gate.read().await);
     Json(answer(kind, &run, step))
 }
 
