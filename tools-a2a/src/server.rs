@@ -674,13 +674,13 @@ fn approval_message(state: &RunState) -> Message {
         .pending()
         .iter()
         .filter(|p| p.decision.is_none())
-        .map(|p| format!("`{}` with {} (call {})", p.call.name, p.call.arguments, p.call.id))
+        .map(|p| format!("`{}` with {} (call {})", p.call.name, p.call.arguments, p.id()))
         .collect();
     let pending: Vec<Value> = state
         .pending()
         .iter()
         .filter(|p| p.decision.is_none())
-        .map(|p| json!({"id": p.call.id, "name": p.call.name, "arguments": p.call.arguments}))
+        .map(|p| json!({"id": p.id(), "name": p.call.name, "arguments": p.call.arguments}))
         .collect();
     let text = format!(
         "Approval needed for {}. Answer on this task with \"approve\" or \"deny\", or with a data part {{\"decisions\": {{\"<call id>\": \"approve\" | \"deny\"}}}}.",
@@ -714,7 +714,7 @@ fn decide(state: &mut RunState, message: &Message) -> Result<(), String> {
         )
     })?;
     let ids: Vec<String> =
-        state.pending().iter().filter(|p| p.decision.is_none()).map(|p| p.call.id.to_string()).collect();
+        state.pending().iter().filter(|p| p.decision.is_none()).map(|p| p.id()).collect();
     for id in ids {
         state.decide(&id, decision.clone()).map_err(|e| e.to_string())?;
     }

@@ -21,7 +21,7 @@ use toolcall_core::{Arguments, Output, OutputFuture, Tool, ToolContext, ToolErro
 
 use crate::model::{ModelName, Usage};
 use crate::stream::Sink;
-use crate::{Agent, AgentError, InProcess, LimitExceeded, RunInput, RunResult, StopReason};
+use crate::{Agent, AgentError, InProcess, LimitExceeded, RunInput, RunResult, RunState, StopReason};
 
 /// How deep agent tools nest by default: a run inside a run inside a run
 /// inside a run below the first. Deep enough for a planner, its workers
@@ -41,10 +41,22 @@ pub const DEFAULT_MAX_DEPTH: usize = 4;
 /// (and every run's above it), its events are on the run's stream as
 /// [`AgentEvent::Nested`](crate::AgentEvent::Nested), its `invoke_agent`
 /// span is inside the call's `execute_tool` span, and cancelling the call
-/// cancels it. A sub-agent that does not answer (a model error, a limit, a
-/// call that needs approval) is a failed call naming the sub-agent and the
-/// cause, which the calling model reads and the run goes on from.
-/// Called outside a run (over MCP, by hand), the agent just runs.
+/// cancels it. A sub-agent that does not answer (a model error, a limit)
+/// is a failed call naming the sub-agent and the cause, which the calling
+/// model reads and the run goes on from.
+///
+/// A sub-agent's call that needs a person's approval pauses the calling
+/// run with it: the run ends [`StopReason::Paused`], its [`RunState`]
+/// holding the sub-agent's paused run and listing the call among its
+/// pending ones with its [`path`](crate::Pending::path) (decided by its
+/// [`id`](crate::Pending::id), `{agent-tool call id}/{call id}`). Resumed,
+/// the call goes on with the sub-agent's run where it paused (its model is
+/// not asked again for the paused turn), and the calling model reads its
+/// answer as the call's result.
+///
+/// Called outside a run (over MCP, by hand), the agent just runs; a call
+/// of its that needs approval then fails the tool call, since no run
+/// above it can hold it.
 ///
 /// ```
 /// use futures::StreamExt;
@@ -167,9 +179,14 @@ impl AgentTool {
 
     /// One call: the agent run one level below the calling run, if any.
     async fn serve(&self, ctx: &ToolContext, arguments: &str) -> Result<Output, ToolError> {
-        let input = (self.input)(&self.spec, arguments)?;
         let name = self.spec.name();
         let above = ctx.get::<Nesting>();
+        // A call whose sub-agent paused goes on with its run, decisions
+        // taken, rather than from its arguments again.
+        let input = match above.and_then(|nesting| nesting.handoff.take_resumed(ctx.call_id())) {
+            Some(state) => RunInput::Paused(state),
+            None => (self.input)(&self.spec, arguments)?,
+        };
         let depth = above.map_or(0, |nesting| nesting.depth) + 1;
         if depth > self.max_depth {
             return Err(ToolError::failed(format!(
@@ -203,8 +220,26 @@ impl AgentTool {
                 run.await
             }
         };
-        answer(name, ended)
+        match (above, ended) {
+            // The run above holds the paused run, and pauses with it: this
+            // call's result is the sub-agent's answer once it is resumed.
+            (Some(nesting), Ok(RunResult { stop: StopReason::Paused(state), .. })) => {
+                let calls = call_names(&state);
+                nesting.handoff.paused(ctx.call_id(), *state);
+                Err(ToolError::failed(format!(
+                    "sub-agent `{name}` paused: its call {calls} waits for a person's approval"
+                )))
+            }
+            (_, ended) => answer(name, ended),
+        }
     }
+}
+
+/// The names of the calls a paused run holds, for a message.
+fn call_names(state: &RunState) -> String {
+    let calls: Vec<String> =
+        state.pending().iter().map(|pending| format!("`{}`", pending.call.name)).collect();
+    calls.join(", ")
 }
 
 /// The tool's answer for how the sub-agent's run ended.
@@ -231,15 +266,12 @@ fn answer(name: &str, ended: Result<RunResult, AgentError>) -> Result<Output, To
         StopReason::Refused { reason } if result.answer.is_empty() => format!("refused ({reason})"),
         StopReason::Refused { reason } => format!("refused ({reason}): {}", result.answer),
         StopReason::Cancelled => "was cancelled".to_owned(),
-        StopReason::Paused(state) => {
-            let calls: Vec<String> =
-                state.pending().iter().map(|pending| format!("`{}`", pending.call.name)).collect();
-            format!(
-                "stopped: its call {} needs a person's approval, and approval cannot yet be given through \
-                 an agent tool",
-                calls.join(", ")
-            )
-        }
+        // Called outside a run: nothing above can hold the paused run.
+        StopReason::Paused(state) => format!(
+            "stopped: its call {} needs a person's approval, which a sub-agent called outside an agent \
+             run cannot wait for",
+            call_names(&state)
+        ),
     };
     Err(ToolError::failed(format!("sub-agent `{name}` {cause}")))
 }
@@ -275,6 +307,51 @@ pub(crate) struct Nesting {
     pub(crate) events: Option<Sink>,
     /// The tallies of the runs above it, outermost first, and its own last.
     pub(crate) tallies: Arc<[Arc<Tally>]>,
+    /// The run's sub-agents' paused runs, going up and coming back.
+    pub(crate) handoff: Arc<Handoff>,
+}
+
+/// How a paused sub-agent's run passes between a run and the agent-tool
+/// calls it makes: a call whose sub-agent paused leaves its run here for
+/// the run to hold (its result is no answer), and the run, resuming the
+/// call with decisions, leaves it here for the call to go on with. Keyed
+/// by the call's id, which is unique in a turn; a tool result could not
+/// carry the state through a toolset's layers untouched.
+#[derive(Debug, Default)]
+pub(crate) struct Handoff {
+    /// The sub-agents' runs paused in this turn's calls, not yet read.
+    paused: Mutex<Vec<(String, RunState)>>,
+    /// The paused runs the calls being resumed go on with.
+    resumed: Mutex<Vec<(String, RunState)>>,
+}
+
+impl Handoff {
+    /// The sub-agent of call `id` paused in `state`.
+    pub(crate) fn paused(&self, id: &str, state: RunState) {
+        self.paused.lock().unwrap_or_else(PoisonError::into_inner).push((id.to_owned(), state));
+    }
+
+    /// The sub-agents' runs paused since the last read, by call id.
+    pub(crate) fn take_paused(&self) -> Vec<(String, RunState)> {
+        std::mem::take(&mut *self.paused.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Call `id`, run again, goes on with `state`.
+    pub(crate) fn resume(&self, id: &str, state: RunState) {
+        self.resumed.lock().unwrap_or_else(PoisonError::into_inner).push((id.to_owned(), state));
+    }
+
+    /// The paused run call `id` goes on with, if it is being resumed.
+    pub(crate) fn take_resumed(&self, id: &str) -> Option<RunState> {
+        let mut resumed = self.resumed.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = resumed.iter().position(|(call, _)| call == id)?;
+        Some(resumed.swap_remove(at).1)
+    }
+
+    /// Forget the paused runs no call took.
+    pub(crate) fn clear_resumed(&self) {
+        self.resumed.lock().unwrap_or_else(PoisonError::into_inner).clear();
+    }
 }
 
 /// Where a run sits: what a nested run takes from the run that started it

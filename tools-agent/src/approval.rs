@@ -30,15 +30,35 @@ pub enum Decision {
     },
 }
 
-/// A call that waits for approval.
+/// A call that waits for approval: one of the run's own, or one of a
+/// sub-agent's ([`AgentTool`](crate::AgentTool)), whose run paused inside
+/// the call that started it and pauses the run above with it.
+///
+/// A decision names it by its [`id`](Self::id): the call's own id for the
+/// run's own calls; for a sub-agent's, the ids of the agent-tool calls on
+/// its way down and its own, joined by `/` (`c1/call_7`), since a
+/// sub-agent's model picks its ids without knowing the caller's and two
+/// runs may use the same one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pending {
-    /// The call as the model made it.
+    /// The call as the model made it (the sub-agent's model, for a
+    /// sub-agent's call).
     pub call: ToolCall,
     /// What was decided so far; `None` until someone decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
-    /// The call's place in its turn.
+    /// The agent tools from the run down to the one whose run holds the
+    /// call, as the models called them (`["researcher"]`, then
+    /// `["researcher", "fact_checker"]` a level deeper); empty for the
+    /// run's own calls (and in a state saved before sub-agents could pause).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path: Vec<String>,
+    /// The ids of the agent-tool calls along [`path`](Self::path), one per
+    /// name, the run's own call first: which call of an agent tool the
+    /// sub-agent works for when a turn calls it twice.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub call_path: Vec<String>,
+    /// The call's place in its turn (its own run's turn).
     position: usize,
 }
 
@@ -107,6 +127,11 @@ pub struct PausedTurn {
     models: Vec<ModelName>,
     /// The turns with tools so far.
     turns: usize,
+    /// The turn's agent-tool calls whose sub-agent paused, each with the
+    /// sub-agent's paused run (whose calls are among `pending`, with their
+    /// path, for show and decisions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    nested: Vec<Below>,
     /// The W3C trace context (`traceparent`) of the span of the run that
     /// paused, which the run that resumes it links to; none without the
     /// feature `otel`, without a trace, or in a state saved before it was
@@ -115,11 +140,38 @@ pub struct PausedTurn {
     traceparent: Option<String>,
 }
 
-/// A turn held for decisions: its calls that ran, each at its place, and
-/// those that wait.
+/// An agent-tool call of the paused turn whose sub-agent paused: the call,
+/// its place in the turn, and the sub-agent's paused run, which the
+/// resumed call goes on with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Below {
+    pub(crate) position: usize,
+    pub(crate) call: ToolCall,
+    pub(crate) state: Box<RunState>,
+}
+
+impl Below {
+    /// Whether anything in the sub-agent's run was decided, at any depth:
+    /// then resuming it gets somewhere; otherwise it would only pause again.
+    pub(crate) fn decided(&self) -> bool {
+        self.state.pending().iter().any(|pending| pending.decision.is_some())
+    }
+
+    /// The sub-agent's pending calls as the run above sees them: under the
+    /// call's tool name and id.
+    pub(crate) fn pending(&self) -> impl Iterator<Item = Pending> + '_ {
+        let (name, id) = ([self.call.name.to_string()], [self.call.id.to_string()]);
+        self.state.pending().iter().map(move |pending| pending.clone().under(&name, &id))
+    }
+}
+
+/// A turn held for decisions: its calls that ran, each at its place, those
+/// that wait (the run's own), and its agent-tool calls whose sub-agent
+/// paused.
 pub(crate) struct Held {
     pub(crate) done: Vec<Placed>,
     pub(crate) pending: Vec<Pending>,
+    pub(crate) nested: Vec<Below>,
 }
 
 /// A paused run's parts, as the loop takes them apart to resume it: what
@@ -133,20 +185,26 @@ impl RunState {
     pub(crate) fn new(parts: Parts) -> Self {
         let Parts {
             progress: Progress { transcript, usage, models, budget, turns },
-            held: Held { done, pending },
+            held: Held { done, mut pending, nested },
         } = parts;
+        // The sub-agents' calls are listed with the run's own: one list to
+        // show and decide, whatever the depth.
+        pending.extend(nested.iter().flat_map(Below::pending));
         Self {
             transcript,
-            turn: PausedTurn { done, pending, budget, usage, models, turns, traceparent: None },
+            turn: PausedTurn { done, pending, budget, usage, models, turns, nested, traceparent: None },
         }
     }
 
-    /// The state's parts, where the run resumes.
+    /// The state's parts, where the run resumes: the sub-agents' calls are
+    /// in their own paused runs, with their decisions.
     pub(crate) fn into_parts(self) -> Parts {
-        let PausedTurn { done, pending, budget, usage, models, turns, traceparent: _ } = self.turn;
+        let PausedTurn { done, mut pending, budget, usage, models, turns, nested, traceparent: _ } =
+            self.turn;
+        pending.retain(|pending| pending.path.is_empty());
         Parts {
             progress: Progress { transcript: self.transcript, usage, models, budget, turns },
-            held: Held { done, pending },
+            held: Held { done, pending, nested },
         }
     }
 
@@ -174,7 +232,9 @@ impl RunState {
         Self { transcript, turn }
     }
 
-    /// The calls that wait, in turn order, with what was decided so far.
+    /// The calls that wait, with what was decided so far: the run's own in
+    /// turn order, then its sub-agents' (those with a
+    /// [`path`](Pending::path)), each named by its [`id`](Pending::id).
     pub fn pending(&self) -> &[Pending] {
         self.turn.pending()
     }
@@ -199,8 +259,9 @@ impl RunState {
         self.turn.traceparent = traceparent;
     }
 
-    /// Decide about the pending call with this id (a later decision
-    /// replaces an earlier one).
+    /// Decide about the pending call with this id ([`Pending::id`]: a
+    /// sub-agent's call's is prefixed with the agent-tool calls above it,
+    /// `c1/call_7`); a later decision replaces an earlier one.
     ///
     /// # Errors
     ///
@@ -257,29 +318,89 @@ impl PausedTurn {
         self.traceparent.as_deref()
     }
 
-    /// Decide about the pending call with this id (a later decision
-    /// replaces an earlier one).
+    /// Decide about the pending call with this id ([`Pending::id`]; a
+    /// sub-agent's call's paused run takes the decision too); a later
+    /// decision replaces an earlier one.
     ///
     /// # Errors
     ///
     /// [`UnknownCall`], listing the pending ids, when no pending call has `id`.
     pub fn decide(&mut self, id: &str, decision: Decision) -> Result<&mut Self, UnknownCall> {
-        match self.pending.iter_mut().find(|pending| pending.call.id == id) {
-            Some(pending) => {
-                pending.decision = Some(decision);
-                Ok(self)
-            }
-            None => Err(UnknownCall {
-                id: id.to_owned(),
-                pending: self.pending.iter().map(|pending| pending.call.id.to_string()).collect(),
-            }),
+        let unknown = |pending: &[Pending]| UnknownCall {
+            id: id.to_owned(),
+            pending: pending.iter().map(Pending::id).collect(),
+        };
+        let Some(at) = self.pending.iter().position(|pending| pending.is(id)) else {
+            return Err(unknown(&self.pending));
+        };
+        let pending = &self.pending[at];
+        if let Some((outer, rest)) = pending.call_path.split_first() {
+            // A sub-agent's call: its paused run, which the resumed call
+            // goes on with, takes the decision, under the id it knows there.
+            let inner = Pending { call_path: rest.to_vec(), ..pending.clone() }.id();
+            let Some(below) = self.nested.iter_mut().find(|below| below.call.id == outer.as_str()) else {
+                return Err(unknown(&self.pending));
+            };
+            below.state.decide(&inner, decision.clone())?;
         }
+        self.pending[at].decision = Some(decision);
+        Ok(self)
     }
 }
 
 impl Pending {
     pub(crate) fn new(position: usize, call: ToolCall) -> Self {
-        Self { call, decision: None, position }
+        Self { call, decision: None, path: Vec::new(), call_path: Vec::new(), position }
+    }
+
+    /// What a decision names this call by: its id for the run's own call;
+    /// for a sub-agent's, the ids of the agent-tool calls above it and its
+    /// own, joined by `/` (`c1/call_7`), so that ids the sub-agent's model
+    /// shares with the caller's are not confused.
+    ///
+    /// ```
+    /// use toolcall_agent::Pending;
+    /// use toolcall_core::ToolCall;
+    ///
+    /// let pending: Pending = serde_json::from_value(serde_json::json!({
+    ///     "call": ToolCall::new("c1", "remove_dir", r#"{"path":"tmp"}"#),
+    ///     "path": ["janitor"],
+    ///     "call_path": ["c1"],
+    ///     "position": 0,
+    /// }))
+    /// .unwrap();
+    /// assert_eq!(pending.id(), "c1/c1");
+    /// ```
+    pub fn id(&self) -> String {
+        let mut id = String::new();
+        for outer in &self.call_path {
+            id.push_str(outer);
+            id.push('/');
+        }
+        id.push_str(&self.call.id);
+        id
+    }
+
+    /// The call as a run above sees it: under the agent tools `path`,
+    /// called as `call_path`.
+    pub(crate) fn under(self, path: &[String], call_path: &[String]) -> Self {
+        Self {
+            path: path.iter().cloned().chain(self.path).collect(),
+            call_path: call_path.iter().cloned().chain(self.call_path).collect(),
+            ..self
+        }
+    }
+
+    /// Whether [`Self::id`] is `id`, without building it.
+    fn is(&self, id: &str) -> bool {
+        let mut rest = id;
+        for outer in &self.call_path {
+            match rest.strip_prefix(outer.as_str()).and_then(|rest| rest.strip_prefix('/')) {
+                Some(after) => rest = after,
+                None => return false,
+            }
+        }
+        rest == self.call.id
     }
 
     pub(crate) fn position(&self) -> usize {

@@ -18,7 +18,8 @@
 //!   agent's toolset (or served over MCP), its run nested in the caller's:
 //!   its tokens and calls counted there, its events on the caller's stream
 //!   ([`AgentEvent::Nested`]), its span inside the call's, its depth
-//!   bounded;
+//!   bounded, a call of its that needs approval pausing the caller's run
+//!   ([`Pending::path`], [`Pending::id`]);
 //! - [`AnswerType`]: a run that ends in a typed answer ([`Agent::run_as`]),
 //!   given natively or through a tool ([`AnswerMode`]);
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
@@ -30,8 +31,9 @@
 //! - [`ToolIndex`]: the local tool search (BM25) behind the `tool_search`
 //!   function the agent registers when the toolset has tool search on (it
 //!   runs as every tool does);
-//! - [`RunState`], [`Decision`]: a run paused for a person's approval, and
-//!   what they decided (resumed by [`Agent::run`]);
+//! - [`RunState`], [`Pending`], [`Decision`]: a run paused for a person's
+//!   approval (its sub-agents' calls among its pending ones, with their
+//!   path), and what they decided (resumed by [`Agent::run`]);
 //! - [`Effects`]: the seam a run's side effects go through (model
 //!   requests, plain or streamed, tool calls with their [`Approval`], the
 //!   wait for a decision), in-process by default ([`InProcess`]), journaled

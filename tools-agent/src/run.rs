@@ -10,8 +10,8 @@ use serde_json::Value;
 use toolcall_core::layers::RepairBudget;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
-use crate::agent_tool::{Nesting, Scope, Tally, give_back_calls, take_calls};
-use crate::approval::{Decision, Held, Parts, Pending, Placed, denied, in_turn_order};
+use crate::agent_tool::{Handoff, Nesting, Scope, Tally, give_back_calls, take_calls};
+use crate::approval::{Below, Decision, Held, Parts, Pending, Placed, denied, in_turn_order};
 use crate::effects::Approval;
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
 use crate::stream::{Sink, forward};
@@ -65,6 +65,8 @@ pub(crate) struct Run<'a> {
     above: Vec<Arc<Tally>>,
     /// What the runs below this one (its agent tools') spend.
     tally: Arc<Tally>,
+    /// The paused runs of its agent tools' calls, going up and coming back.
+    handoff: Arc<Handoff>,
     /// The requests in `progress` made by runs below this one.
     pub(crate) nested: usize,
     /// The repairs this run may still make, and how many it was given.
@@ -98,10 +100,12 @@ impl<'a> Run<'a> {
         let repairs = RepairBudget::new(u32::try_from(given).unwrap_or(u32::MAX));
         let Scope { depth, above, context } = scope;
         let tally = Arc::new(Tally::new(agent.limits.max_tool_calls));
+        let handoff = Arc::new(Handoff::default());
         let nesting = Nesting {
             depth,
             events: events.clone(),
             tallies: above.iter().cloned().chain([Arc::clone(&tally)]).collect(),
+            handoff: Arc::clone(&handoff),
         };
         let context = context
             .unwrap_or_else(|| agent.context.clone())
@@ -122,6 +126,7 @@ impl<'a> Run<'a> {
             context,
             above,
             tally,
+            handoff,
             nested: 0,
             repairs: (repairs, given),
             tools,
@@ -376,12 +381,13 @@ impl<'a> Run<'a> {
             held.into_iter().map(|(position, call)| Pending::new(position, call)).collect();
         // A UI asks while the turn's other calls run.
         self.announce(&pending);
-        let results = self.execute(&ready, Approval::Required).await;
-        if pending.is_empty() {
-            return Ok(self.finish_turn(results));
+        let ran = self.execute(&ready, Approval::Required).await;
+        let (done, nested) = place(positions, ready, ran);
+        if pending.is_empty() && nested.is_empty() {
+            return Ok(self.finish_turn(done.into_iter().map(|placed| placed.result).collect()));
         }
-        let done = positions.into_iter().zip(results).map(|(position, result)| Placed { position, result });
-        match self.hold(Held { done: done.collect(), pending }).await? {
+        // Calls of its own wait, or sub-agents paused on calls of theirs.
+        match self.hold(Held { done, pending, nested }).await? {
             Ok(held) => self.resume_turn(held).await,
             Err(paused) => Ok(Some(paused)),
         }
@@ -399,30 +405,46 @@ impl<'a> Run<'a> {
     }
 
     /// Go on with a paused turn: the approved calls run, the denied ones
-    /// answer their reason; `Some` when the run stops here, paused again
-    /// if calls are still undecided (and the engine does not decide them).
+    /// answer their reason, the agent-tool calls whose sub-agent has
+    /// decisions go on with its run; `Some` when the run stops here, paused
+    /// again if calls are still undecided (and the engine does not decide
+    /// them).
     pub(crate) async fn resume_turn(&mut self, held: Held) -> Result<Option<Ended>, ModelError> {
-        let Held { mut done, mut pending } = held;
+        let Held { mut done, mut pending, mut nested } = held;
         loop {
-            let undecided = self.run_decided(&mut done, pending).await;
-            if undecided.is_empty() {
+            let (undecided, waiting) = self.run_decided(&mut done, pending, nested).await;
+            if undecided.is_empty() && waiting.is_empty() {
                 let results = in_turn_order(&self.progress.transcript.pending_calls(), done);
                 return Ok(self.finish_turn(results));
             }
-            match self.hold(Held { done, pending: undecided }).await? {
-                Ok(decided) => Held { done, pending } = decided,
+            match self.hold(Held { done, pending: undecided, nested: waiting }).await? {
+                Ok(decided) => Held { done, pending, nested } = decided,
                 Err(paused) => return Ok(Some(paused)),
             }
         }
     }
 
     /// Run the calls decided about (approved ones run, denied ones answer
-    /// their reason) into `done`; the undecided ones are given back.
-    async fn run_decided(&mut self, done: &mut Vec<Placed>, pending: Vec<Pending>) -> Vec<Pending> {
+    /// their reason) into `done`, with the agent-tool calls whose
+    /// sub-agent has decisions, which go on with its paused run; the
+    /// undecided calls, and the calls whose sub-agent is still paused, are
+    /// given back.
+    async fn run_decided(
+        &mut self,
+        done: &mut Vec<Placed>,
+        pending: Vec<Pending>,
+        nested: Vec<Below>,
+    ) -> (Vec<Pending>, Vec<Below>) {
         let (decided, undecided): (Vec<_>, Vec<_>) =
             pending.into_iter().partition(|pending| pending.decision.is_some());
-        // Each stream that ends paused has asked about every call it leaves waiting.
+        // A sub-agent's run with nothing decided would only pause again.
+        let (resumed, mut waiting): (Vec<_>, Vec<_>) = nested.into_iter().partition(Below::decided);
+        // Each stream that ends paused has asked about every call it leaves
+        // waiting: a resumed sub-agent asks again about its own.
         self.announce(&undecided);
+        for below in &waiting {
+            self.announce(&below.pending().collect::<Vec<_>>());
+        }
         let mut approved = Vec::new();
         for pending in decided {
             let position = pending.position();
@@ -439,16 +461,25 @@ impl<'a> Run<'a> {
                 Some(Decision::Approve) | None => approved.push((position, pending.call)),
             }
         }
+        // The call runs again, and its agent tool goes on with the paused
+        // run it finds in the handoff. It ran once, approved if need be.
+        for Below { position, call, state } in resumed {
+            self.handoff.resume(&call.id, *state);
+            approved.push((position, call));
+        }
         let (positions, calls): (Vec<usize>, Vec<ToolCall>) = approved.into_iter().unzip();
-        let results = self.execute(&calls, Approval::Approved).await;
-        done.extend(positions.into_iter().zip(results).map(|(position, result)| Placed { position, result }));
-        undecided
+        let ran = self.execute(&calls, Approval::Approved).await;
+        let (placed, paused) = place(positions, calls, ran);
+        done.extend(placed);
+        waiting.extend(paused);
+        (undecided, waiting)
     }
 
     /// Run calls (as approved, or checked for approval), with their events;
     /// what the runs of agent tools among them spent is counted as this
-    /// run's.
-    async fn execute(&mut self, calls: &[ToolCall], approval: Approval) -> Vec<ToolResult> {
+    /// run's. An agent-tool call whose sub-agent paused gives its paused
+    /// run, and no result: the run holds it.
+    async fn execute(&mut self, calls: &[ToolCall], approval: Approval) -> Vec<Ran> {
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }
@@ -464,10 +495,24 @@ impl<'a> Run<'a> {
             self.progress.usage.push(usage);
             self.nested += 1;
         }
-        for result in &results {
-            self.emit(AgentEvent::ToolResult(result.clone()));
+        let mut paused = self.handoff.take_paused();
+        // A resumed call whose agent tool did not take its run (a tool
+        // that failed before it ran) leaves nothing behind for the next.
+        self.handoff.clear_resumed();
+        let ran: Vec<Ran> = calls
+            .iter()
+            .zip(results)
+            .map(|(call, result)| match paused.iter().position(|(id, _)| *id == call.id) {
+                Some(at) => Ran::Paused(Box::new(paused.swap_remove(at).1)),
+                None => Ran::Done(result),
+            })
+            .collect();
+        for ran in &ran {
+            if let Ran::Done(result) = ran {
+                self.emit(AgentEvent::ToolResult(result.clone()));
+            }
         }
-        results
+        ran
     }
 
     /// Run calls through the turn's toolset. With tool search on, the
@@ -548,7 +593,8 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Tell the stream about calls held for approval.
+    /// Tell the stream about calls held for approval (a sub-agent's with
+    /// their path).
     fn announce(&self, held: &[Pending]) {
         for pending in held {
             self.emit(AgentEvent::ApprovalRequested(pending.clone()));
@@ -571,4 +617,25 @@ impl<'a> Run<'a> {
         self.progress.models.push(model);
         self.progress.usage.push(usage);
     }
+}
+
+/// How one call of a turn went: its result, or, for an agent-tool call
+/// whose sub-agent paused, the sub-agent's paused run.
+pub(crate) enum Ran {
+    Done(ToolResult),
+    Paused(Box<crate::RunState>),
+}
+
+/// The calls that ran, at their places in the turn (`positions`, in the
+/// order of `calls`), and the agent-tool calls whose sub-agent paused.
+fn place(positions: Vec<usize>, calls: Vec<ToolCall>, ran: Vec<Ran>) -> (Vec<Placed>, Vec<Below>) {
+    let mut done = Vec::new();
+    let mut nested = Vec::new();
+    for ((position, call), ran) in positions.into_iter().zip(calls).zip(ran) {
+        match ran {
+            Ran::Done(result) => done.push(Placed { position, result }),
+            Ran::Paused(state) => nested.push(Below { position, call, state }),
+        }
+    }
+    (done, nested)
 }

@@ -39,6 +39,12 @@ pub enum AgentEvent {
     /// run then ends [`Paused`](crate::StopReason::Paused) with it among
     /// the state's pending calls. A resumed run that pauses again sends it
     /// again for each call still undecided.
+    ///
+    /// A sub-agent's call ([`AgentTool`](crate::AgentTool)) is sent as
+    /// this event too, never inside [`Nested`](Self::Nested): it pauses
+    /// this run, and a UI that knows only this event must ask about it.
+    /// Its [`Pending::path`](crate::Pending::path) says where it is, and
+    /// its [`Pending::id`](crate::Pending::id) is what a decision names.
     ApprovalRequested(crate::Pending),
     /// A call's result, as soon as the turn's calls have run.
     ToolResult(ToolResult),
@@ -77,12 +83,16 @@ pub(crate) struct Sink {
     path: Arc<[String]>,
     /// The streamed run's call the nested run works for; empty at the top.
     call_id: Arc<str>,
+    /// The ids of the agent-tool calls along `path`, the streamed run's
+    /// first: where a nested run's held call is, as the streamed run's
+    /// state names it.
+    call_path: Arc<[String]>,
 }
 
 impl Sink {
     /// The sink of the run that is streamed.
     pub(crate) fn top(sender: UnboundedSender<AgentEvent>) -> Self {
-        Self { sender, path: Arc::from([]), call_id: Arc::from("") }
+        Self { sender, path: Arc::from([]), call_id: Arc::from(""), call_path: Arc::from([]) }
     }
 
     /// The sink of a run nested one level below this one's, through the
@@ -90,14 +100,25 @@ impl Sink {
     pub(crate) fn below(&self, tool: &str, call_id: &str) -> Self {
         let path: Vec<String> = self.path.iter().cloned().chain([tool.to_owned()]).collect();
         // The outermost call is the one the streamed run knows.
-        let call_id = if self.path.is_empty() { Arc::from(call_id) } else { Arc::clone(&self.call_id) };
-        Self { sender: self.sender.clone(), path: path.into(), call_id }
+        let call_id_of_top =
+            if self.path.is_empty() { Arc::from(call_id) } else { Arc::clone(&self.call_id) };
+        let call_path: Vec<String> = self.call_path.iter().cloned().chain([call_id.to_owned()]).collect();
+        Self {
+            sender: self.sender.clone(),
+            path: path.into(),
+            call_id: call_id_of_top,
+            call_path: call_path.into(),
+        }
     }
 
-    /// Send `event`, marked with the path when the run is nested.
+    /// Send `event`, marked with the path when the run is nested; a nested
+    /// run's held call as the streamed run's own event, its pending marked
+    /// with the path instead, since it pauses the streamed run.
     pub(crate) fn send(&self, event: AgentEvent) {
         let event = if self.path.is_empty() {
             event
+        } else if let AgentEvent::ApprovalRequested(pending) = event {
+            AgentEvent::ApprovalRequested(pending.under(&self.path, &self.call_path))
         } else {
             AgentEvent::Nested {
                 path: self.path.to_vec(),

@@ -213,9 +213,8 @@ fn render(show: Show<'_>, part: &mut String, parts: &mut usize, links: &FileLink
                 input,
             });
         }
-        Show::Approval(call) => {
-            let id = call.id.to_string();
-            out.push(UiChunk::ToolApprovalRequest { approval_id: id.clone(), tool_call_id: id });
+        Show::Approval { id, call_id } => {
+            out.push(UiChunk::ToolApprovalRequest { approval_id: id, tool_call_id: call_id.to_owned() });
         }
         Show::Result(result) => {
             out.push(output(result));

@@ -396,7 +396,7 @@ impl Events {
         match show {
             // A new step is the model's next turn: a new assistant message.
             Show::StepStart => self.message = None,
-            Show::StepEnd | Show::Approval(_) | Show::Answer(_) => {}
+            Show::StepEnd | Show::Approval { .. } | Show::Answer(_) => {}
             Show::TextStart => {
                 self.block = self.message_id();
                 out.push(AguiEvent::TextMessageStart {
@@ -491,10 +491,16 @@ impl Events {
                     .pending()
                     .iter()
                     .map(|pending| Interrupt {
-                        id: pending.call.id.to_string(),
+                        // A sub-agent's call is decided by its whole path,
+                        // on the run's own agent-tool call it is inside.
+                        id: pending.id(),
                         reason: "tool_approval".into(),
                         message: format!("`{}` needs approval", pending.call.name),
-                        tool_call_id: pending.call.id.to_string(),
+                        tool_call_id: pending
+                            .call_path
+                            .first()
+                            .map_or(pending.call.id.as_str(), String::as_str)
+                            .to_owned(),
                         response_schema: approval_schema(),
                     })
                     .collect();

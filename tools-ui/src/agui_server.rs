@@ -268,7 +268,7 @@ impl AguiServer {
                 .pending()
                 .iter()
                 .filter(|pending| pending.decision.is_none())
-                .map(|pending| pending.call.id.to_string())
+                .map(toolcall_agent::Pending::id)
                 .collect();
             if !open.is_empty() {
                 return Err(refuse(

@@ -87,13 +87,10 @@ pub(crate) fn page(messages: &[Message], paused: Option<&PausedTurn>, links: &Fi
     }
     if let (Some(turn), Some(parts)) = (paused, parts.as_mut()) {
         for pending in turn.pending() {
-            if let Some(call) =
-                parts.iter_mut().rev().find(|part| part["toolCallId"] == pending.call.id.as_str())
-            {
-                merge(
-                    call,
-                    json!({"state": "approval-requested", "approval": {"id": pending.call.id.as_str()}}),
-                );
+            // A sub-agent's call is asked on the agent-tool call it is inside.
+            let asks = pending.call_path.first().map_or(pending.call.id.as_str(), String::as_str);
+            if let Some(call) = parts.iter_mut().rev().find(|part| part["toolCallId"] == asks) {
+                merge(call, json!({"state": "approval-requested", "approval": {"id": pending.id()}}));
             }
         }
     }

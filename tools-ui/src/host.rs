@@ -119,7 +119,7 @@ impl Host {
     pub(crate) async fn pending(&self, key: ConversationKey) -> Result<Vec<String>, StoreError> {
         let state = self.session(key).paused().await?;
         Ok(state
-            .map(|state| state.pending().iter().map(|p| p.call.id.to_string()).collect())
+            .map(|state| state.pending().iter().map(toolcall_agent::Pending::id).collect())
             .unwrap_or_default())
     }
 

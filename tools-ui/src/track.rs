@@ -64,8 +64,17 @@ pub(crate) enum Show<'e> {
         /// Shown already as it streamed.
         streamed: bool,
     },
-    /// The call waits for a person's approval.
-    Approval(&'e ToolCall),
+    /// A call waits for a person's approval: `id` is what the decision
+    /// names ([`Pending::id`](toolcall_agent::Pending::id)), `call_id` the
+    /// page's call it is asked on: the call itself, or for a sub-agent's
+    /// call the run's own agent-tool call it is inside (the page never
+    /// saw the sub-agent's calls, whose ids may be the run's own).
+    Approval {
+        /// The approval's id.
+        id: String,
+        /// The id of the page's call that asks.
+        call_id: &'e str,
+    },
     /// A call's result.
     Result(&'e ToolResult),
     /// The run's typed answer, before the end of its last step.
@@ -138,10 +147,14 @@ impl Track {
                 self.answered = true;
             }
             AgentEvent::ToolCall(call) => self.show(call, &mut emit),
-            AgentEvent::ApprovalRequested(pending) => {
-                self.show(&pending.call, &mut emit);
-                emit(Show::Approval(&pending.call));
-            }
+            AgentEvent::ApprovalRequested(pending) => match pending.call_path.first() {
+                None => {
+                    self.show(&pending.call, &mut emit);
+                    emit(Show::Approval { id: pending.id(), call_id: &pending.call.id });
+                }
+                // A sub-agent's call: asked on the agent-tool call the page shows.
+                Some(outer) => emit(Show::Approval { id: pending.id(), call_id: outer }),
+            },
             AgentEvent::ToolResult(result) => {
                 if !self.resumed {
                     self.step(&mut emit);

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use futures::StreamExt;
 use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
-    Agent, AgentEvent, AgentTool, AnswerType, LimitExceeded, Message, ModelName, ModelResponse, RunLimits,
-    RunResult, StopReason, Usage,
+    Agent, AgentEvent, AgentTool, AnswerType, LimitExceeded, Message, ModelName, ModelResponse, Pending,
+    RunLimits, RunResult, RunState, StopReason, Usage,
 };
 use toolcall_core::{
     CancellationToken, Outcome, OutputFuture, Parameters, Tool, ToolCall, ToolContext, ToolError, ToolResult,
@@ -22,12 +22,6 @@ use toolcall_macros::tool;
 #[tool(args, crate = "toolcall_core")]
 async fn echo(_ctx: &ToolContext, text: String) -> Result<String, ToolError> {
     Ok(text)
-}
-
-/// Remove a directory.
-#[tool(args, needs_approval, crate = "toolcall_core")]
-async fn remove_dir(_ctx: &ToolContext, path: String) -> Result<String, ToolError> {
-    Ok(format!("removed {path}"))
 }
 
 fn tokens(input: u64) -> Usage {
@@ -259,21 +253,218 @@ async fn a_failing_sub_agent_is_an_error_the_calling_model_reads() {
     );
 }
 
-#[tokio::test]
-async fn a_sub_agents_call_that_needs_approval_is_an_error_naming_it() {
-    let inner = ScriptedModel::new().then_calls([ToolCall::new("i1", "remove_dir", r#"{"path":"tmp"}"#)]);
-    let sub = Agent::new(inner, tools([Arc::new(RemoveDir) as Arc<dyn Tool>]))
+/// The guarded tool's arguments.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[expect(dead_code, reason = "only its schema is used")]
+struct Dir {
+    /// The directory.
+    path: String,
+}
+
+/// A tool that needs approval and records the arguments of each call that
+/// ran.
+#[derive(Clone)]
+struct Guarded(Arc<Mutex<Vec<String>>>, ToolSpec);
+
+impl Guarded {
+    fn new() -> Self {
+        let spec = ToolSpec::from_parameters("remove_dir", "Removes a directory.", Parameters::of::<Dir>())
+            .with_approval_required();
+        Self(Arc::default(), spec)
+    }
+
+    fn ran(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Tool for Guarded {
+    fn spec(&self) -> &ToolSpec {
+        &self.1
+    }
+    fn call<'a>(&'a self, _ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+        self.0.lock().unwrap().push(arguments.to_owned());
+        Box::pin(async move { Ok(format!("removed {arguments}").into()) })
+    }
+}
+
+fn remove(id: &str, path: &str) -> ToolCall {
+    ToolCall::new(id, "remove_dir", serde_json::json!({ "path": path }).to_string())
+}
+
+/// The lead agent over `outer`, with the janitor (over `inner`, with the
+/// guarded tool) as its tool `janitor`, and the guarded tool too: the
+/// agents a process builds, the same in each.
+fn janitor_team(inner: &Arc<ScriptedModel>, outer: &Arc<ScriptedModel>, guarded: &Guarded) -> Agent {
+    let janitor = Agent::from_shared(inner.clone(), tools([Arc::new(guarded.clone()) as Arc<dyn Tool>]))
         .unwrap()
         .as_tool("janitor", "Cleans.");
-    let outer = ScriptedModel::new().then_calls([ask("c1", "janitor", "clean up")]).then_text("Could not.");
-    let agent = Agent::new(outer, tools([Arc::new(sub) as Arc<dyn Tool>])).unwrap();
-    let result = agent.run("go").await.unwrap();
-    assert_eq!(result.answer, "Could not.");
-    let content = &results(&result)[0].content;
+    let own = tools([Arc::new(janitor) as Arc<dyn Tool>, Arc::new(guarded.clone()) as Arc<dyn Tool>]);
+    Agent::from_shared(outer.clone(), own).unwrap()
+}
+
+/// The state saved as JSON and read back, as another process would.
+fn saved(stop: StopReason) -> RunState {
+    let StopReason::Paused(state) = stop else { panic!("not paused: {stop:?}") };
+    serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn a_sub_agents_call_that_needs_approval_pauses_the_calling_run() {
+    // This replaces "approval cannot yet be given through an agent tool":
+    // the call now pauses the run above instead of failing its call.
+    let guarded = Guarded::new();
+    let inner = Arc::new(ScriptedModel::new().then_calls([remove("i1", "tmp")]));
+    let outer = Arc::new(ScriptedModel::new().then_calls([ask("c1", "janitor", "clean up")]));
+    let agent = janitor_team(&inner, &outer, &guarded);
+    let events: Vec<AgentEvent> = agent.stream("go").collect().await;
+    let Some(AgentEvent::Finished(Ok(result))) = events.last() else { panic!("{events:?}") };
+    let StopReason::Paused(state) = &result.stop else { panic!("{:?}", result.stop) };
+    let [pending] = state.pending() else { panic!("{:?}", state.pending()) };
+    assert_eq!(pending.call, remove("i1", "tmp"));
+    assert_eq!(
+        (pending.path.as_slice(), pending.call_path.as_slice()),
+        (&["janitor".to_owned()][..], &["c1".to_owned()][..])
+    );
+    assert_eq!((pending.id(), &pending.decision), ("c1/i1".to_owned(), &None));
+    // The stream asked about it as the run's own event, with its path, so
+    // a UI that knows only `ApprovalRequested` asks.
+    let asked: Vec<&Pending> = events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::ApprovalRequested(pending) => Some(pending),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(asked, [pending]);
+    assert!(!events.iter().any(|event| matches!(event,
+        AgentEvent::Nested { event, .. } if matches!(&**event, AgentEvent::ApprovalRequested(_)))));
+    // Nor is the janitor's call given a result: it waits with its sub-agent.
+    assert!(!events.iter().any(|event| matches!(event, AgentEvent::ToolResult(_))), "{events:?}");
+    assert!(results(result).is_empty());
+    assert!(guarded.ran().is_empty());
+    assert_eq!((inner.seen().len(), outer.seen().len()), (1, 1));
+    // Both requests are the run's, the janitor's after the lead's.
+    assert_eq!(result.usage.len(), 2);
+}
+
+#[tokio::test]
+async fn approved_in_another_process_the_sub_agent_goes_on_and_the_lead_reads_its_answer() {
+    let guarded = Guarded::new();
+    let inner = Arc::new(ScriptedModel::new().then_calls([remove("i1", "tmp")]));
+    let outer = Arc::new(ScriptedModel::new().then_calls([ask("c1", "janitor", "clean up")]));
+    let paused = janitor_team(&inner, &outer, &guarded).run("go").await.unwrap();
+    let mut state = saved(paused.stop);
+
+    // Another process: fresh agents, whose models have only what is left.
+    let inner = Arc::new(ScriptedModel::new().then_text("Removed tmp."));
+    let outer = Arc::new(ScriptedModel::new().then_text("The janitor removed tmp."));
+    state.approve("c1/i1").unwrap();
+    let result = janitor_team(&inner, &outer, &guarded).run(state).await.unwrap();
+    assert_eq!((result.answer.as_str(), &result.stop), ("The janitor removed tmp.", &StopReason::Answered));
+    assert_eq!(guarded.ran(), [r#"{"path":"tmp"}"#]);
+    // The janitor's run went on where it was: its model was asked once,
+    // with its transcript and the approved call's result, not for the
+    // turn that paused.
+    let seen = inner.seen();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].messages[0], Message::user("clean up"));
+    assert!(matches!(&seen[0].messages[1], Message::Assistant { content } if content.len() == 1));
+    let Some(Message::Tool { results: read }) = seen[0].messages.last() else {
+        panic!("{:?}", seen[0].messages)
+    };
+    assert_eq!((read[0].id.as_str(), read[0].outcome), ("i1", Outcome::Success));
+    assert_eq!(seen[0].messages.len(), 3);
+    // The lead read the janitor's answer as its call's result.
+    let seen = outer.seen();
+    assert_eq!(seen.len(), 1);
+    let Some(Message::Tool { results: read }) = seen[0].messages.last() else {
+        panic!("{:?}", seen[0].messages)
+    };
+    assert_eq!(
+        (read[0].id.as_str(), read[0].outcome, read[0].content.as_str()),
+        ("c1", Outcome::Success, "Removed tmp.")
+    );
+    // Every request of both processes is counted once.
+    assert_eq!(result.usage.len(), 4);
+}
+
+#[tokio::test]
+async fn denied_the_sub_agents_model_reads_the_reason() {
+    let guarded = Guarded::new();
+    let inner = Arc::new(ScriptedModel::new().then_calls([remove("i1", "tmp")]));
+    let outer = Arc::new(ScriptedModel::new().then_calls([ask("c1", "janitor", "clean up")]));
+    let paused = janitor_team(&inner, &outer, &guarded).run("go").await.unwrap();
+    let mut state = saved(paused.stop);
+    let inner = Arc::new(ScriptedModel::new().then_text("I was not allowed to."));
+    let outer = Arc::new(ScriptedModel::new().then_text("Nothing was removed."));
+    state.deny("c1/i1", "tmp is in use").unwrap();
+    let result = janitor_team(&inner, &outer, &guarded).run(state).await.unwrap();
+    assert_eq!(result.answer, "Nothing was removed.");
+    assert!(guarded.ran().is_empty());
+    let seen = inner.seen();
+    assert_eq!(seen.len(), 1);
+    let Some(Message::Tool { results: read }) = seen[0].messages.last() else {
+        panic!("{:?}", seen[0].messages)
+    };
+    assert_eq!(read[0].outcome, Outcome::Denied);
+    assert!(read[0].content.contains("tmp is in use"), "{}", read[0].content);
+    let answered = results(&result);
+    assert_eq!((answered[0].id.as_str(), answered[0].content.as_str()), ("c1", "I was not allowed to."));
+}
+
+#[tokio::test]
+async fn an_id_shared_by_the_lead_and_the_sub_agent_names_one_call() {
+    // The lead's own call and the janitor's are both `c1`.
+    let guarded = Guarded::new();
+    let inner = Arc::new(ScriptedModel::new().then_calls([remove("c1", "inner")]));
+    let outer =
+        Arc::new(ScriptedModel::new().then_calls([remove("c1", "outer"), ask("c2", "janitor", "clean up")]));
+    let paused = janitor_team(&inner, &outer, &guarded).run("go").await.unwrap();
+    let mut state = saved(paused.stop);
+    let ids: Vec<String> = state.pending().iter().map(Pending::id).collect();
+    assert_eq!(ids, ["c1", "c2/c1"]);
+    let unknown = state.approve("c3/c1").unwrap_err();
+    assert_eq!(unknown.pending, ["c1", "c2/c1"]);
+
+    // First only the lead's own call is decided: the janitor stays paused.
+    state.deny("c1", "keep outer").unwrap();
+    let (inner, outer) = (Arc::new(ScriptedModel::new()), Arc::new(ScriptedModel::new()));
+    let again = janitor_team(&inner, &outer, &guarded).run(state).await.unwrap();
+    let mut state = saved(again.stop);
+    assert_eq!(state.pending().iter().map(Pending::id).collect::<Vec<_>>(), ["c2/c1"]);
+    assert!(guarded.ran().is_empty());
+    assert_eq!((inner.seen().len(), outer.seen().len()), (0, 0));
+
+    state.approve("c2/c1").unwrap();
+    let inner = Arc::new(ScriptedModel::new().then_text("Removed inner."));
+    let outer = Arc::new(ScriptedModel::new().then_text("Done."));
+    let result = janitor_team(&inner, &outer, &guarded).run(state).await.unwrap();
+    assert_eq!(result.answer, "Done.");
+    // The janitor's call ran, the lead's did not.
+    assert_eq!(guarded.ran(), [r#"{"path":"inner"}"#]);
+    let seen = outer.seen();
+    let Some(Message::Tool { results: read }) = seen[0].messages.last() else {
+        panic!("{:?}", seen[0].messages)
+    };
+    assert_eq!((read[0].id.as_str(), read[0].outcome), ("c1", Outcome::Denied));
+    assert_eq!(
+        (read[1].id.as_str(), read[1].outcome, read[1].content.as_str()),
+        ("c2", Outcome::Success, "Removed inner.")
+    );
+}
+
+#[tokio::test]
+async fn a_sub_agent_called_outside_a_run_cannot_wait_for_approval() {
+    let inner = ScriptedModel::new().then_calls([remove("i1", "tmp")]);
+    let sub = Agent::new(inner, tools([Arc::new(Guarded::new()) as Arc<dyn Tool>]))
+        .unwrap()
+        .as_tool("janitor", "Cleans.");
+    let error = sub.call_text(&ToolContext::new(), r#"{"prompt":"clean up"}"#).await.unwrap_err();
+    let message = error.to_string();
     assert!(
-        content.contains("sub-agent `janitor` stopped: its call `remove_dir` needs a person's approval")
-            && content.contains("not yet"),
-        "{content}"
+        message.contains("sub-agent `janitor` stopped: its call `remove_dir` needs a person's approval"),
+        "{message}"
     );
 }
 
@@ -493,4 +684,46 @@ async fn a_stream_ends_though_a_tool_keeps_its_context() {
             .expect("the stream ended");
     assert!(matches!(events.last(), Some(AgentEvent::Finished(Ok(result))) if result.answer == "done"));
     assert_eq!(kept.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_call_two_agents_down_pauses_the_lead_and_is_decided_by_its_whole_path() {
+    let guarded = Guarded::new();
+    let team = |janitor: &Arc<ScriptedModel>, manager: &Arc<ScriptedModel>, lead: &Arc<ScriptedModel>| {
+        let janitor =
+            Agent::from_shared(janitor.clone(), tools([Arc::new(guarded.clone()) as Arc<dyn Tool>]))
+                .unwrap()
+                .as_tool("janitor", "Cleans.");
+        let manager = Agent::from_shared(manager.clone(), tools([Arc::new(janitor) as Arc<dyn Tool>]))
+            .unwrap()
+            .as_tool("manager", "Manages.");
+        Agent::from_shared(lead.clone(), tools([Arc::new(manager) as Arc<dyn Tool>])).unwrap()
+    };
+    let janitor = Arc::new(ScriptedModel::new().then_calls([remove("x", "tmp")]));
+    let manager = Arc::new(ScriptedModel::new().then_calls([ask("x", "janitor", "clean tmp")]));
+    let lead = Arc::new(ScriptedModel::new().then_calls([ask("x", "manager", "get tmp cleaned")]));
+    let events: Vec<AgentEvent> = team(&janitor, &manager, &lead).stream("go").collect().await;
+    let Some(AgentEvent::Finished(Ok(result))) = events.last() else { panic!("{events:?}") };
+    let mut state = saved(result.stop.clone());
+    let [pending] = state.pending() else { panic!("{:?}", state.pending()) };
+    assert_eq!(
+        (pending.id(), pending.path.as_slice()),
+        ("x/x/x".to_owned(), &["manager".to_owned(), "janitor".to_owned()][..])
+    );
+    assert!(
+        events.iter().any(|event| matches!(event, AgentEvent::ApprovalRequested(asked) if asked == pending))
+    );
+
+    state.approve("x/x/x").unwrap();
+    let janitor = Arc::new(ScriptedModel::new().then_text("Removed tmp."));
+    let manager = Arc::new(ScriptedModel::new().then_text("The janitor removed tmp."));
+    let lead = Arc::new(ScriptedModel::new().then_text("tmp is gone."));
+    let result = team(&janitor, &manager, &lead).run(state).await.unwrap();
+    assert_eq!(result.answer, "tmp is gone.");
+    assert_eq!(guarded.ran(), [r#"{"path":"tmp"}"#]);
+    assert_eq!((janitor.seen().len(), manager.seen().len(), lead.seen().len()), (1, 1, 1));
+    let answered = results(&result);
+    assert_eq!(answered[0].content, "The janitor removed tmp.");
+    // The three paused requests and the three that went on.
+    assert_eq!(result.usage.len(), 6);
 }

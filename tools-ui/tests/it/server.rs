@@ -256,3 +256,85 @@ async fn a_regenerated_answer_replaces_the_last_one_finished_or_waiting() {
     page.ask("c1", "Thanks").await;
     assert_eq!(roles(&page, 5), ["user", "assistant", "tool", "assistant", "user"]);
 }
+
+/// A sub-agent's call that needs approval pauses the chat's run: the page
+/// is asked on the agent-tool call it shows (the sub-agent's call, whose id
+/// is the lead's own here, never reaches it), approves it by the id it was
+/// given, and the resumed run goes on in the sub-agent, then in the lead.
+#[tokio::test]
+async fn the_page_approves_a_sub_agents_call_on_the_agent_tool_call_it_shows() {
+    use std::sync::Arc;
+    use toolcall_agent::Agent;
+    use toolcall_agent::testing::ScriptedModel;
+    use toolcall_core::{ToolCall, Toolset};
+
+    let weather = || ToolCall::new("call_1", "get_weather", r#"{"city":"Paris"}"#);
+    let inner = Arc::new(ScriptedModel::new().then_calls([weather()]).then_text("18°C in Paris."));
+    let forecaster = Agent::from_shared(
+        inner.clone(),
+        Toolset::builder().add(crate::support::GetWeather).build().unwrap(),
+    )
+    .unwrap()
+    .as_tool("forecaster", "Knows the weather.");
+    let lead = ScriptedModel::new()
+        .then_calls([ToolCall::new("call_1", "forecaster", r#"{"prompt":"Weather in Paris?"}"#)])
+        .then_text("It is 18°C.");
+    let agent = Agent::new(lead, Toolset::builder().add(forecaster).build().unwrap()).unwrap();
+    let chat = ChatServer::new(agent);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/api/chat", listener.local_addr().unwrap());
+    let app = chat.router();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let http = reqwest::Client::new();
+
+    let body =
+        http.post(&url).json(&ask("s1", "Weather in Paris?")).send().await.unwrap().text().await.unwrap();
+    let asked = chunks(&body);
+    assert_eq!(
+        types(&asked),
+        [
+            "start",
+            "start-step",
+            "tool-input-start",
+            "tool-input-available",
+            "tool-approval-request",
+            "finish-step",
+            "finish"
+        ],
+        "{body}"
+    );
+    assert_eq!(asked[3]["toolName"], "forecaster");
+    assert_eq!(
+        asked[4],
+        json!({"type": "tool-approval-request", "approvalId": "call_1/call_1", "toolCallId": "call_1"})
+    );
+    assert_eq!(chat.pending(ANONYMOUS, "s1").await.unwrap(), ["call_1/call_1"]);
+
+    let approved = json!({"id": "s1", "trigger": "submit-message", "messageId": "a1", "messages": [
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Weather in Paris?"}]},
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-forecaster", "toolCallId": "call_1", "state": "approval-responded",
+             "input": {"prompt": "Weather in Paris?"}, "approval": {"id": "call_1/call_1", "approved": true}}
+        ]}
+    ]});
+    let response = http.post(&url).json(&approved).send().await.unwrap();
+    let status = response.status().as_u16();
+    let body = response.text().await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    let resumed = chunks(&body);
+    let output = resumed
+        .iter()
+        .find(|chunk| chunk["type"] == "tool-output-available")
+        .unwrap_or_else(|| panic!("{body}"));
+    assert_eq!(output["toolCallId"], "call_1");
+    assert_eq!(output["output"], "18°C in Paris.");
+    assert_eq!(text(&resumed), "It is 18°C.");
+    assert!(chat.pending(ANONYMOUS, "s1").await.unwrap().is_empty());
+    // The forecaster went on where it paused: asked twice in all, the
+    // second time with the weather tool's result.
+    let seen = inner.seen();
+    assert_eq!(seen.len(), 2);
+    assert!(matches!(seen[1].messages.last(), Some(toolcall_agent::Message::Tool { results })
+        if results[0].content.contains("18°C and sunny in Paris")));
+}
