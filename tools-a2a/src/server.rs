@@ -713,8 +713,7 @@ fn decide(state: &mut RunState, message: &Message) -> Result<(), String> {
             text.chars().take(80).collect::<String>()
         )
     })?;
-    let ids: Vec<String> =
-        state.pending().iter().filter(|p| p.decision.is_none()).map(|p| p.id()).collect();
+    let ids: Vec<String> = state.pending().iter().filter(|p| p.decision.is_none()).map(|p| p.id()).collect();
     for id in ids {
         state.decide(&id, decision.clone()).map_err(|e| e.to_string())?;
     }
