@@ -18,6 +18,10 @@ cargo clippy -p toolcall-agent --no-default-features -- -D warnings
 # workspace's crates reach each other through a local registry of the
 # packages, as they would through crates.io).
 python3 scripts/rust-version.py
+# Cargo extracts a local registry's packages once per registry path and does
+# not extract them again when a package's content changes, so a second run
+# would build against the first run's sources: clear our extracted packages.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/toolcall-*
 cargo package --workspace --exclude 'fixture-*' --allow-dirty --quiet
 # The API docs: no rustdoc warning, every intra-doc link resolved.
 RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" cargo doc --workspace --all-features --no-deps
