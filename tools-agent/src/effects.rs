@@ -7,7 +7,7 @@
 use futures::future::BoxFuture;
 use toolcall_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
-use crate::{Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RunState};
+use crate::{AgentEvent, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RunState};
 
 /// How a run's side effects happen ([`Agent::run_with`](crate::Agent::run_with)).
 ///
@@ -118,6 +118,21 @@ pub trait Effects: Send + Sync {
     fn decide<'a>(&'a self, state: &'a RunState) -> BoxFuture<'a, Result<Option<RunState>, ModelError>> {
         let _ = state;
         Box::pin(async { Ok(None) })
+    }
+
+    /// The run did something worth telling: each event the run reports,
+    /// in order, as it happens, streamed or not, but for the model's
+    /// pieces (which go to [`Self::request_streamed`]'s `deltas`) and the
+    /// run's end: each response's visible reasoning and text come whole,
+    /// as one [`AgentEvent::ReasoningDelta`] and one
+    /// [`AgentEvent::TextDelta`] before its [`AgentEvent::Usage`] (a
+    /// context policy's summaries are not the run's responses, and do not
+    /// come). Nothing by default. A durable engine keeps them where a reader in another
+    /// process follows the run (`toolcall-restate` writes them to the
+    /// workflow's state); called between the steps, in the run's order,
+    /// the same on every replay.
+    fn record(&self, event: &AgentEvent) {
+        let _ = event;
     }
 }
 

@@ -35,6 +35,8 @@ use crate::workflow::WAITING;
 #[derive(Clone, Debug)]
 pub struct Admin {
     url: String,
+    /// The workflow whose runs are read.
+    workflow: String,
     client: reqwest::Client,
 }
 
@@ -92,8 +94,20 @@ fn literal(text: &str) -> String {
 
 impl Admin {
     /// The admin API at `url` (`http://127.0.0.1:9070`, say).
+    /// It reads the runs of the workflow `AgentRun`; [`Self::for_workflow`]
+    /// for an agent served under another name.
     pub fn new(url: impl Into<String>) -> Self {
-        Self { url: url.into().trim_end_matches('/').to_owned(), client: reqwest::Client::new() }
+        Self {
+            url: url.into().trim_end_matches('/').to_owned(),
+            workflow: crate::workflow::DEFAULT_NAME.to_owned(),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// Read the runs of the workflow `name` ([`AgentRun::named`](crate::AgentRun::named)).
+    pub fn for_workflow(mut self, name: impl Into<String>) -> Self {
+        self.workflow = name.into();
+        self
     }
 
     /// What run `run` waits on, or `None` if it waits on nothing (or is
@@ -120,7 +134,8 @@ impl Admin {
 
     async fn query(&self, run: Option<&str>) -> Result<BTreeMap<String, Waiting>, AdminError> {
         let mut sql = format!(
-            "SELECT service_key, value_utf8 FROM state WHERE service_name = 'AgentRun' AND key = {}",
+            "SELECT service_key, value_utf8 FROM state WHERE service_name = {} AND key = {}",
+            literal(&self.workflow),
             literal(WAITING)
         );
         if let Some(run) = run {

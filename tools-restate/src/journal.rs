@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
@@ -13,14 +14,16 @@ use toolcall_agent::{
 };
 use toolcall_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
-use crate::workflow::{WAITING, Waiting};
+use crate::workflow::{LAST_WAIT, WAITING, Waiting, decision_promise};
 
 /// A run's [`Effects`] over one workflow invocation's context: each model
-/// request and each tool call a journaled step (`ctx.run`), the wait for a
-/// person's decision an awakeable. What each guarantees after a crash is
-/// in the crate's table.
+/// request and each tool call a journaled step (`ctx.run`; a model
+/// request that fails transiently retried as its [`ModelRetry`] says), the
+/// wait for a person's decisions one durable promise per held call. What
+/// each guarantees after a crash is in the crate's table.
 ///
-/// Each call runs with an [`IdempotencyScope`] of `{run id}:{turn}` (the
+/// Each call runs with an [`IdempotencyScope`] of `{run id}:{turn}`
+/// (`{prefix}/{run id}:{turn}` with [`Self::with_key_prefix`]; the
 /// turn counts the model's responses), so its
 /// [`idempotency_key`](ToolContext::idempotency_key) is
 /// `{run id}:{turn}:{call id}`: the same on every replay, as a replay
@@ -30,18 +33,50 @@ pub struct Journal<'c> {
     ctx: &'c WorkflowContext<'c>,
     /// The model responses so far: call ids are unique within one only.
     turns: AtomicUsize,
+    /// The waits for decisions so far: each wait's promises carry its number.
+    waits: AtomicU32,
+    retry: ModelRetry,
+    /// What the idempotency scopes start with, before the run id.
+    prefix: Option<String>,
 }
 
 impl std::fmt::Debug for Journal<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Journal").field("turns", &self.turns).finish_non_exhaustive()
+        f.debug_struct("Journal")
+            .field("turns", &self.turns)
+            .field("waits", &self.waits)
+            .field("retry", &self.retry)
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
     }
 }
 
 impl<'c> Journal<'c> {
     /// The effects of the run this context executes.
     pub fn new(ctx: &'c WorkflowContext<'c>) -> Self {
-        Self { ctx, turns: AtomicUsize::new(0) }
+        Self {
+            ctx,
+            turns: AtomicUsize::new(0),
+            waits: AtomicU32::new(0),
+            retry: ModelRetry::default(),
+            prefix: None,
+        }
+    }
+
+    /// Retry a model request that fails transiently as `retry` says
+    /// ([`ModelRetry::default`] unless set).
+    pub fn with_model_retry(mut self, retry: ModelRetry) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Start each call's idempotency key with `prefix` and a `/`:
+    /// `{prefix}/{run id}:{turn}:{call id}`, for runs of several workflows
+    /// whose run ids may be the same ([`AgentRun::named`](crate::AgentRun::named)
+    /// gives its name).
+    pub fn with_key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = Some(prefix.into());
+        self
     }
 }
 
@@ -71,8 +106,9 @@ fn may_rerun(toolset: &Toolset, call: &ToolCall) -> bool {
 /// the terminal error journaled for it. The source of the run's
 /// [`ModelError::Engine`] (engine `restate`), for a caller that wants the
 /// step or the code: a model's failure (journaled as its request's
-/// result, so a replay fails the same way), a run cancelled in Restate,
-/// an awakeable rejected.
+/// result, so a replay fails the same way: code 400 for an error not
+/// retried, 500 once the [`ModelRetry`]'s attempts are spent), a run
+/// cancelled in Restate.
 ///
 /// ```
 /// use restate_sdk::prelude::TerminalError;
@@ -121,11 +157,96 @@ impl From<StepFailed> for ModelError {
 /// The engine's name in a [`ModelError::Engine`].
 const ENGINE: &str = "restate";
 
+/// How a durable run retries a model request that failed transiently
+/// ([`ModelError::is_transient`]: a timeout, a connection that failed, a
+/// provider rate limited, overloaded or failing after the client's own
+/// resends), through restate-sdk's retry of a journaled step
+/// ([`RunRetryPolicy`]): each attempt is a new try of the step, after a
+/// wait that grows by `factor`, across worker restarts. Once
+/// `max_attempts` have failed, the step's failure is journaled and the run
+/// ends with an error naming the model, the provider, the attempts and
+/// the last cause. An error that is not transient (a refused request, a
+/// refused or missing key...) ends the run at once: another attempt would
+/// fail the same way.
+///
+/// The default, 3 attempts, 1 s then 2 s apart: each attempt is the
+/// client's whole request, which already resends a 429 or 5xx answer a few
+/// times over up to a minute (the HTTP clients' `ResendPolicy`) and gives
+/// up on a silent provider after its request timeout, so the durable
+/// retries are for what outlasts those: a provider down for a moment, a
+/// network that dropped, a request cut by a timeout. Two more attempts a
+/// few seconds apart catch that; more would keep a run hanging on a
+/// provider that is down (each attempt may last a whole request timeout),
+/// where an error the caller can read and act on (start the run again,
+/// another model) serves better.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolcall_restate::ModelRetry;
+///
+/// let retry = ModelRetry::default();
+/// assert_eq!((retry.max_attempts, retry.initial_delay), (3, Duration::from_secs(1)));
+/// let patient = ModelRetry { max_attempts: 6, max_delay: Duration::from_secs(60), ..ModelRetry::default() };
+/// assert_eq!(ModelRetry::none().max_attempts, 1);
+/// # let _ = patient;
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelRetry {
+    /// Attempts in all, the first included (at least 1).
+    pub max_attempts: u32,
+    /// The wait before the second attempt.
+    pub initial_delay: Duration,
+    /// What each wait is multiplied by to give the next.
+    pub factor: f32,
+    /// The longest wait between two attempts.
+    pub max_delay: Duration,
+}
+
+impl Default for ModelRetry {
+    /// 3 attempts, 1 s then 2 s apart (the waits double, up to 30 s).
+    fn default() -> Self {
+        Self {
+            max_attempts: 3,
+            initial_delay: Duration::from_secs(1),
+            factor: 2.0,
+            max_delay: Duration::from_secs(30),
+        }
+    }
+}
+
+impl ModelRetry {
+    /// One attempt: a transient failure ends the run as any other does.
+    pub fn none() -> Self {
+        Self { max_attempts: 1, ..Self::default() }
+    }
+
+    /// The policy restate-sdk retries the step by.
+    fn policy(&self) -> RunRetryPolicy {
+        RunRetryPolicy::new()
+            .initial_delay(self.initial_delay)
+            .exponentiation_factor(self.factor)
+            .max_delay(self.max_delay)
+            .max_attempts(self.max_attempts.max(1))
+    }
+}
+
+/// The code a model request's step is journaled failed with when its
+/// error is not transient; one that ran out of attempts has restate-sdk's
+/// 500.
+const NOT_RETRIED: u16 = 400;
+
+/// The code restate-sdk journals a step's retryable failure with once its
+/// attempts are spent.
+const RETRIES_SPENT: u16 = 500;
+
 /// Ask the model in a journaled step (`ask` runs unless the journal has
-/// the step's result): the response, and whether the model was asked
-/// (`false`: the journal gave it back).
+/// the step's result), retrying a transient failure as `retry` says: the
+/// response, and whether the model was asked (`false`: the journal gave
+/// it back).
 async fn journaled<'a, A, F>(
     ctx: &'a WorkflowContext<'a>,
+    retry: &ModelRetry,
+    model: &dyn Model,
     ask: A,
 ) -> Result<(ModelResponse, bool), ModelError>
 where
@@ -134,17 +255,39 @@ where
 {
     let asked = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&asked);
-    // A model error is the step's terminal result (the clients have their
-    // own retries): journaled, so a replay fails the same way rather than
-    // asking again.
+    // A transient error is the step's retryable failure: restate-sdk
+    // tries the step again after the policy's wait, and journals the last
+    // failure once the attempts are spent. Any other error is the step's
+    // terminal result at once. Either way a replay fails the same way
+    // rather than asking again.
     let step = ctx.run(move || async move {
         flag.store(true, Ordering::SeqCst);
         match ask().await {
             Ok(response) => Ok(Json(response)),
-            Err(error) => Err(TerminalError::new(error.to_string()).into()),
+            Err(error) if error.is_transient() => Err(HandlerError::from(error)),
+            Err(error) => Err(TerminalError::new_with_code(NOT_RETRIED, error.to_string()).into()),
         }
     });
-    let response = step.name(MODEL_REQUEST).await.map_err(|error| StepFailed::new(MODEL_REQUEST, error))?;
+    let step = step.name(MODEL_REQUEST).retry_policy(retry.policy());
+    let response = step.await.map_err(|error| {
+        let (name, provider) = (model.model(), model.provider());
+        let message = match error.code() {
+            NOT_RETRIED => format!("the model `{name}` ({provider}) failed: {}", error.message()),
+            RETRIES_SPENT if retry.max_attempts <= 1 => format!(
+                "the model `{name}` ({provider}) failed (the durable run does not retry it): {}",
+                error.message()
+            ),
+            RETRIES_SPENT => format!(
+                "the model `{name}` ({provider}) failed {} times in a row (the durable run's retries \
+                 ran out), the last time: {}",
+                retry.max_attempts,
+                error.message()
+            ),
+            // Restate's own: the run cancelled...
+            _ => return StepFailed::new(MODEL_REQUEST, error),
+        };
+        StepFailed::new(MODEL_REQUEST, TerminalError::new_with_code(error.code(), message))
+    })?;
     Ok((response.into_inner(), asked.load(Ordering::SeqCst)))
 }
 
@@ -160,7 +303,7 @@ impl Effects for Journal<'_> {
         let ctx: &'a WorkflowContext<'a> = self.ctx;
         self.turns.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
-            let (response, _) = journaled(ctx, move || model.request(request)).await?;
+            let (response, _) = journaled(ctx, &self.retry, model, move || model.request(request)).await?;
             Ok(response)
         })
     }
@@ -181,7 +324,7 @@ impl Effects for Journal<'_> {
         self.turns.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
             let ask = move || InProcess.request_streamed(model, request, deltas);
-            let (response, asked) = journaled(ctx, ask).await?;
+            let (response, asked) = journaled(ctx, &self.retry, model, ask).await?;
             let text = response.text();
             if !asked && !text.is_empty() {
                 deltas(ModelEvent::TextDelta(text));
@@ -202,10 +345,15 @@ impl Effects for Journal<'_> {
         Box::pin(async move {
             // One clone of the context per turn: a call's context, made
             // from it by the toolset, shares its extensions.
-            let scope = IdempotencyScope::new(format!("{}:{turn}", ctx.key()));
+            let scope = match &self.prefix {
+                None => format!("{}:{turn}", ctx.key()),
+                Some(prefix) => format!("{prefix}/{}:{turn}", ctx.key()),
+            };
+            let scope = IdempotencyScope::new(scope);
             let context = &context.clone().with_extension(scope);
             let mut results = Vec::with_capacity(calls.len());
-            // One step at a time: the context refuses two awaited at once.
+            // One step at a time: two awaited at once run, but do not
+            // replay after a crash cut them (journal mismatch, RT0016).
             for call in calls {
                 let once = std::slice::from_ref(call);
                 let run = move || async move {
@@ -252,25 +400,36 @@ impl Effects for Journal<'_> {
         })
     }
 
+    /// The wait on a person: the held calls in the workflow's state, and
+    /// one durable promise per call (`decision:{wait}:{call id}`), which
+    /// the `decide` handler resolves; the run goes on once every call has
+    /// its decision. A promise can be resolved only through the
+    /// workflow's handlers (Restate has no outside API for them), so
+    /// nothing but a [`Decision`] that `decide` checked reaches the run.
     fn decide<'a>(&'a self, state: &'a RunState) -> BoxFuture<'a, Result<Option<RunState>, ModelError>> {
         let ctx: &'a WorkflowContext<'a> = self.ctx;
+        let wait = self.waits.fetch_add(1, Ordering::SeqCst) + 1;
         Box::pin(async move {
-            let (awakeable, decided) = ctx.awakeable::<Json<Decisions>>();
-            let waiting = Waiting { awakeable, pending: state.pending().to_vec() };
-            ctx.set(WAITING, Json(waiting));
-            let decisions = decided.await.map_err(|error| StepFailed::new("decision", error))?.into_inner();
-            ctx.clear(WAITING);
+            let waiting = Waiting { wait, pending: state.pending().to_vec() };
+            ctx.set(LAST_WAIT, Json(wait));
+            ctx.set(WAITING, Json(waiting.clone()));
             let mut state = state.clone();
-            for (id, decision) in decisions {
+            for pending in &waiting.pending {
+                let id = pending.id();
+                let promise = decision_promise(wait, &id);
+                let decided = ctx.promise::<Json<Decision>>(&promise).await;
+                let decision = decided.map_err(|error| StepFailed::new("decision", error))?.into_inner();
                 state.decide(&id, decision).map_err(|unknown| ModelError::engine(ENGINE, unknown))?;
             }
+            ctx.clear(WAITING);
             Ok(Some(state))
         })
     }
 }
 
-/// A person's decisions, by call id: what the `decide` handler takes, as
-/// JSON (`{"call_1": {"decision": "approve"}, "call_2": {"decision":
-/// "deny", "reason": "..."}}`). Calls left out stay undecided: the run
-/// waits again for them.
+/// A person's decisions, by call id ([`Pending::id`](toolcall_agent::Pending::id)):
+/// what the `decide` handler takes, as JSON (`{"call_1": {"decision":
+/// "approve"}, "call_2": {"decision": "deny", "reason": "..."}}`). Calls
+/// left out stay undecided, for another `decide` to decide: the run goes
+/// on once every call it holds is decided.
 pub type Decisions = HashMap<String, Decision>;

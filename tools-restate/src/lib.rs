@@ -3,20 +3,23 @@
 //! many worker processes.
 //!
 //! - [`AgentRun`]: the agent loop of `toolcall-agent` as a Restate workflow
-//!   (one workflow per run id), with the handlers a person's decision
-//!   comes through;
+//!   (one workflow per run id), named `AgentRun` or as you name it
+//!   ([`AgentRun::named`]), with the handlers a person's decisions come
+//!   through (call by call if need be: they accumulate);
 //! - [`Journal`]: the loop's [`Effects`](toolcall_agent::Effects) over a
 //!   workflow's context: each model request (plain or streamed) and each
-//!   tool call a journaled step, the wait for a decision an awakeable; a
-//!   step Restate failed is the run's `ModelError::Engine`, with the
-//!   [`StepFailed`] as its source;
+//!   tool call a journaled step, a model request that fails transiently
+//!   retried as a [`ModelRetry`] says, the wait for decisions one durable
+//!   promise per held call; a step Restate failed is the run's
+//!   `ModelError::Engine`, with the [`StepFailed`] as its source;
 //! - [`RunResult`](toolcall_agent::RunResult) (the same value an
 //!   in-process run gives), [`Waiting`], [`Decisions`]: what goes in and
 //!   out of the handlers, as JSON;
 //! - [`serve`], [`serve_on`]: a worker, the workflow served over HTTP for
 //!   a Restate server to call, at an address or on a listener bound
 //!   beforehand (an address it cannot listen on is a [`ServeError`]
-//!   naming it);
+//!   naming it); [`serve_runs`], [`serve_runs_on`]: several agents from
+//!   one worker, each a workflow under its own name;
 //! - [`Admin`]: what the runs wait on, read from the server's state
 //!   through its admin API, with no worker up.
 //!
@@ -38,15 +41,16 @@
 //!
 //! | step | journaled as | after a crash |
 //! |---|---|---|
-//! | model request | one `ctx.run`, the whole [`ModelResponse`](toolcall_agent::ModelResponse) (or the model's error, which ends the run) | a response already journaled is given back, never asked again (streamed, its text comes as one delta); one cut before it was journaled is asked again |
+//! | model request | one `ctx.run`, the whole [`ModelResponse`](toolcall_agent::ModelResponse); a transient error (timeout, network, 429/5xx after the client's resends) tried again as the [`ModelRetry`] says (by default 3 attempts, 1 s then 2 s apart), then journaled; any other error journaled at once; a journaled error ends the run, naming the model, the provider, the attempts and the cause | a response already journaled is given back, never asked again (streamed, its text comes as one delta); one cut before it was journaled is asked again |
 //! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](toolcall_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
 //! | call of any other tool | a `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
-//! | approval | an awakeable, its id in the workflow's state | the run waits across restarts, for days; the decision resolves it through the ingress, from any machine |
+//! | approval | the held calls in the workflow's state, one durable workflow promise per call (`decision:{wait}:{call id}`), resolved only by the `decide` handler | the run waits across restarts, for days; each decision, sent through the ingress from any machine, is recorded on its call's promise, and the run goes on once every held call has one |
 //!
 //! Exactly-once side effects are at-least-once runs plus a key the
 //! effect's backend dedupes by: every call of a durable run has an
 //! [`idempotency_key`](toolcall_core::ToolContext::idempotency_key),
-//! `{run id}:{turn}:{call id}`, the same on every replay. A tool that sends
+//! `{run id}:{turn}:{call id}` (`{name}/{run id}:{turn}:{call id}` for an
+//! agent served under a name of its own), the same on every replay. A tool that sends
 //! it with its effect (as an `Idempotency-Key` header, say) and is marked
 //! `idempotent` is run again after a cut, and its backend applies the
 //! effect once:
@@ -64,18 +68,24 @@
 //! }
 //! ```
 //!
-//! A turn's calls are journaled one after the other, in call order: a
-//! restate-sdk 0.13 context takes one journaled step at a time (awaiting
-//! two at once is refused), so the calls of one turn do not overlap in a
-//! durable run as they do in-process.
+//! A turn's calls are journaled one after the other, in call order, so
+//! the calls of one turn do not overlap in a durable run as they do
+//! in-process: restate-sdk 0.13 runs two `ctx.run` steps awaited at once,
+//! but cannot replay them after a crash cut them (the replay stops on a
+//! journal mismatch, `RT0016`, and the run stays in backoff), so a context
+//! takes one journaled step at a time.
 #![deny(missing_docs)]
 
 mod admin;
 mod journal;
+mod progress;
+mod remote;
 mod serve;
 mod workflow;
 
 pub use admin::{Admin, AdminError};
-pub use journal::{Decisions, Journal, StepFailed, unknown_result};
-pub use serve::{ServeError, serve, serve_on};
-pub use workflow::{AgentRun, Waiting};
+pub use journal::{Decisions, Journal, ModelRetry, StepFailed, unknown_result};
+pub use progress::Step;
+pub use remote::{Remote, RemoteError};
+pub use serve::{ServeError, serve, serve_on, serve_runs, serve_runs_on};
+pub use workflow::{AgentRun, DEFAULT_NAME, InvalidName, Start, Waiting};

@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 use toolcall_agent::{
-    Agent, AgentError, AgentEvent, Message, ModelError, RunInput, RunResult, RunState, StopReason, Transcript,
+    Agent, AgentError, AgentEvent, Message, ModelError, RunInput, RunResult, RunState, Runner, StopReason,
+    Transcript,
 };
 
 use toolcall_core::CancellationToken;
@@ -227,7 +228,16 @@ impl Session {
         let cancellation = agent.context().cancellation().child_token();
         let context = agent.context().clone().with_cancellation(cancellation.clone());
         let agent = agent.clone().with_conversation_id(self.key.id.clone()).with_context(context);
-        Ok(SessionRun { session: self.clone(), agent, revision, stored, keep, input, cancellation })
+        Ok(SessionRun {
+            session: self.clone(),
+            agent,
+            revision,
+            stored,
+            keep,
+            input,
+            cancellation,
+            runner: None,
+        })
     }
 }
 
@@ -246,6 +256,8 @@ pub struct SessionRun {
     keep: Option<u64>,
     input: RunInput,
     cancellation: CancellationToken,
+    /// Where the run is made: the agent, here, without one.
+    runner: Option<Arc<dyn Runner>>,
 }
 
 impl SessionRun {
@@ -269,9 +281,30 @@ impl SessionRun {
     /// The run's ([`SessionError::Run`]) or the append's
     /// ([`SessionError::Store`]); either way nothing of the run was kept.
     pub async fn run(self) -> Result<RunResult, SessionError> {
-        let result = self.agent.run(self.input.clone()).await?;
+        let result = match &self.runner {
+            None => self.agent.run(self.input.clone()).await?,
+            Some(runner) => {
+                let events = runner.stream(&self.agent, self.input.clone());
+                let finished = events.filter_map(|event| async move {
+                    match event {
+                        AgentEvent::Finished(ended) => Some(ended),
+                        _ => None,
+                    }
+                });
+                let ended = std::pin::pin!(finished).next().await;
+                ended.unwrap_or_else(|| Err(ended_without_result(&self.input)))?
+            }
+        };
         save(&self.session, (self.revision, self.stored, self.keep), &result).await?;
         Ok(result)
+    }
+
+    /// Make the run with `runner` (a durable engine's workers, say)
+    /// rather than with the agent in this process; what it adds is kept
+    /// the same way.
+    pub fn with_runner(mut self, runner: Arc<dyn Runner>) -> Self {
+        self.runner = Some(runner);
+        self
     }
 
     /// Run it as a stream of events; what it added is appended before the
@@ -280,11 +313,19 @@ impl SessionRun {
     /// `session`, a [`NotKept`] its source; the transcript as the run left
     /// it), so a page never sees an end that was not kept.
     pub fn stream(self) -> impl Stream<Item = AgentEvent> + Send + 'static {
-        let SessionRun { session, agent, revision, stored, keep, input, .. } = self;
+        let SessionRun { session, agent, revision, stored, keep, input, runner, .. } = self;
         let (events, received) = futures::channel::mpsc::unbounded();
         tokio::spawn(async move {
-            let mut run = std::pin::pin!(agent.stream(input));
+            // A runner's stream that stops short still ends, so a reader
+            // is freed (the agent's own always ends).
+            let unfinished = runner.is_some().then(|| ended_without_result(&input));
+            let mut run = match &runner {
+                None => agent.stream(input).boxed(),
+                Some(runner) => runner.stream(&agent, input),
+            };
+            let mut ended = false;
             while let Some(event) = run.next().await {
+                ended |= matches!(event, AgentEvent::Finished(_));
                 let event = match event {
                     AgentEvent::Finished(Ok(result)) => {
                         match save(&session, (revision, stored, keep), &result).await {
@@ -300,8 +341,24 @@ impl SessionRun {
                 // A listener that left only stops listening: the run goes on.
                 let _ = events.unbounded_send(event);
             }
+            if let Some(error) = unfinished.filter(|_| !ended) {
+                let _ = events.unbounded_send(AgentEvent::Finished(Err(error)));
+            }
         });
         received
+    }
+}
+
+/// A runner's stream that ended without the run's end.
+fn ended_without_result(input: &RunInput) -> AgentError {
+    let transcript = match input {
+        RunInput::Transcript(transcript) => transcript.clone(),
+        RunInput::Paused(state) => state.transcript().clone(),
+        RunInput::Prompt(_) => Transcript::default(),
+    };
+    AgentError {
+        error: ModelError::engine("session", "the runner's stream ended without the run's end"),
+        transcript: Box::new(transcript),
     }
 }
 

@@ -14,7 +14,7 @@ use axum::routing::post;
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
-use toolcall_agent::{Agent, RunInput};
+use toolcall_agent::{Agent, RunInput, Runner};
 use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
 use crate::AguiAdapter;
@@ -151,6 +151,15 @@ impl AguiServer {
     /// or PostgreSQL): they outlive the process, a paused run included.
     pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         Arc::make_mut(&mut self.host).store = store;
+        self
+    }
+
+    /// Make the runs on `runner` (a durable engine's workers:
+    /// `toolcall_restate::Remote`) rather than with the agent in this
+    /// process: the chats, their approvals and the streams are the same,
+    /// each run's events coming as the runner reports them.
+    pub fn with_runner(mut self, runner: Arc<dyn Runner>) -> Self {
+        Arc::make_mut(&mut self.host).runner = Some(runner);
         self
     }
 

@@ -31,7 +31,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
-use toolcall_agent::{Agent, AgentEvent};
+use toolcall_agent::{Agent, AgentEvent, Runner};
 use toolcall_core::{CancellationToken, Media, ToolResult};
 use toolcall_session::{ConversationKey, MemoryStore, Session, SessionRun, SessionStore, StoreError};
 
@@ -61,6 +61,8 @@ pub(crate) struct Host {
     pub(crate) max_inline: usize,
     /// The interval between keep-alive comments while no frame comes.
     pub(crate) keep_alive: Duration,
+    /// Where the runs are made, if not here.
+    pub(crate) runner: Option<Arc<dyn Runner>>,
     /// The conversations with a run going now.
     live: Arc<Mutex<HashMap<ConversationKey, Arc<Live>>>>,
 }
@@ -76,6 +78,7 @@ impl Host {
             max_body: MAX_BODY,
             max_inline: crate::UiAdapter::MAX_INLINE_BYTES,
             keep_alive: KEEP_ALIVE,
+            runner: None,
             live: Arc::default(),
         }
     }
@@ -171,6 +174,10 @@ impl Host {
         S: Stream<Item = String> + Send + 'static,
     {
         live.state().stop = Some(run.cancellation().clone());
+        let run = match &self.runner {
+            Some(runner) => run.with_runner(runner.clone()),
+            None => run,
+        };
         let host = self.clone();
         tokio::spawn(async move {
             let events = run.stream().inspect(move |event| {

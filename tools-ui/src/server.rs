@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use toolcall_agent::{Agent, AgentEvent, Message, PausedTurn, RunInput};
+use toolcall_agent::{Agent, AgentEvent, Message, PausedTurn, RunInput, Runner};
 use toolcall_core::{Media, Source};
 use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
@@ -186,6 +186,15 @@ impl ChatServer {
     /// PostgreSQL): they outlive the process.
     pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
         Arc::make_mut(&mut self.host).store = store;
+        self
+    }
+
+    /// Make the runs on `runner` (a durable engine's workers:
+    /// `toolcall_restate::Remote`) rather than with the agent in this
+    /// process: the chats, their approvals and the streams are the same,
+    /// each run's events coming as the runner reports them.
+    pub fn with_runner(mut self, runner: Arc<dyn Runner>) -> Self {
+        Arc::make_mut(&mut self.host).runner = Some(runner);
         self
     }
 

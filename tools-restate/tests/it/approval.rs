@@ -27,7 +27,7 @@ pub(crate) async fn waiting(restate: &Restate, id: &str) -> Value {
 }
 
 /// The results the run's tools gave, by call id.
-fn results(messages: &[Message]) -> Vec<(String, String)> {
+pub(crate) fn results(messages: &[Message]) -> Vec<(String, String)> {
     messages
         .iter()
         .flat_map(|message| match message {

@@ -10,7 +10,12 @@
 
 mod approval;
 mod chaos;
+mod chat;
+mod decisions;
+mod door;
 mod durable;
+mod names;
+mod retries;
 mod serve;
 mod status;
 mod support;

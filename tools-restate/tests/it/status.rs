@@ -1,7 +1,7 @@
 //! The `decide` handler's refusals through the ingress, each with a status
 //! that says whose fault it is: 404 for a run that does not exist, 409 for
 //! decisions that do not fit the run's state, 400 for a body that is not
-//! decisions.
+//! decisions; the same decision sent twice is taken as sent (200).
 
 use std::time::Duration;
 
@@ -61,13 +61,19 @@ async fn each_refused_decision_says_whose_fault_it_is() {
     assert_eq!(status, 409, "a call the run does not hold: {body}");
     assert!(body.contains("call_1_refund"), "{body}");
 
-    // Held again, so that the run cannot end between the two decisions:
-    // the second is refused whether or not the run has taken the first.
+    let (status, body) = restate.call("refund-1", "decide", &json!({})).await;
+    assert_eq!(status, 400, "decisions that name no call: {body}");
+
+    // Held again, so that the run cannot end between the decisions: each
+    // answer is the same whether or not the run has taken the first.
     let model = shop.hold().await;
     assert_eq!(restate.call("refund-1", "decide", &approve).await.0, 200);
     let (status, body) = restate.call("refund-1", "decide", &approve).await;
-    assert_eq!(status, 409, "the same decision twice: {body}");
-    assert!(body.contains("sent already") || body.contains("waits on no decision now"), "{body}");
+    assert_eq!(status, 200, "the same decision again, taken as sent: {body}");
+    let deny = json!({"call_1_refund": {"decision": "deny", "reason": "changed my mind"}});
+    let (status, body) = restate.call("refund-1", "decide", &deny).await;
+    assert_eq!(status, 409, "another decision for a call decided: {body}");
+    assert!(body.contains("decided already") || body.contains("waits on no decision now"), "{body}");
     drop(model);
 
     assert_eq!(restate.output("refund-1").await.stop, StopReason::Answered);

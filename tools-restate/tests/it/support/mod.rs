@@ -132,6 +132,11 @@ impl Restate {
 
     /// Register the workers behind `port` as the deployment of `AgentRun`.
     pub(crate) async fn register(&self, port: u16) {
+        self.register_serving(port, &["AgentRun"]).await;
+    }
+
+    /// Register the worker behind `port`, which serves these workflows.
+    pub(crate) async fn register_serving(&self, port: u16, workflows: &[&str]) {
         let response = reqwest::Client::new()
             .post(format!("{}/deployments", self.admin()))
             .json(&json!({"uri": format!("http://127.0.0.1:{port}"), "force": true}))
@@ -141,7 +146,31 @@ impl Restate {
         let status = response.status();
         let body = response.text().await.unwrap();
         assert!(status.is_success(), "registering the workers failed: {status} {body}");
-        assert!(body.contains("AgentRun"), "{body}");
+        for workflow in workflows {
+            assert!(body.contains(workflow), "{workflow}: {body}");
+        }
+    }
+
+    /// Start run `id` of `workflow` from `prompt` without waiting for it.
+    pub(crate) async fn send_to(&self, workflow: &str, id: &str, prompt: &str) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/{workflow}/{id}/run/send", self.ingress()))
+            .json(&prompt)
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "{}", response.text().await.unwrap());
+    }
+
+    /// How run `id` of `workflow` ended: the status and body of its
+    /// output, once it has ended.
+    pub(crate) async fn ended(&self, workflow: &str, id: &str) -> (u16, String) {
+        let url = format!("{}/restate/workflow/{workflow}/{id}/attach", self.ingress());
+        let response = tokio::time::timeout(PATIENCE, reqwest::Client::new().get(&url).send())
+            .await
+            .unwrap_or_else(|_| panic!("run {id} of {workflow} did not end"))
+            .unwrap();
+        (response.status().as_u16(), response.text().await.unwrap())
     }
 
     /// Start run `id` from `prompt` without waiting for it.

@@ -151,6 +151,7 @@ fn read_prompt(prompt: &str) -> Option<(&'static str, String)> {
     let kind = match words.next()? {
         "Order" => "order",
         "Refund" => "refund",
+        "Return" => "return",
         _ => return None,
     };
     Some((kind, words.last()?.trim_end_matches('.').to_owned()))
@@ -164,6 +165,12 @@ pub(crate) fn order_prompt(n: usize) -> String {
 /// The prompt of refund run `n`.
 pub(crate) fn refund_prompt(n: usize) -> String {
     format!("Refund the broken lamp of customer {n}.")
+}
+
+/// The prompt of return run `n`: one turn of two refunds, each held for
+/// a person (`call_{n}_refund_a` of 10.0, `call_{n}_refund_b` of 20.0).
+pub(crate) fn return_prompt(n: usize) -> String {
+    format!("Return both broken lamps of customer {n}.")
 }
 
 fn call(id: String, name: &str, arguments: Value) -> Value {
@@ -196,6 +203,18 @@ fn answer(kind: &str, run: &str, step: usize) -> Value {
                 format!("call_{run}_refund"),
                 "issue_refund",
                 json!({"order": format!("o-{run}"), "amount": 12.5}),
+            ),
+        ],
+        ("return", 0) => vec![
+            call(
+                format!("call_{run}_refund_a"),
+                "issue_refund",
+                json!({"order": format!("o-{run}-a"), "amount": 10.0}),
+            ),
+            call(
+                format!("call_{run}_refund_b"),
+                "issue_refund",
+                json!({"order": format!("o-{run}-b"), "amount": 20.0}),
             ),
         ],
         _ => vec![],

@@ -1,0 +1,201 @@
+//! A chat page in front of durable runs: `ChatServer` with the `Remote`
+//! runner starts each run on the workers, streams its steps to the page
+//! as the workers make them, through a worker's crash, and resumes a run
+//! the page approved as a new durable run from the paused one.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolcall_agent::Agent;
+use toolcall_agent::testing::ScriptedModel;
+use toolcall_core::toolset::Toolset;
+use toolcall_restate::Remote;
+use toolcall_ui::ChatServer;
+
+use crate::support::shop::{self, Running};
+use crate::support::{PATIENCE, Restate, Workers};
+
+/// The chat server, on loopback, its runs on the workers behind `restate`.
+async fn chat_server(restate: &Restate) -> String {
+    // The workers run their own agent: this one is never asked.
+    let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap();
+    let server = ChatServer::new(agent)
+        .with_runner(Arc::new(Remote::new(restate.ingress()).with_poll_interval(Duration::from_millis(50))));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let router = server.router();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    url
+}
+
+/// A UI message stream being read, chunk by chunk.
+struct Reading {
+    response: reqwest::Response,
+    buffered: String,
+    chunks: Vec<Value>,
+}
+
+impl Reading {
+    async fn post(url: &str, body: &Value) -> Self {
+        let response =
+            reqwest::Client::new().post(format!("{url}/api/chat")).json(body).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        Self { response, buffered: String::new(), chunks: Vec::new() }
+    }
+
+    /// Read until a chunk matches `wanted` (or the stream ends: `false`).
+    async fn until(&mut self, wanted: impl Fn(&Value) -> bool) -> bool {
+        let read = tokio::time::timeout(PATIENCE, async {
+            loop {
+                if self.chunks.iter().any(&wanted) {
+                    return true;
+                }
+                let Some(bytes) = self.response.chunk().await.unwrap() else { return false };
+                self.buffered.push_str(&String::from_utf8_lossy(&bytes));
+                while let Some(end) = self.buffered.find("\n\n") {
+                    let frame: String = self.buffered.drain(..end + 2).collect();
+                    if let Some(data) = frame.trim().strip_prefix("data: ")
+                        && let Ok(chunk) = serde_json::from_str(data)
+                    {
+                        self.chunks.push(chunk);
+                    }
+                }
+            }
+        })
+        .await;
+        read.unwrap_or_else(|_| panic!("the page's stream went silent after {:?}", self.chunks))
+    }
+
+    /// Read to the end; every chunk.
+    async fn read_to_end(mut self) -> Vec<Value> {
+        self.until(|_| false).await;
+        self.chunks
+    }
+}
+
+fn ask(chat: &str, question: &str) -> Value {
+    json!({"id": chat, "trigger": "submit-message", "messages": [
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": question}]}
+    ]})
+}
+
+fn output_of(call: &str) -> impl Fn(&Value) -> bool + '_ {
+    move |chunk| chunk["type"] == "tool-output-available" && chunk["toolCallId"] == call
+}
+
+fn count(chunks: &[Value], wanted: impl Fn(&Value) -> bool) -> usize {
+    chunks.iter().filter(|chunk| wanted(chunk)).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn the_page_follows_a_durable_run_step_by_step_through_a_worker_crash() {
+    let shop = Running::start().await;
+    let restate = Restate::start().await;
+    let workers = Workers::start(1, &shop.url).await;
+    restate.register(workers.port).await;
+    let page = chat_server(&restate).await;
+
+    // The model's first answer waits until the run has started.
+    let gate = shop.hold().await;
+    let mut reading = Reading::post(&page, &ask("orders", &shop::order_prompt(3))).await;
+    tokio::time::timeout(PATIENCE, async {
+        while shop.seen(|seen| seen.requests.len()) == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the run never asked the model");
+    // Let the first answer go, and hold the second (a fair lock: the
+    // first request, queued before, is answered first).
+    drop(gate);
+    let gate = shop.hold().await;
+
+    // The first turn's calls reach the page while the run goes on.
+    assert!(reading.until(output_of("call_3_order_1")).await, "{:?}", reading.chunks);
+    assert!(reading.chunks.iter().any(output_of("call_3_stock")), "{:?}", reading.chunks);
+    assert_eq!(count(&reading.chunks, |chunk| chunk["type"] == "finish"), 0);
+
+    // The worker dies while the model's second answer is held; another
+    // takes the run over from its journal.
+    let before = workers.pids();
+    workers.kill_all();
+    tokio::time::timeout(PATIENCE, async {
+        while workers.pids().iter().any(|pid| before.contains(pid)) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the worker was not started again");
+    workers.ready().await;
+    drop(gate);
+
+    let chunks = reading.read_to_end().await;
+    assert_eq!(chunks.last().map(|chunk| chunk["type"].clone()), Some(json!("finish")), "{chunks:?}");
+    assert_eq!(chunks.last().map(|chunk| chunk["finishReason"].clone()), Some(json!("stop")));
+    // Each call shown once, its result once, whatever the crash.
+    for call in ["call_3_stock", "call_3_order_1", "call_3_order_2", "call_3_notify"] {
+        assert_eq!(count(&chunks, output_of(call)), 1, "{call}: {chunks:?}");
+        let input = |chunk: &Value| chunk["type"] == "tool-input-available" && chunk["toolCallId"] == call;
+        assert_eq!(count(&chunks, input), 1, "{call}: {chunks:?}");
+    }
+    let text: String = chunks
+        .iter()
+        .filter(|chunk| chunk["type"] == "text-delta")
+        .filter_map(|chunk| chunk["delta"].as_str())
+        .collect();
+    assert!(!text.is_empty(), "{chunks:?}");
+
+    // The chat keeps the run: its messages, the answer last.
+    let messages: Value =
+        reqwest::get(format!("{page}/api/chat/orders")).await.unwrap().json().await.unwrap();
+    let messages = messages.as_array().unwrap();
+    assert_eq!(messages.first().map(|m| m["role"].clone()), Some(json!("user")));
+    assert!(messages.last().unwrap().to_string().contains(&text), "{messages:?}");
+    shop.seen(|seen| {
+        // Orders applied once each, through the crash; the first turn's
+        // answer, journaled, not asked again (the second was cut, and was).
+        assert!(seen.applied.values().all(|n| *n == 1), "{:?}", seen.applied);
+        let asked = |step| seen.requests.iter().filter(|asked| **asked == ("3".to_owned(), step)).count();
+        assert_eq!((asked(0), asked(1)), (1, 2), "{:?}", seen.requests);
+    });
+    workers.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn the_page_approves_a_durable_runs_call_and_the_run_goes_on_durably() {
+    let shop = Running::start().await;
+    let restate = Restate::start().await;
+    let workers = Workers::start(1, &shop.url).await;
+    restate.register(workers.port).await;
+    let page = chat_server(&restate).await;
+
+    let chunks = Reading::post(&page, &ask("refunds", &shop::refund_prompt(5))).await.read_to_end().await;
+    let asks =
+        |chunk: &Value| chunk["type"] == "tool-approval-request" && chunk["toolCallId"] == "call_5_refund";
+    assert_eq!(count(&chunks, asks), 1, "{chunks:?}");
+    assert_eq!(chunks.last().map(|chunk| chunk["finishReason"].clone()), Some(json!("tool-calls")));
+    assert_eq!(count(&chunks, output_of("call_5_stock")), 1, "{chunks:?}");
+    shop.seen(|seen| assert_eq!(seen.calls.get(&("issue_refund".into(), "call_5_refund".into())), None));
+
+    // The page approves: the run goes on from where it paused.
+    let approved = json!({"id": "refunds", "trigger": "submit-message", "messageId": "a1", "messages": [
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": shop::refund_prompt(5)}]},
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-issue_refund", "toolCallId": "call_5_refund", "state": "approval-responded",
+             "input": {"order": "o-5", "amount": 12.5}, "approval": {"id": "call_5_refund", "approved": true}}
+        ]}
+    ]});
+    let chunks = Reading::post(&page, &approved).await.read_to_end().await;
+    assert_eq!(count(&chunks, output_of("call_5_refund")), 1, "{chunks:?}");
+    assert_eq!(chunks.last().map(|chunk| chunk["finishReason"].clone()), Some(json!("stop")), "{chunks:?}");
+    shop.seen(|seen| {
+        assert_eq!(seen.calls.get(&("issue_refund".into(), "call_5_refund".into())), Some(&1));
+        // The resumed run asked the model once more, not from the start.
+        assert_eq!(seen.requests.iter().filter(|(run, _)| run == "5").count(), 2, "{:?}", seen.requests);
+    });
+    workers.stop();
+}
