@@ -1,9 +1,15 @@
 """An echo agent on the official A2A Python SDK (a2a-sdk 1.3.0), for the
-Rust client's test (`the_python_sdks_server_answers_through_the_tool` in
-tools-a2a/tests/it/client.rs): it answers "echo: <text>" as a completed
-task with one text artifact, after a working state, as SDK agents do.
+Rust client's tests (`the_python_sdks_server_answers_through_the_tool` in
+tools-a2a/tests/it/client.rs, `the_python_sdks_input_required_pauses_the_run`
+in tools-a2a/tests/it/approval.rs) and the round-trip bench
+(tools-a2a/benches/round_trip.rs): it answers "echo: <text>" as a completed
+task with one text artifact, after a working state, as SDK agents do. A
+text that starts with "confirm:" is asked about first: the task waits for
+input (input-required, a text message only), and the next message on it is
+echoed.
 
-    python3 tests/a2a/server.py   # prints the URL on its first line, then serves
+    python3 tests/a2a/server.py              # prints the URL on its first line, then serves
+    python3 tests/a2a/server.py --no-sleep   # the same without the 0.2 s pause (the round-trip bench)
 """
 
 import asyncio
@@ -23,17 +29,29 @@ from starlette.applications import Starlette
 
 class Echo(AgentExecutor):
     """Says back what it was told, after a short pause, so that the client
-    sees a working task before the completed one when it polls."""
+    sees a working task before the completed one when it polls (none with
+    --no-sleep, as tools-a2a/benches/round_trip.rs measures it)."""
+
+    def __init__(self, sleep: float) -> None:
+        self.sleep = sleep
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
-        if context.current_task is None:
+        new = context.current_task is None
+        if new:
             task = new_task_from_user_message(context.message)
             task.id, task.context_id = context.task_id, context.context_id
             await event_queue.enqueue_event(task)
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
         await updater.start_work()
-        await asyncio.sleep(0.2)
+        if self.sleep:
+            await asyncio.sleep(self.sleep)
         text = context.get_user_input()
+        if new and text.startswith("confirm:"):
+            # Asks first, in text only, as SDK agents do: the next message
+            # on the task is the answer, echoed.
+            question = f"Echo {text[len('confirm:'):].strip()!r}? Answer approve or deny."
+            await updater.requires_input(new_text_message(question, context_id=context.context_id, task_id=context.task_id))
+            return
         await updater.add_artifact(new_text_artifact("answer", f"echo: {text}").parts, name="answer")
         await updater.complete(new_text_message(f"echo: {text}", context_id=context.context_id, task_id=context.task_id))
 
@@ -44,6 +62,10 @@ class Echo(AgentExecutor):
 
 def main() -> None:
     sock = socket.socket()
+    # Accepted connections inherit it: a response's headers and body, two
+    # writes, go out at once, not 40 ms apart on a kept-alive connection
+    # (Nagle's algorithm against the client's delayed ACK).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
@@ -57,7 +79,8 @@ def main() -> None:
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="echo", name="echo", description="Echo the text.", tags=["echo"])],
     )
-    handler = DefaultRequestHandler(agent_executor=Echo(), task_store=InMemoryTaskStore(), agent_card=card)
+    sleep = 0.0 if "--no-sleep" in sys.argv[1:] else 0.2
+    handler = DefaultRequestHandler(agent_executor=Echo(sleep), task_store=InMemoryTaskStore(), agent_card=card)
     app = Starlette(routes=[*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")])
     print(url, flush=True)
     config = uvicorn.Config(app, log_level="warning")

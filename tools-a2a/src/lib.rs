@@ -15,7 +15,12 @@
 //!   for approval makes the task `input-required`, and the client's
 //!   `approve` / `deny` on the task resumes it;
 //! - [`A2aAgent`]: a remote A2A agent as a [`Tool`](toolcall_core::Tool)
-//!   the model calls with a prompt; a peer down, slow or out of spec is a
+//!   the model calls with a prompt, streamed (`SendStreamingMessage`)
+//!   when the peer's card says it streams, polled (`GetTask`) otherwise;
+//!   a peer's task waiting for input pauses the calling agent run
+//!   ([`PausedCall`](toolcall_agent::PausedCall)), its held calls among
+//!   the run's pending ones, the decisions sent back on the task; a peer
+//!   down, slow or out of spec is a
 //!   [`ToolError`](toolcall_core::ToolError) naming it ([`A2aError`]);
 //! - [`wire`]: the protocol's data model, its methods and error codes.
 //!
@@ -26,7 +31,7 @@ mod client;
 mod server;
 pub mod wire;
 
-pub use client::{A2aAgent, A2aError};
+pub use client::{A2aAgent, A2aError, INPUT_REQUIRED_ID, INPUT_REQUIRED_NAME};
 pub use server::A2aServer;
 
 /// A new random id (a UUID v4, as the SDKs make them) for a task, a

@@ -21,7 +21,9 @@ use toolcall_core::{Arguments, Output, OutputFuture, Tool, ToolContext, ToolErro
 
 use crate::model::{ModelName, Usage};
 use crate::stream::Sink;
-use crate::{Agent, AgentError, InProcess, LimitExceeded, RunInput, RunResult, RunState, StopReason};
+use crate::{
+    Agent, AgentError, InProcess, LimitExceeded, PausedCall, RunInput, RunResult, RunState, StopReason,
+};
 
 /// How deep agent tools nest by default: a run inside a run inside a run
 /// inside a run below the first. Deep enough for a planner, its workers
@@ -46,10 +48,11 @@ pub const DEFAULT_MAX_DEPTH: usize = 4;
 /// model reads and the run goes on from.
 ///
 /// A sub-agent's call that needs a person's approval pauses the calling
-/// run with it: the run ends [`StopReason::Paused`], its [`RunState`]
-/// holding the sub-agent's paused run and listing the call among its
-/// pending ones with its [`path`](crate::Pending::path) (decided by its
-/// [`id`](crate::Pending::id), `{agent-tool call id}/{call id}`). Resumed,
+/// run with it (the tool hands its sub-agent's paused run up as a
+/// [`PausedCall`], as any tool may): the run ends [`StopReason::Paused`],
+/// its [`RunState`] holding the sub-agent's paused run and listing the
+/// call among its pending ones with its [`path`](crate::Pending::path)
+/// (decided by its [`id`](crate::Pending::id), `{agent-tool call id}/{call id}`). Resumed,
 /// the call goes on with the sub-agent's run where it paused (its model is
 /// not asked again for the paused turn), and the calling model reads its
 /// answer as the call's result.
@@ -183,8 +186,8 @@ impl AgentTool {
         let above = ctx.get::<Nesting>();
         // A call whose sub-agent paused goes on with its run, decisions
         // taken, rather than from its arguments again.
-        let input = match above.and_then(|nesting| nesting.handoff.take_resumed(ctx.call_id())) {
-            Some(state) => RunInput::Paused(state),
+        let input = match PausedCall::resumed(ctx) {
+            Some(resumed) => RunInput::Paused(resumed_run(name, resumed)?),
             None => (self.input)(&self.spec, arguments)?,
         };
         let depth = above.map_or(0, |nesting| nesting.depth) + 1;
@@ -223,16 +226,47 @@ impl AgentTool {
         match (above, ended) {
             // The run above holds the paused run, and pauses with it: this
             // call's result is the sub-agent's answer once it is resumed.
-            (Some(nesting), Ok(RunResult { stop: StopReason::Paused(state), .. })) => {
+            (Some(_), Ok(RunResult { stop: StopReason::Paused(state), .. })) => {
                 let calls = call_names(&state);
-                nesting.handoff.paused(ctx.call_id(), *state);
-                Err(ToolError::failed(format!(
-                    "sub-agent `{name}` paused: its call {calls} waits for a person's approval"
-                )))
+                let pending = state.pending().to_vec();
+                let state = serde_json::to_value(&*state).map_err(|e| {
+                    ToolError::failed(format!(
+                        "sub-agent `{name}` paused, and its run could not be kept: {e}"
+                    ))
+                })?;
+                // Its run announced its held calls as it held them.
+                match PausedCall::new(state, pending).hand_up_as(ctx, false) {
+                    Ok(()) => Err(ToolError::failed(format!(
+                        "sub-agent `{name}` paused: its call {calls} waits for a person's approval"
+                    ))),
+                    Err(_) => Err(ToolError::failed(format!(
+                        "sub-agent `{name}` stopped: its call {calls} needs a person's approval, which \
+                         nothing above it can wait for"
+                    ))),
+                }
             }
             (_, ended) => answer(name, ended),
         }
     }
+}
+
+/// The sub-agent's paused run a resumed call goes on with: the run it
+/// handed up, with the decisions taken about its calls since.
+fn resumed_run(name: &str, resumed: PausedCall) -> Result<RunState, ToolError> {
+    let mut state = serde_json::from_value::<RunState>(resumed.state).map_err(|e| {
+        ToolError::failed(format!(
+            "sub-agent `{name}` could not be resumed: its paused run does not read: {e}"
+        ))
+    })?;
+    for pending in resumed.pending {
+        let id = pending.id();
+        if let Some(decision) = pending.decision {
+            state
+                .decide(&id, decision)
+                .map_err(|e| ToolError::failed(format!("sub-agent `{name}` could not be resumed: {e}")))?;
+        }
+    }
+    Ok(state)
 }
 
 /// The names of the calls a paused run holds, for a message.
@@ -307,48 +341,63 @@ pub(crate) struct Nesting {
     pub(crate) events: Option<Sink>,
     /// The tallies of the runs above it, outermost first, and its own last.
     pub(crate) tallies: Arc<[Arc<Tally>]>,
-    /// The run's sub-agents' paused runs, going up and coming back.
-    pub(crate) handoff: Arc<Handoff>,
+    /// The run's calls that paused ([`PausedCall`]), going up and coming back.
+    pub(crate) relay: Arc<Relay>,
 }
 
-/// How a paused sub-agent's run passes between a run and the agent-tool
-/// calls it makes: a call whose sub-agent paused leaves its run here for
+/// How paused calls pass between a run and the calls it makes: a call
+/// that paused ([`PausedCall::hand_up`]: an agent tool whose sub-agent
+/// paused, a remote agent waiting for input) leaves what it holds here for
 /// the run to hold (its result is no answer), and the run, resuming the
-/// call with decisions, leaves it here for the call to go on with. Keyed
-/// by the call's id, which is unique in a turn; a tool result could not
-/// carry the state through a toolset's layers untouched.
+/// call with decisions, leaves it here for the call to go on with
+/// ([`PausedCall::resumed`]). Keyed by the call's id, which is unique in a
+/// turn; a tool result could not carry the state through a toolset's
+/// layers untouched.
 #[derive(Debug, Default)]
-pub(crate) struct Handoff {
-    /// The sub-agents' runs paused in this turn's calls, not yet read.
-    paused: Mutex<Vec<(String, RunState)>>,
-    /// The paused runs the calls being resumed go on with.
-    resumed: Mutex<Vec<(String, RunState)>>,
+pub(crate) struct Relay {
+    /// The calls paused in this turn, not yet read.
+    paused: Mutex<Vec<Relayed>>,
+    /// The paused calls the calls being resumed go on with.
+    resumed: Mutex<Vec<(String, PausedCall)>>,
 }
 
-impl Handoff {
-    /// The sub-agent of call `id` paused in `state`.
-    pub(crate) fn paused(&self, id: &str, state: RunState) {
-        self.paused.lock().unwrap_or_else(PoisonError::into_inner).push((id.to_owned(), state));
+/// A call that paused, as the run reads it from the [`Relay`].
+#[derive(Debug)]
+pub(crate) struct Relayed {
+    /// The call's id.
+    pub(crate) id: String,
+    /// What it handed up.
+    pub(crate) paused: PausedCall,
+    /// Whether the run announces its pending calls (a sub-agent's run
+    /// announced its own as it held them).
+    pub(crate) announce: bool,
+}
+
+impl Relay {
+    /// Call `id` paused, handing up `paused`.
+    pub(crate) fn paused(&self, id: &str, paused: PausedCall, announce: bool) {
+        let relayed = Relayed { id: id.to_owned(), paused, announce };
+        self.paused.lock().unwrap_or_else(PoisonError::into_inner).push(relayed);
     }
 
-    /// The sub-agents' runs paused since the last read, by call id.
-    pub(crate) fn take_paused(&self) -> Vec<(String, RunState)> {
+    /// The calls paused since the last read.
+    pub(crate) fn take_paused(&self) -> Vec<Relayed> {
         std::mem::take(&mut *self.paused.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Call `id`, run again, goes on with `state`.
-    pub(crate) fn resume(&self, id: &str, state: RunState) {
-        self.resumed.lock().unwrap_or_else(PoisonError::into_inner).push((id.to_owned(), state));
+    /// Call `id`, run again, goes on from `paused`.
+    pub(crate) fn resume(&self, id: &str, paused: PausedCall) {
+        self.resumed.lock().unwrap_or_else(PoisonError::into_inner).push((id.to_owned(), paused));
     }
 
-    /// The paused run call `id` goes on with, if it is being resumed.
-    pub(crate) fn take_resumed(&self, id: &str) -> Option<RunState> {
+    /// The paused call call `id` goes on from, if it is being resumed.
+    pub(crate) fn take_resumed(&self, id: &str) -> Option<PausedCall> {
         let mut resumed = self.resumed.lock().unwrap_or_else(PoisonError::into_inner);
         let at = resumed.iter().position(|(call, _)| call == id)?;
         Some(resumed.swap_remove(at).1)
     }
 
-    /// Forget the paused runs no call took.
+    /// Forget the paused calls no call took.
     pub(crate) fn clear_resumed(&self) {
         self.resumed.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
@@ -435,6 +484,77 @@ pub(crate) fn give_back_calls(above: &[Arc<Tally>], calls: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::ScriptedModel;
+    use serde_json::{Value, json};
+    use toolcall_core::{ToolCall, Toolset};
+
+    /// Needs approval; records what it removed.
+    #[derive(Clone)]
+    struct Remove(Arc<Mutex<Vec<String>>>, ToolSpec);
+
+    impl Tool for Remove {
+        fn spec(&self) -> &ToolSpec {
+            &self.1
+        }
+        fn call<'a>(&'a self, _ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).push(arguments.to_owned());
+            Box::pin(async move { Ok(Output::text("removed")) })
+        }
+    }
+
+    fn team(remove: &Remove, inner: ScriptedModel, outer: ScriptedModel) -> Agent {
+        let janitor = Agent::new(inner, Toolset::builder().add(remove.clone()).build().unwrap())
+            .unwrap()
+            .as_tool("janitor", "Cleans.");
+        Agent::new(outer, Toolset::builder().add(janitor).build().unwrap()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_state_saved_when_the_sub_agents_run_held_its_decisions_loads_and_resumes() {
+        /// A directory.
+        #[derive(Deserialize, JsonSchema)]
+        #[expect(dead_code, reason = "only its schema is used")]
+        struct Dir {
+            /// Its path.
+            path: String,
+        }
+        let spec =
+            ToolSpec::from_parameters("remove_dir", "Removes.", toolcall_core::Parameters::of::<Dir>())
+                .with_approval_required();
+        let remove = Remove(Arc::default(), spec);
+        let paused = team(
+            &remove,
+            ScriptedModel::new().then_calls([ToolCall::new("i1", "remove_dir", r#"{"path":"tmp"}"#)]),
+            ScriptedModel::new().then_calls([ToolCall::new("c1", "janitor", r#"{"prompt":"clean"}"#)]),
+        )
+        .run("go")
+        .await
+        .unwrap();
+        let StopReason::Paused(state) = paused.stop else { panic!("{:?}", paused.stop) };
+        let mut saved = serde_json::to_value(&state).unwrap();
+        // As the state was saved before any tool could pause: the nested
+        // entry is the call and the sub-agent's run, no `pending` beside
+        // it, a decision recorded inside the sub-agent's run.
+        let below = &mut saved["nested"][0];
+        assert_eq!(below["pending"], below["state"]["pending"]);
+        below.as_object_mut().unwrap().remove("pending");
+        below["state"]["pending"][0]["decision"] = json!({"decision": "approve"});
+        saved["pending"][0]["decision"] = json!({"decision": "approve"});
+        let old: Value = saved;
+        let state: RunState = serde_json::from_value(old).unwrap();
+        assert_eq!(state.pending()[0].id(), "c1/i1");
+        assert_eq!(state.pending()[0].decision, Some(crate::Decision::Approve));
+        let result = team(
+            &remove,
+            ScriptedModel::new().then_text("Removed tmp."),
+            ScriptedModel::new().then_text("The janitor removed tmp."),
+        )
+        .run(state)
+        .await
+        .unwrap();
+        assert_eq!(result.answer, "The janitor removed tmp.");
+        assert_eq!(*remove.0.lock().unwrap_or_else(PoisonError::into_inner), [r#"{"path":"tmp"}"#]);
+    }
 
     #[test]
     fn calls_are_taken_from_every_run_above_or_from_none() {

@@ -3,8 +3,10 @@
 //! data that can be saved and loaded in another process.
 
 use serde::{Deserialize, Serialize};
-use toolcall_core::{ToolCall, ToolError, ToolResult};
+use serde_json::Value;
+use toolcall_core::{ToolCall, ToolContext, ToolError, ToolResult};
 
+use crate::agent_tool::Nesting;
 use crate::model::{ModelName, Usage};
 use crate::run::Progress;
 use crate::{RunBudget, Transcript};
@@ -32,7 +34,8 @@ pub enum Decision {
 
 /// A call that waits for approval: one of the run's own, or one of a
 /// sub-agent's ([`AgentTool`](crate::AgentTool)), whose run paused inside
-/// the call that started it and pauses the run above with it.
+/// the call that started it and pauses the run above with it, or another
+/// that a tool call waits on ([`PausedCall`]: a remote agent's).
 ///
 /// A decision names it by its [`id`](Self::id): the call's own id for the
 /// run's own calls; for a sub-agent's, the ids of the agent-tool calls on
@@ -127,8 +130,13 @@ pub struct PausedTurn {
     models: Vec<ModelName>,
     /// The turns with tools so far.
     turns: usize,
-    /// The turn's agent-tool calls whose sub-agent paused, each with the
-    /// sub-agent's paused run (whose calls are among `pending`, with their
+    /// The names of the agents the run was handed to, in order: it
+    /// resumes with the last (none: the agent it started with).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    handoffs: Vec<String>,
+    /// The turn's calls that paused themselves ([`PausedCall`]: an agent
+    /// tool's whose sub-agent paused, a remote agent's), each with what it
+    /// handed up (whose pending calls are among `pending` too, with their
     /// path, for show and decisions).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     nested: Vec<Below>,
@@ -140,28 +148,202 @@ pub struct PausedTurn {
     traceparent: Option<String>,
 }
 
-/// An agent-tool call of the paused turn whose sub-agent paused: the call,
-/// its place in the turn, and the sub-agent's paused run, which the
-/// resumed call goes on with.
+/// A call of the paused turn that paused itself ([`PausedCall`]): an
+/// agent-tool call whose sub-agent paused, a remote agent's call whose
+/// task waits for input. The call, its place in the turn, and what it
+/// handed up, which the resumed call goes on with.
+///
+/// Saved as `{"position", "call", "state", "pending"}`; a state saved
+/// before any tool but an agent tool could pause has no `pending` (its
+/// `state` was the sub-agent's [`RunState`], decisions inside it), and
+/// loads with the sub-agent's pending calls.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "SavedBelow")]
 pub(crate) struct Below {
     pub(crate) position: usize,
     pub(crate) call: ToolCall,
-    pub(crate) state: Box<RunState>,
+    #[serde(flatten)]
+    pub(crate) held: PausedCall,
+}
+
+/// [`Below`] as saved, now or before its `pending` was kept beside its state.
+#[derive(Deserialize)]
+struct SavedBelow {
+    position: usize,
+    call: ToolCall,
+    state: Value,
+    #[serde(default)]
+    pending: Option<Vec<Pending>>,
+}
+
+impl TryFrom<SavedBelow> for Below {
+    type Error = String;
+
+    fn try_from(saved: SavedBelow) -> Result<Self, String> {
+        let SavedBelow { position, call, state, pending } = saved;
+        let pending = match pending {
+            Some(pending) => pending,
+            // Saved when only a sub-agent could pause: its paused run's
+            // pending calls, with the decisions taken so far.
+            None => match state.get("pending") {
+                Some(pending) => serde_json::from_value(pending.clone()).map_err(|e| {
+                    format!("the paused run of call `{}` does not read: its pending calls: {e}", call.id)
+                })?,
+                None => return Err(format!("the paused call `{}` has no pending calls", call.id)),
+            },
+        };
+        Ok(Self { position, call, held: PausedCall { state, pending } })
+    }
 }
 
 impl Below {
-    /// Whether anything in the sub-agent's run was decided, at any depth:
-    /// then resuming it gets somewhere; otherwise it would only pause again.
+    /// Whether anything the call waits on was decided, at any depth: then
+    /// resuming it gets somewhere; otherwise it would only pause again.
     pub(crate) fn decided(&self) -> bool {
-        self.state.pending().iter().any(|pending| pending.decision.is_some())
+        self.held.pending.iter().any(|pending| pending.decision.is_some())
     }
 
-    /// The sub-agent's pending calls as the run above sees them: under the
+    /// The call's pending calls as the run above sees them: under the
     /// call's tool name and id.
     pub(crate) fn pending(&self) -> impl Iterator<Item = Pending> + '_ {
-        let (name, id) = ([self.call.name.to_string()], [self.call.id.to_string()]);
-        self.state.pending().iter().map(move |pending| pending.clone().under(&name, &id))
+        self.held.pending_under(&self.call)
+    }
+}
+
+/// A tool call that paused for a person, holding what it needs to go on:
+/// the mechanism behind a sub-agent's held call pausing the calling run
+/// ([`AgentTool`](crate::AgentTool)), open to any tool (a remote A2A
+/// agent's task waiting for input, in `toolcall-a2a`).
+///
+/// A tool that cannot finish before someone decides builds one, its
+/// `state` (JSON: the run holding it is saved, and resumed in another
+/// process) and the calls it waits on (`pending`, [`Pending::of`], ids as
+/// the tool knows them), and hands it up ([`PausedCall::hand_up`]) to the
+/// run that made the call. The run then ends
+/// [`StopReason::Paused`](crate::StopReason::Paused), its [`RunState`]
+/// holding it and listing its calls among its [`pending`](RunState::pending)
+/// ones with the tool's name as their [`path`](Pending::path) and the
+/// call's id before theirs (`c1/call_7`); a streamed run sends each as
+/// [`AgentEvent::ApprovalRequested`](crate::AgentEvent::ApprovalRequested).
+/// Once one of them is decided, the resumed run calls the tool again, with
+/// the same call; the tool takes back its paused call
+/// ([`PausedCall::resumed`]), the decisions in its `pending`, and goes on
+/// from it. Its answer is the call's result, which the calling model reads;
+/// it may also pause again.
+///
+/// ```
+/// use serde_json::json;
+/// use toolcall_agent::{Decision, PausedCall, Pending};
+/// use toolcall_core::{Output, OutputFuture, Tool, ToolCall, ToolContext, ToolError, ToolSpec};
+///
+/// /// Asks the operator before every launch.
+/// struct Launch(ToolSpec);
+///
+/// impl Tool for Launch {
+///     fn spec(&self) -> &ToolSpec {
+///         &self.0
+///     }
+///     fn call<'a>(&'a self, ctx: &'a ToolContext, arguments: &'a str) -> OutputFuture<'a> {
+///         Box::pin(async move {
+///             if let Some(resumed) = PausedCall::resumed(ctx) {
+///                 let target = resumed.state["target"].as_str().unwrap_or("?").to_owned();
+///                 return match &resumed.pending[0].decision {
+///                     Some(Decision::Deny { reason }) => Ok(Output::text(format!("not launched: {reason}"))),
+///                     _ => Ok(Output::text(format!("launched at {target}"))),
+///                 };
+///             }
+///             let ask = ToolCall::new("go", "launch", arguments);
+///             let paused = PausedCall::new(json!({"target": "moon"}), vec![Pending::of(ask)]);
+///             match paused.hand_up(ctx) {
+///                 Ok(()) => Err(ToolError::failed("waits for the operator")),
+///                 // Called outside a run: nothing can hold it.
+///                 Err(_) => Err(ToolError::failed("needs the operator, who cannot be asked here")),
+///             }
+///         })
+///     }
+/// }
+///
+/// # use toolcall_agent::{Agent, RunState, StopReason, testing::ScriptedModel};
+/// # use toolcall_core::{Parameters, Toolset};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// # #[allow(dead_code)]
+/// # struct Args { target: String }
+/// # futures::executor::block_on(async {
+/// let agent = |model: ScriptedModel| {
+///     let launch = Launch(ToolSpec::from_parameters("launch", "Launches.", Parameters::of::<Args>()));
+///     Agent::new(model, Toolset::builder().add(launch).build().unwrap()).unwrap()
+/// };
+/// let model = ScriptedModel::new().then_calls([ToolCall::new("c1", "launch", r#"{"target":"moon"}"#)]);
+/// let result = agent(model).run("Launch").await.unwrap();
+/// let StopReason::Paused(state) = result.stop else { panic!("{:?}", result.stop) };
+/// let mut state: RunState = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
+/// assert_eq!((state.pending()[0].id(), state.pending()[0].path.clone()), ("c1/go".to_owned(), vec!["launch".to_owned()]));
+/// state.approve("c1/go").unwrap();
+/// let result = agent(ScriptedModel::new().then_text("Launched.")).run(state).await.unwrap();
+/// assert_eq!(result.answer, "Launched.");
+/// # });
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct PausedCall {
+    /// What the tool needs to go on, as it handed it up (an agent tool's
+    /// is its sub-agent's [`RunState`]).
+    pub state: Value,
+    /// The calls the tool waits on, named by their [`id`](Pending::id) as
+    /// the tool knows them; a decision about one is recorded here.
+    pub pending: Vec<Pending>,
+}
+
+impl PausedCall {
+    /// A paused call: the tool's `state`, and the calls it waits on.
+    pub fn new(state: Value, pending: Vec<Pending>) -> Self {
+        Self { state, pending }
+    }
+
+    /// Hand this paused call up to the run that made the call `ctx` is
+    /// the context of: the run holds it, pauses, and on resumption runs
+    /// the call again, to which [`PausedCall::resumed`] gives it back with
+    /// the decisions. The call's own result is then ignored (return an
+    /// error saying it waits). The run announces the pending calls on its
+    /// stream.
+    ///
+    /// # Errors
+    ///
+    /// The paused call itself, when no agent run made the call (the tool
+    /// called by hand, over MCP...) or it waits on nothing: nothing would
+    /// resume it, and the tool should fail the call instead.
+    pub fn hand_up(self, ctx: &ToolContext) -> Result<(), Self> {
+        self.hand_up_as(ctx, true)
+    }
+
+    /// [`Self::hand_up`], its pending calls announced by the run that
+    /// holds it, or not (a sub-agent's run announced them as it held them).
+    pub(crate) fn hand_up_as(self, ctx: &ToolContext, announce: bool) -> Result<(), Self> {
+        match ctx.get::<Nesting>() {
+            Some(nesting) if !self.pending.is_empty() && !ctx.call_id().is_empty() => {
+                nesting.relay.paused(ctx.call_id(), self, announce);
+                Ok(())
+            }
+            _ => Err(self),
+        }
+    }
+
+    /// The paused call this call goes on from, with the decisions taken,
+    /// when the run is resuming it; `None` for a call that starts afresh.
+    /// It is given once: a second read is `None`.
+    pub fn resumed(ctx: &ToolContext) -> Option<Self> {
+        ctx.get::<Nesting>()?.relay.take_resumed(ctx.call_id())
+    }
+
+    /// Whether a run made this call, which could hold it if it paused.
+    pub fn can_hand_up(ctx: &ToolContext) -> bool {
+        ctx.get::<Nesting>().is_some() && !ctx.call_id().is_empty()
+    }
+
+    /// Its pending calls as the run that made `call` sees them.
+    pub(crate) fn pending_under<'a>(&'a self, call: &ToolCall) -> impl Iterator<Item = Pending> + 'a {
+        let (name, id) = ([call.name.to_string()], [call.id.to_string()]);
+        self.pending.iter().map(move |pending| pending.clone().under(&name, &id))
     }
 }
 
@@ -184,7 +366,7 @@ pub(crate) struct Parts {
 impl RunState {
     pub(crate) fn new(parts: Parts) -> Self {
         let Parts {
-            progress: Progress { transcript, usage, models, budget, turns },
+            progress: Progress { transcript, usage, models, budget, turns, handoffs },
             held: Held { done, mut pending, nested },
         } = parts;
         // The sub-agents' calls are listed with the run's own: one list to
@@ -192,18 +374,28 @@ impl RunState {
         pending.extend(nested.iter().flat_map(Below::pending));
         Self {
             transcript,
-            turn: PausedTurn { done, pending, budget, usage, models, turns, nested, traceparent: None },
+            turn: PausedTurn {
+                done,
+                pending,
+                budget,
+                usage,
+                models,
+                turns,
+                handoffs,
+                nested,
+                traceparent: None,
+            },
         }
     }
 
     /// The state's parts, where the run resumes: the sub-agents' calls are
     /// in their own paused runs, with their decisions.
     pub(crate) fn into_parts(self) -> Parts {
-        let PausedTurn { done, mut pending, budget, usage, models, turns, nested, traceparent: _ } =
+        let PausedTurn { done, mut pending, budget, usage, models, turns, handoffs, nested, traceparent: _ } =
             self.turn;
         pending.retain(|pending| pending.path.is_empty());
         Parts {
-            progress: Progress { transcript: self.transcript, usage, models, budget, turns },
+            progress: Progress { transcript: self.transcript, usage, models, budget, turns, handoffs },
             held: Held { done, pending, nested },
         }
     }
@@ -341,7 +533,10 @@ impl PausedTurn {
             let Some(below) = self.nested.iter_mut().find(|below| below.call.id == outer.as_str()) else {
                 return Err(unknown(&self.pending));
             };
-            below.state.decide(&inner, decision.clone())?;
+            let Some(held) = below.held.pending.iter_mut().find(|pending| pending.is(&inner)) else {
+                return Err(unknown(&self.pending));
+            };
+            held.decision = Some(decision.clone());
         }
         self.pending[at].decision = Some(decision);
         Ok(self)
@@ -351,6 +546,13 @@ impl PausedTurn {
 impl Pending {
     pub(crate) fn new(position: usize, call: ToolCall) -> Self {
         Self { call, decision: None, path: Vec::new(), call_path: Vec::new(), position }
+    }
+
+    /// A call a tool waits on, undecided, for a [`PausedCall`]: its id is
+    /// what the tool knows it by (the run above puts the tool's call id
+    /// before it), its name and arguments what a person reads.
+    pub fn of(call: ToolCall) -> Self {
+        Self::new(0, call)
     }
 
     /// What a decision names this call by: its id for the run's own call;

@@ -2,10 +2,11 @@
 //! reqwest against `A2aServer` (a scripted model behind it), and
 //! `A2aAgent` against it and against peers that fail.
 
+mod approval;
 mod client;
 mod server;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use toolcall_a2a::A2aServer;
@@ -33,8 +34,13 @@ pub(crate) async fn serve_router(router: axum::Router) -> String {
 
 /// An A2A server for this model, with `remove_dir`; its base URL.
 pub(crate) async fn serve(model: ScriptedModel) -> String {
+    serve_shared(Arc::new(model)).await
+}
+
+/// [`serve`], the model kept by the test too (to read what it was sent).
+pub(crate) async fn serve_shared(model: Arc<ScriptedModel>) -> String {
     let tools = Toolset::builder().add(RemoveDir).build().unwrap();
-    let agent = Agent::new(model, tools).unwrap();
+    let agent = Agent::from_shared(model, tools).unwrap();
     let server = A2aServer::new(agent).with_name("janitor").with_description("Cleans up.");
     serve_router(server.router()).await
 }
