@@ -21,6 +21,12 @@ reasoning items, Gemini thought signatures, a compatible server's
 its place (`wire.Api.kept`); the transcript must keep it too
 (`wire.Api.transcript`), which the driver checks.
 
+A scenario with a `Partner` has another provider's client in its run: the
+next model of a `FallbackModel`, or the agent a handoff gives the
+conversation to, on `PARTNERS[api]`'s client; its requests go to a path of
+their own (`partner_case`) and are checked with the case's
+(`check_partner`).
+
 A check that main does not pass yet is named in `PENDING`, the one place for
 them, with why: a case whose only failures are pending checks passes with
 them listed (the table marks it), and a pending check that passes fails the
@@ -50,6 +56,8 @@ def result(call: Call) -> str:
         return f"12:00 in {call.args['zone']}"
     if call.name == "delete_file":
         return f"deleted {call.args['path']}"
+    if call.name.startswith("transfer_to_"):  # a handoff (toolcall_agent::handoff)
+        return f"The conversation was handed to the agent `{call.name.removeprefix('transfer_to_')}`."
     raise ValueError(f"no tool {call.name}")
 
 
@@ -133,6 +141,41 @@ class Context:
     drops: bool = True
 
 
+#: The other provider of each client's case with a `Partner`.
+PARTNERS = {"chat": "anthropic", "responses": "gemini", "anthropic": "chat", "gemini": "responses"}
+#: The name of the case's agent in a case that hands off (the driver
+#: names it so).
+HANDING = "triage"
+
+
+@dataclass(frozen=True)
+class Partner:
+    """Another provider's client in a case's run, `PARTNERS[api]`'s (made
+    with `models`' model, else `wire.MODELS`'): either the next model of a
+    `FallbackModel` (`fallback`: its answer to each `outage` of the case's
+    client, in order), or the agent a handoff gives the conversation to
+    (`handoff`, its name: the turns after the first that calls
+    `transfer_to_{handoff}` are its; the case's agent is `HANDING`), with
+    its own `instructions` and `tools`. Its requests go to the scenario's
+    partner path (`partner_case`: a scenario with no cases of its own,
+    `partner_scenario`, whose turns are its replies) and are checked with
+    the case's (`check_partner`): each the run so far as its own API writes
+    it, the case client's calls and results and none of its reasoning."""
+
+    fallback: tuple[Turn, ...] = ()
+    handoff: Optional[str] = None
+    #: what the agent handed the conversation is sent of it before
+    #: (`HandoffHistory`): "all", or "user_and_last_answer", one summary of
+    #: the user's text and the last answer (`handed_summary`)
+    history: str = "all"
+    instructions: str = INSTRUCTIONS
+    tools: tuple[str, ...] = tuple(TOOLS)
+    models: Optional[dict[str, str]] = None
+
+    def model(self, api: str) -> str:
+        return (self.models or {}).get(api, MODELS[api])
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -158,11 +201,11 @@ class Scenario:
     #: the prompt as parts (`toolcall_core::Part` in its JSON form), the first
     #: a text part that is `prompt`
     prompt_parts: Optional[tuple[dict, ...]] = None
-    #: the next model's answer: the agent's model is a `FallbackModel`, the
-    #: case's client (which does not resend) then a client of
-    #: `PARTNERS[api]` at `FALLBACK_PARTNER`'s path; a turn that is an
-    #: `outage` of the first is answered by the second with this turn
-    fallback: Optional[Turn] = None
+    #: another provider's client in the run: the agent's model is a
+    #: `FallbackModel`, the case's client (which does not resend) then the
+    #: partner's, which answers each `outage` of the first; or the agent
+    #: hands the conversation to an agent on the partner's client
+    partner: Optional[Partner] = None
     #: the run goes on from a long conversation under a context policy
     context: Optional[Context] = None
 
@@ -170,10 +213,57 @@ class Scenario:
         return (self.models or {}).get(api, MODELS[api])
 
     def replies(self) -> tuple[Turn, ...]:
-        """The stand-in's reply to each request, in order: the summary
-        request's first where the policy summarizes, then the turns."""
+        """The stand-in's reply to each request of the case's client, in
+        order: the summary request's first where the policy summarizes,
+        then the turns (not those of an agent handed the conversation)."""
         summary = self.context.summarize if self.context else None
-        return ((summary,) if summary else ()) + self.turns
+        handed = handed_at(self)
+        return ((summary,) if summary else ()) + self.turns[:None if handed is None else handed + 1]
+
+    def tools(self) -> list[str]:
+        """The tools the case's agent offers: `TOOLS`, and the handoff's."""
+        handoff = self.partner and self.partner.handoff
+        return TOOLS + ([f"transfer_to_{handoff}"] if handoff else [])
+
+
+def handed_at(scenario: Scenario) -> Optional[int]:
+    """The turn that hands the conversation to the partner's agent (the
+    first that calls its handoff), if the scenario hands off."""
+    handoff = scenario.partner and scenario.partner.handoff
+    if not handoff:
+        return None
+    return next(index for index, turn in enumerate(scenario.turns)
+                if any(call.name == f"transfer_to_{handoff}" for call in turn.calls))
+
+
+def by_partner(scenario: Scenario, index: int) -> bool:
+    """Whether the partner answers the scenario's `index`-th turn: an
+    outage of a fallback case's client, or a turn after the handoff."""
+    if scenario.partner is None:
+        return False
+    handed = handed_at(scenario)
+    return scenario.turns[index].end == "outage" if handed is None else index > handed
+
+
+def partner_turns(scenario: Scenario) -> tuple[Turn, ...]:
+    """The partner's reply to each of its requests, in order."""
+    if handed_at(scenario) is None:
+        return scenario.partner.fallback
+    return tuple(turn for index, turn in enumerate(scenario.turns) if by_partner(scenario, index))
+
+
+def partner_scenario(scenario: Scenario) -> Scenario:
+    """Where a scenario's partner's requests go: no cases of its own (the
+    scenario's cases check them, `check_partner`), its turns the partner's
+    replies."""
+    return Scenario(f"{scenario.name}_partner", f"the partner of `{scenario.name}`", scenario.prompt,
+                    partner_turns(scenario), clients=(), models=scenario.partner.models)
+
+
+def partner_case(scenario: Scenario, api: str, mode: str) -> str:
+    """The path a case's partner's requests go to (`partner_scenario`'s
+    case of the partner's API)."""
+    return f"{scenario.name}_partner/{PARTNERS[api]}/{mode}"
 
 
 WEATHER = Call("call_weather_oslo", "get_weather", {"city": "Oslo"})
@@ -626,13 +716,9 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
-# The next model of each client's fallback case: another provider's.
-PARTNERS = {"chat": "anthropic", "responses": "gemini", "anthropic": "chat", "gemini": "responses"}
-FALLBACK_ANSWER = Turn(text="It is 12°C in Oslo.", tokens=Tokens(input=64, output=9))
-# Where the next model's requests go (no cases of its own: the fallback
-# cases check them, `check_partner`); its one turn is the answer.
-FALLBACK_PARTNER = Scenario("fallback_partner", "the next model of `fallback_to_another_provider`",
-                            "Weather in Oslo?", (FALLBACK_ANSWER,), clients=())
+# Another provider in the run (`Partner`, `PARTNERS`): its requests are
+# checked with each case's (`check_partner`).
+THINKING_MODELS = {"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3}
 SCENARIOS.append(Scenario(
     "fallback_to_another_provider", "a FallbackModel: the case's client answers a call with reasoning, then is "
     "overloaded (its documented 503 or 529): another provider's client answers, sent the call and its result "
@@ -641,8 +727,36 @@ SCENARIOS.append(Scenario(
     # Gemini's call with its id (as some of its models send it), which
     # goes to the next model as the call's id.
     (Turn(calls=(WEATHER,), reasoning=(ANSWER_THOUGHT,), gemini_ids=True), Turn(end="outage")),
-    fallback=FALLBACK_ANSWER, models={"chat": "deepseek-reasoner", "responses": "o4-mini", **GEMINI_3}))
-SCENARIOS.append(FALLBACK_PARTNER)
+    partner=Partner(fallback=(Turn(text="It is 12°C in Oslo.", tokens=Tokens(input=64, output=9)),)),
+    models=THINKING_MODELS))
+#: The agent `triage` hands the conversation to, on the other provider's
+#: client: its own instructions, and its own tools (`TOOLS` but the one
+#: that deletes).
+BILLING = "billing"
+BILLING_INSTRUCTIONS = "You are billing: you handle refunds and invoices, and answer the user from here."
+TRANSFER = Call("call_transfer_billing", f"transfer_to_{BILLING}", {})
+HANDOFF_THOUGHT = Thought("A refund is billing's; the weather I can look up on the way.",
+                          "Q2lRQjBlMktiLWNvbmZvcm1hbmNlLWhhbmRvZmY=", id="rs_c0nf0rm_handoff")
+HANDOFF = Scenario(
+    "handoff_to_another_provider", "a handoff across providers: the case's client (agent `triage`, offered "
+    "transfer_to_billing) answers with reasoning, text and two calls, the handoff and get_weather; the run goes "
+    "on with agent `billing` on another provider's client, with its own instructions and tools, sent the user's "
+    "message, both calls and their results (the handoff's says so) without the first provider's reasoning; it "
+    "calls get_time and answers; the result names `billing`, the stream a Handoff event",
+    "Refund order A7, and tell me the weather and the time in Oslo.",
+    # Gemini's calls with their ids, which go to the other model as theirs.
+    (Turn(text="Billing will see to the refund.", calls=(TRANSFER, WEATHER), reasoning=(HANDOFF_THOUGHT,),
+          gemini_ids=True, tokens=Tokens(input=120, output=40)),
+     Turn(calls=(TIME,), tokens=Tokens(input=210, output=14)),
+     Turn(text="Order A7 is refunded; it is 12°C and noon in Oslo.", tokens=Tokens(input=260, output=16))),
+    partner=Partner(handoff=BILLING, instructions=BILLING_INSTRUCTIONS, tools=("get_weather", "get_time")),
+    models=THINKING_MODELS, checks=(INCLUDE,))
+SCENARIOS += [HANDOFF, replace(
+    HANDOFF, name="handoff_with_summary_to_another_provider",
+    about="the same handoff with HandoffHistory::UserAndLastAnswer: the agent on the other provider's client is "
+    "sent one user message, the summary of the user's text and triage's last answer marked as history, then its "
+    "own turns; none of the calls, results or reasoning before; the transcript keeps them, the summary after",
+    partner=replace(HANDOFF.partner, history="user_and_last_answer"))]
 
 
 # Long conversations under a context policy (issue 40, point 3): a run goes
@@ -897,13 +1011,17 @@ SCENARIOS += [
 ]
 
 
-def answered(scenario: Scenario, api: str, turn: Turn) -> tuple[Api, str, Turn]:
-    """Which API answered a turn, its model and its turn: the next model's
-    for an outage of a fallback case's client."""
-    if turn.end == "outage" and scenario.fallback is not None:
-        partner = PARTNERS[api]
-        return APIS[partner], FALLBACK_PARTNER.model(partner), scenario.fallback
-    return APIS[api], scenario.model(api), turn
+def answered(scenario: Scenario, api: str, index: int) -> tuple[Api, str, Turn]:
+    """Which API answered the scenario's `index`-th turn, its model and its
+    turn: the partner's (`by_partner`) for an outage of a fallback case's
+    client (with its next answer) and after a handoff."""
+    turn = scenario.turns[index]
+    if not by_partner(scenario, index):
+        return APIS[api], scenario.model(api), turn
+    partner = PARTNERS[api]
+    if handed_at(scenario) is None:
+        turn = scenario.partner.fallback[sum(by_partner(scenario, at) for at in range(index))]
+    return APIS[partner], scenario.partner.model(partner), turn
 
 
 def key(call: Call, api: str, turn: Turn) -> str:
@@ -970,7 +1088,7 @@ def case_id(scenario: Scenario, api: str, mode: str) -> str:
 
 def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     """What the driver must see of a run, for `api`'s client."""
-    turns = [answered(scenario, api, turn) for turn in scenario.turns]
+    turns = [answered(scenario, api, index) for index in range(len(scenario.turns))]
     wire, _, last = turns[-1]
     answers = {len(scenario.turns) - 1} | ({scenario.follow_up.after} if scenario.follow_up else set())
     for index, turn in enumerate(scenario.turns):
@@ -982,8 +1100,10 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     if error is None and stop == "Answered" and last.calls:
         raise ValueError(f"{scenario.name}: the last turn must not call tools")
     ran = [turn for turn in scenario.turns if turn.end == "complete" and turn.calls]
-    # Every request's usage and model: the summary request's too.
-    replies = [answered(scenario, api, turn) for turn in scenario.replies()]
+    # Every request's usage and model: the summary request's too (the
+    # case's client's), an outage's the partner's answer.
+    summary = scenario.context.summarize if scenario.context else None
+    replies = ([(APIS[api], scenario.model(api), summary)] if summary else []) + turns
     usage = [api_.expected_usage(turn.tokens) for api_, _, turn in replies]
     total: dict = {}
     for counts in usage:
@@ -994,6 +1114,7 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
     # the summary the run made.
     context = scenario.context
     history = list(context.history) if context else []
+    handoff = scenario.partner and scenario.partner.handoff
     return {
         # A run that fails: its error, as it prints; nothing else is compared.
         "error": error,
@@ -1006,7 +1127,8 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
         # The prompt, each turn, each tool turn's results, each request to
         # fix a malformed call, the follow-up prompt.
         "messages": 1 + len(scenario.turns) + len(ran) + sum(turn.end == "malformed" for turn in scenario.turns)
-        + (scenario.follow_up is not None) + len(history) + bool(context and context.summarize),
+        + (scenario.follow_up is not None) + len(history) + bool(context and context.summarize)
+        + (handed_summary(scenario) is not None),
         "tool_results": sum(len(turn.calls) for turn in ran),
         "streamed_text": "".join(shown),
         "streamed_reasoning": "".join(api_.shown(turn) for api_, _, turn in turns),
@@ -1016,6 +1138,29 @@ def expect(scenario: Scenario, api: str, streamed: bool) -> dict:
         + [api_.transcript(turn, streamed) for api_, _, turn in turns],
         # The model that answered each request (`RunResult::models`).
         "models": [f"{api_.provider}:{model}" for api_, model, _ in replies],
+        # The agent that answered (`RunResult::agent`), and the handoffs
+        # streamed (`AgentEvent::Handoff`, from and to).
+        "agent": handoff,
+        "handoffs": [[HANDING, handoff]] if handoff else [],
+    }
+
+
+def partner_spec(scenario: Scenario, api: str, mode: str) -> dict:
+    """A case's partner, as the driver makes it: its role (the next model
+    of a `FallbackModel`, or the agent handed the conversation, with its
+    name, instructions and tools), and its client's API, model, key and
+    base path (`partner_case`)."""
+    partner, other = scenario.partner, PARTNERS[api]
+    return {
+        "role": "handoff" if partner.handoff else "fallback",
+        "name": partner.handoff,
+        "history": partner.history,
+        "instructions": partner.instructions,
+        "tools": list(partner.tools),
+        "client": other,
+        "model": partner.model(other),
+        "key": KEYS[other][1].removeprefix("Bearer "),
+        "base_path": f"/c/{partner_case(scenario, api, mode)}" + ("/v1" if other in ("chat", "responses") else ""),
     }
 
 
@@ -1049,12 +1194,9 @@ def cases() -> list[dict]:
                         "pending": list(pause.pending),
                         "decisions": [dict(zip(("decision", "reason" if d[0] == "deny" else "arguments"), d))
                                       for d in pause.decisions]},
-                    "fallback": scenario.fallback and {
-                        "client": PARTNERS[api],
-                        "model": FALLBACK_PARTNER.model(PARTNERS[api]),
-                        "key": KEYS[PARTNERS[api]][1].removeprefix("Bearer "),
-                        "base_path": f"/c/{case_id(FALLBACK_PARTNER, PARTNERS[api], mode)}"
-                        + ("/v1" if PARTNERS[api] in ("chat", "responses") else "")},
+                    # The case's agent's name, where it hands off.
+                    "name": HANDING if scenario.partner and scenario.partner.handoff else None,
+                    "partner": scenario.partner and partner_spec(scenario, api, mode),
                     # The history is the stand-in's `GET /_control/history/{scenario}`.
                     "context": scenario.context and {
                         "budget": scenario.context.budget,
@@ -1107,8 +1249,8 @@ def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) ->
             problems.append(f"{at}: {'not ' if streamed else ''}a streamed request: {request['path']}")
         if read["system"] != INSTRUCTIONS:
             problems.append(f"{at}: instructions {read['system']!r}")
-        if read["tools"] != TOOLS:
-            problems.append(f"{at}: tools {read['tools']}")
+        if read["tools"] != scenario.tools():
+            problems.append(f"{at}: tools {read['tools']}, expected {scenario.tools()}")
         if read.get("server_tools", []) != server_tools:
             problems.append(f"{at}: server tools {read.get('server_tools')}, expected {server_tools}")
         if scenario.context is not None:
@@ -1135,37 +1277,77 @@ def check(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) ->
     return {"problems": problems, "pending": pending}
 
 
+def handed_summary(scenario: Scenario) -> Optional[str]:
+    """The summary a handoff with `HandoffHistory::UserAndLastAnswer` adds
+    to the transcript, standing for the conversation before it: the user's
+    text and the last answer of the agent that handed off
+    (toolcall_agent::handoff)."""
+    partner = scenario.partner
+    if partner is None or partner.handoff is None or partner.history != "user_and_last_answer":
+        return None
+    answers = [turn.text for turn in scenario.turns[:handed_at(scenario) + 1] if turn.text.strip()]
+    return "\n\n".join([f"User: {scenario.prompt}"] + [f"Assistant: {text}" for text in answers[-1:]])
+
+
+def _reasoning_of(turn: Turn) -> list[str]:
+    """What a turn's reasoning is made of, as any API could carry it: each
+    thought's text, signature and (Responses) item id."""
+    return [piece for thought in turn.reasoning for piece in (thought.text, thought.signature, thought.id) if piece]
+
+
 def check_partner(scenario: Scenario, api: str, streamed: bool, requests: list[dict]) -> list[str]:
-    """What is wrong with the requests a fallback case's next model was
-    sent: one per outage, each the run so far as its own API writes it,
-    the calls and results of the turns before and none of their reasoning
-    (another provider's), valid for its SDK's types."""
-    partner = PARTNERS[api]
-    outages = [index for index, turn in enumerate(scenario.turns) if turn.end == "outage"]
-    if len(requests) != len(outages):
-        return [f"the next model ({partner}) got {len(requests)} requests, expected {len(outages)}"]
-    # The turns as another provider sees them: no reasoning, and the calls
-    # with the ids they came with (which Gemini sends back too).
-    bare = replace(scenario, turns=tuple(replace(turn, reasoning=(), gemini_ids=True) for turn in scenario.turns))
+    """What is wrong with the requests a case's partner was sent (`Partner`:
+    a fallback's next model, one request per outage; the agent handed the
+    conversation, one per turn after the handoff): each valid for its SDK's
+    types, with its own model, instructions and tools, and the run so far
+    as its own API writes it: the calls and results of the case's client
+    (a handoff's too) and none of its reasoning (another provider's), the
+    partner's own turns as they came."""
+    partner, other = scenario.partner, PARTNERS[api]
+    answers = [index for index in range(len(scenario.turns)) if by_partner(scenario, index)]
+    role = "agent handed the conversation" if partner.handoff else "next model"
+    if len(requests) != len(answers):
+        return [f"the {role} ({other}) got {len(requests)} requests, expected {len(answers)}"]
+    # The turns as the partner sees them: the case client's without
+    # reasoning, and with the ids their calls came with (which Gemini sends
+    # back too); the partner's as it answered them.
+    seen = tuple(answered(scenario, api, index)[2] if index in answers
+                 else replace(turn, reasoning=(), gemini_ids=True) for index, turn in enumerate(scenario.turns))
+    bare = replace(scenario, turns=seen)
+    hidden = [piece for index, turn in enumerate(scenario.turns) if index not in answers
+              for piece in _reasoning_of(turn)]
     problems = []
-    header, value = KEYS[partner]
-    for index, request in zip(outages, requests):
-        at = f"the next model's ({partner}) request for turn {index}"
+    header, value = KEYS[other]
+    for index, request in zip(answers, requests):
+        at = f"the {role}'s ({other}) request for turn {index}"
         if request["invalid"]:
             problems.append(f"{at} failed the SDK's types:\n{request['invalid']}")
             continue
         read = request["read"]
         if request["headers"].get(header) != value:
             problems.append(f"{at}: {header} is {request['headers'].get(header)!r}")
-        if (read["model"], read["streamed"], read["system"], read["tools"]) != \
-                (FALLBACK_PARTNER.model(partner), streamed, INSTRUCTIONS, TOOLS):
-            problems.append(f"{at}: model, streamed, system or tools: {read['model']}, {read['streamed']}, "
-                            f"{read['system']!r}, {read['tools']}")
-        expected = conversation(bare, partner, index, streamed)
-        if read["messages"] != expected:
+        expected = (partner.model(other), streamed, partner.instructions, list(partner.tools))
+        if (read["model"], read["streamed"], read["system"], read["tools"]) != expected:
+            problems.append(f"{at}: model, streamed, system, tools: {read['model']}, {read['streamed']}, "
+                            f"{read['system']!r}, {read['tools']}; expected {expected}")
+        sent = conversation(bare, other, index, streamed)
+        summary = handed_summary(scenario)
+        if summary is not None:
+            # The summary, as user text marked as history, in place of the
+            # messages before it; the receiving agent's own after.
+            sent = [["user", summary_text(summary)]] + sent[len(conversation(bare, other, handed_at(scenario) + 1,
+                                                                             streamed)):]
+        if read["messages"] != sent:
             problems.append(f"{at}: the conversation sent is\n  {json.dumps(read['messages'], ensure_ascii=False)}"
-                            f"\nexpected\n  {json.dumps(expected, ensure_ascii=False)}")
+                            f"\nexpected\n  {json.dumps(sent, ensure_ascii=False)}")
+        # Nothing of the first provider's reasoning, anywhere in the body.
+        body = json.dumps(request["body"], ensure_ascii=False)
+        leaked = [piece for piece in hidden if piece in body]
+        if leaked:
+            problems.append(f"{at}: carries the first provider's reasoning: {leaked}")
     return problems
 
 
+# Where each partner's requests go (`partner_scenario`).
+SCENARIOS += [partner_scenario(scenario) for scenario in SCENARIOS if scenario.partner is not None]
 BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}

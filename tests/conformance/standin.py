@@ -39,8 +39,7 @@ from typing import Any, Optional
 from urllib.parse import unquote
 
 import validate
-from scenarios import (BY_NAME, FALLBACK_PARTNER, MODES, PARTNERS, case_id, cases, check, check_partner,
-                       compatible)
+from scenarios import BY_NAME, MODES, cases, check, check_partner, compatible, partner_case
 from wire import APIS
 
 # The API paths after the case prefix, by client.
@@ -217,8 +216,8 @@ def check_case(recorder: Recorder, case: str) -> dict:
         return {"problems": [f"no case {case}"], "pending": []}
     scenario = BY_NAME[name]
     checked = check(scenario, client, mode == "streamed", recorder.of(case))
-    if scenario.fallback is not None:
-        partner = case_id(FALLBACK_PARTNER, PARTNERS[client], mode)
+    if scenario.partner is not None:
+        partner = partner_case(scenario, client, mode)
         checked["problems"] += check_partner(scenario, client, mode == "streamed", recorder.of(partner))
     return checked
 

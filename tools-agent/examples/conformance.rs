@@ -4,15 +4,17 @@
 //! validating every request body against the SDK's request types), run by
 //! each client, plain and streamed, through the SDK's public surface only:
 //! `Agent::new`, `run`, `stream`, `RunResult`, a paused `RunState` saved as
-//! JSON and resumed by a fresh client and agent.
+//! JSON and resumed by a fresh client and agent; for a case with a partner
+//! (another provider's client), a `FallbackModel` or `Agent::with_handoff`.
 //!
 //! The stand-in says what each case expects (`GET /_control/cases`); the
 //! driver checks the run against it (stop and reason, or the error it
 //! failed with; answer, each request's `Usage`, the messages kept, the
 //! reasoning each assistant message of the transcript keeps, the calls run,
-//! the streamed text and reasoning), tells the stand-in the agent's own
-//! estimate of each request of a case under a `ContextPolicy`
-//! (`ContextPolicy::estimate`, `POST /_control/estimates/{case}`),
+//! the agent that answered, the streamed text, reasoning and handoffs),
+//! tells the stand-in the agent's own estimate of each request of a case
+//! under a `ContextPolicy` (`ContextPolicy::estimate`, `POST
+//! /_control/estimates/{case}`),
 //! asks the stand-in to check the requests it received (`GET
 //! /_control/check/{case}`: valid for the SDK's types, the conversation,
 //! the tools, the headers; and the checks main does not pass yet, reported
@@ -33,10 +35,10 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use toolcall_agent::{
     Agent, AgentError, AgentEvent, AnswerMode, AnswerType, Anthropic, ApiKey, CacheRetention, CacheSettings,
-    CacheTtl, Content, ContextPolicy, FallbackModel, Gemini, Message, Model, ModelError, ModelRequest,
-    ModelResponse, ModelSettings, ModelStream, OpenAiChat, OpenAiResponses, ReasoningEffort,
-    ReasoningSettings, ReasoningSummary, ResendPolicy, RunInput, RunResult, RunState, StopReason, Strategy,
-    Summarizer, ToolChoice, Transcript,
+    CacheTtl, Content, ContextPolicy, FallbackModel, Gemini, Handoff, HandoffHistory, Message, Model,
+    ModelError, ModelRequest, ModelResponse, ModelSettings, ModelStream, OpenAiChat, OpenAiResponses,
+    ReasoningEffort, ReasoningSettings, ReasoningSummary, ResendPolicy, RunInput, RunResult, RunState,
+    StopReason, Strategy, Summarizer, ToolChoice, Transcript,
 };
 use toolcall_core::toolset::{Toolset, WebSearch};
 use toolcall_core::{Outcome, Part, ToolCall, ToolContext, ToolError, ToolResult};
@@ -74,9 +76,21 @@ struct Forecast {
     celsius: f64,
 }
 
-/// The tools; with the provider's web search too, for a case that says so.
-fn toolset(web_search: bool) -> Result<Toolset, String> {
-    let mut tools = Toolset::builder().add(GetWeather).add(GetTime).add(DeleteFile);
+/// The tools a case's agent has (`scenarios.TOOLS`).
+const TOOLS: [&str; 3] = ["get_weather", "get_time", "delete_file"];
+
+/// The tools `names` names, in that order; with the provider's web search
+/// too, for a case that says so.
+fn toolset<'a>(names: impl IntoIterator<Item = &'a str>, web_search: bool) -> Result<Toolset, String> {
+    let mut tools = Toolset::builder();
+    for name in names {
+        tools = match name {
+            "get_weather" => tools.add(GetWeather),
+            "get_time" => tools.add(GetTime),
+            "delete_file" => tools.add(DeleteFile),
+            other => return Err(format!("no tool `{other}`")),
+        };
+    }
     if web_search {
         tools = tools.add_web_search(WebSearch::new());
     }
@@ -228,6 +242,36 @@ fn messages(history: &Value) -> Result<Vec<Message>, String> {
     Ok(out)
 }
 
+/// `$then` with `$client` the client of the stand-in's API that a
+/// partner's spec (`scenarios.partner_spec`: `client`, `model`, `key`,
+/// `base_path`) names, whatever its type.
+macro_rules! partner_client {
+    ($case:expr, $spec:expr, |$client:ident| $then:expr) => {{
+        let field = |name: &str| $spec.get(name).and_then(Value::as_str).unwrap_or_default();
+        let (model, key) = (field("model"), Some(ApiKey::new(field("key"))));
+        let base = format!("{}{}", $case.root, field("base_path"));
+        match field("client") {
+            "chat" => {
+                let $client = OpenAiChat::from_values(model, key, Some(&base));
+                $then
+            }
+            "responses" => {
+                let $client = OpenAiResponses::from_values(model, key, Some(&base));
+                $then
+            }
+            "anthropic" => {
+                let $client = Anthropic::from_values(model, key, Some(&base));
+                $then
+            }
+            "gemini" => {
+                let $client = Gemini::from_values(model, key, Some(&base));
+                $then
+            }
+            other => Err(format!("no client `{other}`")),
+        }
+    }};
+}
+
 /// One case of the suite, as the stand-in describes it.
 struct Case {
     spec: Value,
@@ -291,8 +335,12 @@ impl Case {
     fn agent(&self, resumed: bool) -> Result<Agent, String> {
         let base = format!("{}{}", self.root, self.str("base_path"));
         let (model, key) = (self.str("model"), Some(ApiKey::new(self.str("key"))));
-        let tools = toolset(self.spec.get("web_search").and_then(Value::as_bool).unwrap_or(false))?;
-        let fallback = self.spec.get("fallback").filter(|fallback| !fallback.is_null());
+        let tools = toolset(TOOLS, self.spec.get("web_search").and_then(Value::as_bool).unwrap_or(false))?;
+        // Another provider's client in the run: the next model of a
+        // `FallbackModel`, or the one of the agent this one hands off to.
+        let partner = self.spec.get("partner").filter(|partner| !partner.is_null());
+        let role = |role: &str| partner.filter(|partner| partner["role"] == role);
+        let fallback = role("fallback");
         macro_rules! agent {
             ($client:ty) => {{
                 let mut client = <$client>::from_values(model, key, Some(&base));
@@ -334,23 +382,33 @@ impl Case {
         if self.spec.get("settings").and_then(Value::as_bool).unwrap_or(false) {
             agent = agent.with_settings(every_setting(self.str("client")));
         }
+        if let Some(name) = self.spec.get("name").and_then(Value::as_str) {
+            agent = agent.with_name(name);
+        }
+        if let Some(to) = role("handoff") {
+            let mut handoff = Handoff::to(&self.handed_to(to)?);
+            if to["history"] == "user_and_last_answer" {
+                handoff = handoff.with_history(HandoffHistory::UserAndLastAnswer);
+            }
+            agent = agent.with_handoff(handoff).map_err(|e| e.to_string())?;
+        }
         Ok(agent)
+    }
+
+    /// The agent a case's agent hands the conversation to: on a client of
+    /// the `to` spec's API, with its name, instructions and tools.
+    fn handed_to(&self, to: &Value) -> Result<Agent, String> {
+        let field = |name: &str| to.get(name).and_then(Value::as_str).unwrap_or_default();
+        let names = to["tools"].as_array().into_iter().flatten().filter_map(Value::as_str);
+        let tools = toolset(names, false)?;
+        let agent = partner_client!(self, to, |client| Agent::new(client, tools).map_err(|e| e.to_string()))?;
+        Ok(agent.with_name(field("name")).with_instructions(field("instructions")))
     }
 
     /// An agent over `first`, then a client of the `next` spec's API.
     fn fallback(&self, first: impl Model + 'static, next: &Value, tools: Toolset) -> Result<Agent, String> {
-        let field = |name: &str| next.get(name).and_then(Value::as_str).unwrap_or_default();
-        let (model, key) = (field("model"), Some(ApiKey::new(field("key"))));
-        let base = format!("{}{}", self.root, field("base_path"));
         let chain = FallbackModel::new(first);
-        let chain = match field("client") {
-            "chat" => chain.or(OpenAiChat::from_values(model, key, Some(&base))),
-            "responses" => chain.or(OpenAiResponses::from_values(model, key, Some(&base))),
-            "anthropic" => chain.or(Anthropic::from_values(model, key, Some(&base))),
-            "gemini" => chain.or(Gemini::from_values(model, key, Some(&base))),
-            other => return Err(format!("no client `{other}`")),
-        };
-        Agent::new(chain, tools).map_err(|e| e.to_string())
+        partner_client!(self, next, |client| Agent::new(chain.or(client), tools).map_err(|e| e.to_string()))
     }
 }
 
@@ -486,6 +544,7 @@ fn compare(case: &Case, result: &RunResult, events: &[AgentEvent]) -> Vec<String
     differ("the model that answered each request", json!(models), case.expect("models"));
     differ("messages in the transcript", json!(result.transcript.messages.len()), case.expect("messages"));
     differ("reasoning kept in the transcript", kept_reasoning(result), case.expect("reasoning"));
+    differ("the agent that answered", json!(result.agent), case.expect("agent"));
     let pending = result.transcript.pending_calls().len();
     differ("calls left without a result", json!(pending), &json!(0));
     if case.streamed() {
@@ -503,6 +562,14 @@ fn compare(case: &Case, result: &RunResult, events: &[AgentEvent]) -> Vec<String
         differ("streamed reasoning", json!(reasoning), case.expect("streamed_reasoning"));
         let results = events.iter().filter(|event| matches!(event, AgentEvent::ToolResult(_))).count();
         differ("tool results streamed", json!(results), case.expect("tool_results"));
+        let handoffs: Vec<Value> = events
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::Handoff { from, to } => Some(json!([from, to])),
+                _ => None,
+            })
+            .collect();
+        differ("handoffs streamed", json!(handoffs), case.expect("handoffs"));
         // A paused run's requests are in its own stream, the resumed run's
         // in the other: together, every request once.
         let usage = events.iter().filter(|event| matches!(event, AgentEvent::Usage(_))).count();

@@ -46,7 +46,12 @@ use crate::{
 /// refuses, before anything is sent, a part the provider cannot take
 /// (`ModelError::Message`, naming the provider and the part:
 /// [`RefusedPart`](toolcall_provider::RefusedPart)).
-#[derive(Clone, Debug)]
+///
+/// It serializes, for a run started in another process (a durable
+/// engine's worker): `{"prompt": [parts]}`, `{"transcript": {...}}`,
+/// `{"paused": {...}}`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[expect(
     clippy::large_enum_variant,
     reason = "made once per run and moved into it; boxing `Paused` would change every match on it"
@@ -218,6 +223,11 @@ pub struct RunResult {
     pub models: Vec<ModelName>,
     /// Why the run ended.
     pub stop: StopReason,
+    /// The name of the agent the run ended with: the one it was handed
+    /// to last ([`Agent::with_handoff`]), or the agent it started with
+    /// ([`Agent::with_name`]; `None` for an agent without a name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 impl RunResult {
@@ -241,6 +251,7 @@ impl RunResult {
     ///     usage: vec![spent(10), spent(20), spent(40)],
     ///     models: vec![gpt.clone(), claude.clone(), gpt.clone()],
     ///     stop: StopReason::Answered,
+    ///     agent: None,
     /// };
     /// assert_eq!(result.usage_by_model(), [(gpt, spent(50)), (claude, spent(20))]);
     /// ```
@@ -290,6 +301,8 @@ pub struct Agent {
     pub(crate) conversation: Option<String>,
     /// What keeps each request under a token budget, if anything does.
     pub(crate) context_policy: Option<crate::ContextPolicy>,
+    /// The agents it may hand the conversation to.
+    pub(crate) handoffs: Vec<Arc<crate::Handoff>>,
 }
 
 impl Agent {
@@ -350,6 +363,7 @@ impl Agent {
             trace_content: false,
             conversation: None,
             context_policy: None,
+            handoffs: Vec::new(),
         })
     }
 
@@ -724,7 +738,12 @@ impl Agent {
                 (progress, Some(held))
             }
         };
-        let mut run = Run::new(self, progress, events, effects, scope);
+        // A run handed to another agent goes on with that one.
+        let Some(agent) = self.handed_to(&progress.handoffs) else {
+            let error = ModelError::UnknownAgent { path: progress.handoffs };
+            return Err(AgentError { error, transcript: Box::new(progress.transcript) });
+        };
+        let mut run = Run::new(agent, progress, events, effects, scope);
         let ended = async {
             if let Some(held) = held
                 && let Some(ended) = run.resume_turn(held).await?
@@ -747,8 +766,9 @@ impl Agent {
                 }
                 let typed_answer = run.typed_answer;
                 let answer = typed_answer.as_ref().map_or(answer, ToString::to_string);
+                let agent = run.agent.name.clone();
                 let Progress { transcript, usage, models, .. } = run.progress;
-                Ok(RunResult { answer, typed_answer, transcript, usage, models, stop })
+                Ok(RunResult { answer, typed_answer, transcript, usage, models, stop, agent })
             }
             Err(error) => {
                 crate::trace::record_error(&span, &error);
@@ -763,7 +783,7 @@ impl Agent {
 /// tool search may load in any later turn. Prepare steps only hide tools,
 /// so each turn's toolset is a part of this one; the clients check each
 /// request's tools again, as a fallback (`ModelError::Tools`).
-fn check(dialect: Dialect, toolset: &Toolset) -> Result<(), DialectError> {
+pub(crate) fn check(dialect: Dialect, toolset: &Toolset) -> Result<(), DialectError> {
     dialect.definitions(toolset)?;
     if toolset.tool_search().is_some() && !dialect.has_native_tool_search() {
         for name in toolset.names().filter(|name| toolset.is_deferred(name)) {
@@ -782,6 +802,7 @@ impl std::fmt::Debug for Agent {
             .field("model", &self.model.model())
             .field("toolset", &self.toolset)
             .field("limits", &self.limits)
+            .field("handoffs", &self.handoffs.iter().map(|handoff| handoff.tool_name()).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }

@@ -220,6 +220,17 @@ pub enum ModelError {
         /// Each model tried, and its error.
         failures: Vec<(ModelName, ModelError)>,
     },
+    /// A paused run was handed to agents ([`Agent::with_handoff`](crate::Agent::with_handoff))
+    /// that the agent resuming it does not hand off to: resume it with the
+    /// agent it started with. Found before any request.
+    #[error(
+        "the paused run was handed to `{}`, which this agent does not hand off to: resume it with the agent it started with",
+        .path.join("` then `")
+    )]
+    UnknownAgent {
+        /// The names of the agents the run was handed to, in order.
+        path: Vec<String>,
+    },
 }
 
 impl ModelError {
@@ -306,6 +317,7 @@ impl PartialEq for ModelError {
                 E::Setting { provider: p, setting: s, reason: r }
                     if (provider, setting, reason) == (p, s, r)),
             E::Fallback { failures } => matches!(other, E::Fallback { failures: f } if failures == f),
+            E::UnknownAgent { path } => matches!(other, E::UnknownAgent { path: p } if path == p),
         }
     }
 }

@@ -20,6 +20,10 @@
 //!   ([`AgentEvent::Nested`]), its span inside the call's, its depth
 //!   bounded, a call of its that needs approval pausing the caller's run
 //!   ([`Pending::path`], [`Pending::id`]);
+//! - [`Handoff`]: an agent handing the conversation to another
+//!   ([`Agent::with_handoff`]), which answers from there with its own
+//!   instructions, tools and model ([`RunResult::agent`] names it), the
+//!   conversation carried as [`HandoffHistory`] says;
 //! - [`AnswerType`]: a run that ends in a typed answer ([`Agent::run_as`]),
 //!   given natively or through a tool ([`AnswerMode`]);
 //! - [`Transcript`] and [`Message`]: the run as provider-neutral data, to
@@ -34,10 +38,15 @@
 //! - [`RunState`], [`Pending`], [`Decision`]: a run paused for a person's
 //!   approval (its sub-agents' calls among its pending ones, with their
 //!   path), and what they decided (resumed by [`Agent::run`]);
+//!   [`PausedCall`]: how a tool call pauses the run with it, holding its
+//!   state and the calls it waits on (an agent tool's sub-agent, a remote
+//!   A2A agent waiting for input);
 //! - [`Effects`]: the seam a run's side effects go through (model
 //!   requests, plain or streamed, tool calls with their [`Approval`], the
 //!   wait for a decision), in-process by default ([`InProcess`]), journaled
 //!   by a durable engine ([`Agent::run_with`], [`Agent::stream_with`]);
+//! - [`Runner`]: a run made elsewhere (a durable engine's worker) and
+//!   streamed here, for a server that shows runs;
 //! - [`ModelSettings`] and [`ToolChoice`]: how each request is made, the
 //!   choice mapped to each provider's fields in one place
 //!   ([`Dialect::tool_choice`](toolcall_provider::Dialect::tool_choice));
@@ -82,8 +91,10 @@ mod context;
 mod effects;
 mod error;
 mod fallback;
+mod handoff;
 mod model;
 mod run;
+mod runner;
 mod search;
 mod settings;
 mod stream;
@@ -93,7 +104,7 @@ mod trace;
 pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use agent_tool::{AgentTool, DEFAULT_MAX_DEPTH};
 pub use answer::{AnswerMode, AnswerType, Typed};
-pub use approval::{Decision, PausedTurn, Pending, RunState, UnknownCall};
+pub use approval::{Decision, PausedCall, PausedTurn, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 #[cfg(feature = "clients")]
 pub use clients::{Anthropic, ApiKey, Client, Gemini, OpenAiChat, OpenAiResponses, ResendPolicy};
@@ -101,10 +112,12 @@ pub use context::{ContextPolicy, NativeContext, Strategy, Summarizer};
 pub use effects::{Approval, Effects, InProcess};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;
+pub use handoff::{Handoff, HandoffError, HandoffHistory};
 pub use model::{
     ContentAssembler, Model, ModelEvent, ModelName, ModelRequest, ModelResponse, ModelSettings, ModelStream,
     ToolChoice, Usage,
 };
+pub use runner::Runner;
 pub use search::ToolIndex;
 pub use settings::{
     CacheRetention, CacheSettings, CacheTtl, ReasoningEffort, ReasoningSettings, ReasoningSummary,

@@ -10,14 +10,14 @@ use serde_json::Value;
 use toolcall_core::layers::RepairBudget;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
-use crate::agent_tool::{Handoff, Nesting, Scope, Tally, give_back_calls, take_calls};
+use crate::agent_tool::{Nesting, Relay, Scope, Tally, give_back_calls, take_calls};
 use crate::approval::{Below, Decision, Held, Parts, Pending, Placed, denied, in_turn_order};
 use crate::effects::Approval;
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
 use crate::stream::{Sink, forward};
 use crate::{
-    Agent, AgentEvent, AnswerMode, Content, ContextPolicy, Effects, Finish, Message, ModelError, RunBudget,
-    RunState, StopReason, Transcript,
+    Agent, AgentEvent, AnswerMode, Content, ContextPolicy, Effects, Finish, Handoff, Message, ModelError,
+    RunBudget, RunState, StopReason, Transcript,
 };
 
 /// How a run ends: the answer and why.
@@ -38,6 +38,9 @@ pub(crate) struct Progress {
     pub(crate) budget: RunBudget,
     /// The turns with tools so far.
     pub(crate) turns: usize,
+    /// The names of the agents the run was handed to, in order
+    /// ([`Agent::with_handoff`]): the last one has it now.
+    pub(crate) handoffs: Vec<String>,
 }
 
 impl Progress {
@@ -65,8 +68,8 @@ pub(crate) struct Run<'a> {
     above: Vec<Arc<Tally>>,
     /// What the runs below this one (its agent tools') spend.
     tally: Arc<Tally>,
-    /// The paused runs of its agent tools' calls, going up and coming back.
-    handoff: Arc<Handoff>,
+    /// Its calls that paused ([`crate::PausedCall`]), going up and coming back.
+    relay: Arc<Relay>,
     /// The requests in `progress` made by runs below this one.
     pub(crate) nested: usize,
     /// The repairs this run may still make, and how many it was given.
@@ -100,12 +103,12 @@ impl<'a> Run<'a> {
         let repairs = RepairBudget::new(u32::try_from(given).unwrap_or(u32::MAX));
         let Scope { depth, above, context } = scope;
         let tally = Arc::new(Tally::new(agent.limits.max_tool_calls));
-        let handoff = Arc::new(Handoff::default());
+        let relay = Arc::new(Relay::default());
         let nesting = Nesting {
             depth,
             events: events.clone(),
             tallies: above.iter().cloned().chain([Arc::clone(&tally)]).collect(),
-            handoff: Arc::clone(&handoff),
+            relay: Arc::clone(&relay),
         };
         let context = context
             .unwrap_or_else(|| agent.context.clone())
@@ -126,7 +129,7 @@ impl<'a> Run<'a> {
             context,
             above,
             tally,
-            handoff,
+            relay,
             nested: 0,
             repairs: (repairs, given),
             tools,
@@ -136,8 +139,9 @@ impl<'a> Run<'a> {
     }
 
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
-        let agent = self.agent;
         loop {
+            // The agent the run is with: a handoff changes it.
+            let agent = self.agent;
             let pending = self.progress.transcript.pending_calls();
             if !pending.is_empty() {
                 if let Some(stop) = self.run_calls(&pending).await? {
@@ -311,6 +315,7 @@ impl<'a> Run<'a> {
         if let (Some(reported), Some(bytes)) = (response.usage.input_tokens, sent_bytes) {
             self.calibration = Some((reported, bytes.div_ceil(4)));
         }
+        self.record_whole(&response);
         self.emit(AgentEvent::Usage(response.usage));
         Ok(Some(response))
     }
@@ -461,10 +466,10 @@ impl<'a> Run<'a> {
                 Some(Decision::Approve) | None => approved.push((position, pending.call)),
             }
         }
-        // The call runs again, and its agent tool goes on with the paused
-        // run it finds in the handoff. It ran once, approved if need be.
-        for Below { position, call, state } in resumed {
-            self.handoff.resume(&call.id, *state);
+        // The call runs again, and its tool goes on from what it handed
+        // up, found in the relay. It ran once, approved if need be.
+        for Below { position, call, held } in resumed {
+            self.relay.resume(&call.id, held);
             approved.push((position, call));
         }
         let (positions, calls): (Vec<usize>, Vec<ToolCall>) = approved.into_iter().unzip();
@@ -495,21 +500,25 @@ impl<'a> Run<'a> {
             self.progress.usage.push(usage);
             self.nested += 1;
         }
-        let mut paused = self.handoff.take_paused();
-        // A resumed call whose agent tool did not take its run (a tool
+        let mut paused = self.relay.take_paused();
+        // A resumed call whose tool did not take its paused call (a tool
         // that failed before it ran) leaves nothing behind for the next.
-        self.handoff.clear_resumed();
+        self.relay.clear_resumed();
         let ran: Vec<Ran> = calls
             .iter()
             .zip(results)
-            .map(|(call, result)| match paused.iter().position(|(id, _)| *id == call.id) {
-                Some(at) => Ran::Paused(Box::new(paused.swap_remove(at).1)),
+            .map(|(call, result)| match paused.iter().position(|relayed| relayed.id == call.id) {
+                Some(at) => Ran::Paused(paused.swap_remove(at)),
                 None => Ran::Done(result),
             })
             .collect();
-        for ran in &ran {
-            if let Ran::Done(result) = ran {
-                self.emit(AgentEvent::ToolResult(result.clone()));
+        for (call, ran) in calls.iter().zip(&ran) {
+            match ran {
+                Ran::Done(result) => self.emit(AgentEvent::ToolResult(result.clone())),
+                Ran::Paused(relayed) if relayed.announce => {
+                    self.announce(&relayed.paused.pending_under(call).collect::<Vec<_>>());
+                }
+                Ran::Paused(_) => {}
             }
         }
         ran
@@ -527,7 +536,7 @@ impl<'a> Run<'a> {
     }
 
     /// Record a whole turn's results; `Some` when the run stops here.
-    fn finish_turn(&mut self, results: Vec<ToolResult>) -> Option<Ended> {
+    fn finish_turn(&mut self, mut results: Vec<ToolResult>) -> Option<Ended> {
         let agent = self.agent;
         self.count_repairs();
         let recorded = self.progress.budget.record(&results);
@@ -542,6 +551,7 @@ impl<'a> Run<'a> {
             }
             None => (result.content.clone(), StopReason::EndTool { tool: result.name.to_string() }),
         });
+        let handoff = if ended.is_none() { handoff_in(agent, &mut results) } else { None };
         self.progress.transcript.push(Message::Tool { results });
         if let Some(ended) = ended {
             return Some(ended);
@@ -549,7 +559,38 @@ impl<'a> Run<'a> {
         if self.context.is_cancelled() {
             return Some((String::new(), StopReason::Cancelled));
         }
-        recorded.err().map(|limit| (String::new(), StopReason::Budget(limit)))
+        if let Err(limit) = recorded {
+            return Some((String::new(), StopReason::Budget(limit)));
+        }
+        if let Some(handoff) = handoff {
+            self.hand_over(handoff);
+        }
+        None
+    }
+
+    /// The run goes on with the agent `handoff` names: its instructions,
+    /// tools, model, settings, limits and context (with the run's
+    /// cancellation, deadline, repairs and nesting), the conversation as
+    /// its history says.
+    fn hand_over(&mut self, handoff: &'a Handoff) {
+        let to = handoff.agent();
+        let from = self.agent.name.clone();
+        handoff.carry(&mut self.progress.transcript);
+        self.progress.handoffs.push(handoff.name().to_owned());
+        self.progress.budget = self.progress.budget.clone().under(to.limits);
+        let mut context = to.context.clone().with_cancellation(self.context.cancellation().clone());
+        if let Some(deadline) = self.context.deadline() {
+            context = context.with_deadline(deadline);
+        }
+        context = context.with_extension(self.repairs.0.clone());
+        if let Some(nesting) = self.context.get::<Nesting>() {
+            context = context.with_extension(nesting.clone());
+        }
+        self.context = context;
+        self.agent = to;
+        self.tools = Cow::Borrowed(&to.toolset);
+        tracing::info!(target: "toolcall_agent", from = from.as_deref(), to = handoff.name(), "handoff");
+        self.emit(AgentEvent::Handoff { from, to: handoff.name().to_owned() });
     }
 
     /// The typed answer a successful result gives, if it is the answer
@@ -601,7 +642,28 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The response's reasoning and text, whole, for the effects' record
+    /// ([`Effects::record`]), which never sees the pieces a stream sends.
+    fn record_whole(&self, response: &ModelResponse) {
+        let reasoning: String = response
+            .content
+            .iter()
+            .filter_map(|piece| match piece {
+                Content::Reasoning(reasoning) => reasoning.visible(),
+                _ => None,
+            })
+            .collect();
+        if !reasoning.is_empty() {
+            self.effects.record(&AgentEvent::ReasoningDelta(reasoning));
+        }
+        let text = response.text();
+        if !text.is_empty() {
+            self.effects.record(&AgentEvent::TextDelta(text));
+        }
+    }
+
     fn emit(&self, event: AgentEvent) {
+        self.effects.record(&event);
         if let Some(events) = &self.events {
             events.send(event);
         }
@@ -619,11 +681,32 @@ impl<'a> Run<'a> {
     }
 }
 
-/// How one call of a turn went: its result, or, for an agent-tool call
-/// whose sub-agent paused, the sub-agent's paused run.
+/// How one call of a turn went: its result, or, for a call that paused
+/// (an agent-tool call whose sub-agent paused...), what it handed up.
 pub(crate) enum Ran {
     Done(ToolResult),
-    Paused(Box<crate::RunState>),
+    Paused(crate::agent_tool::Relayed),
+}
+
+/// The first handoff of `agent` that a turn's results show succeeded: the
+/// run goes on with its agent. Any later one's result says that it was
+/// not taken.
+fn handoff_in<'a>(agent: &'a Agent, results: &mut [ToolResult]) -> Option<&'a Handoff> {
+    let mut taken: Option<&'a Handoff> = None;
+    for result in results.iter_mut().filter(|result| result.outcome.is_success()) {
+        let Some(handoff) = agent.handoff_called(&result.name) else { continue };
+        match taken {
+            None => taken = Some(handoff),
+            Some(first) => {
+                result.content = format!(
+                    "Not handed to `{}`: the conversation went to `{}`, called first in this turn.",
+                    handoff.name(),
+                    first.name()
+                );
+            }
+        }
+    }
+    taken
 }
 
 /// The calls that ran, at their places in the turn (`positions`, in the
@@ -634,7 +717,7 @@ fn place(positions: Vec<usize>, calls: Vec<ToolCall>, ran: Vec<Ran>) -> (Vec<Pla
     for ((position, call), ran) in positions.into_iter().zip(calls).zip(ran) {
         match ran {
             Ran::Done(result) => done.push(Placed { position, result }),
-            Ran::Paused(state) => nested.push(Below { position, call, state }),
+            Ran::Paused(relayed) => nested.push(Below { position, call, held: relayed.paused }),
         }
     }
     (done, nested)

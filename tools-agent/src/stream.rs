@@ -40,9 +40,11 @@ pub enum AgentEvent {
     /// the state's pending calls. A resumed run that pauses again sends it
     /// again for each call still undecided.
     ///
-    /// A sub-agent's call ([`AgentTool`](crate::AgentTool)) is sent as
-    /// this event too, never inside [`Nested`](Self::Nested): it pauses
-    /// this run, and a UI that knows only this event must ask about it.
+    /// A sub-agent's call ([`AgentTool`](crate::AgentTool)), or one
+    /// another tool call waits on ([`PausedCall`](crate::PausedCall): a
+    /// remote A2A agent's), is sent as this event too, never inside
+    /// [`Nested`](Self::Nested): it pauses this run, and a UI that knows
+    /// only this event must ask about it.
     /// Its [`Pending::path`](crate::Pending::path) says where it is, and
     /// its [`Pending::id`](crate::Pending::id) is what a decision names.
     ApprovalRequested(crate::Pending),
@@ -50,6 +52,15 @@ pub enum AgentEvent {
     ToolResult(ToolResult),
     /// The tokens of one model request.
     Usage(Usage),
+    /// The run goes on with another agent ([`Agent::with_handoff`](crate::Agent::with_handoff)),
+    /// after the turn whose call handed off: its requests, calls and
+    /// answer come next.
+    Handoff {
+        /// The name of the agent that handed off, if it has one.
+        from: Option<String>,
+        /// The name of the agent the conversation went to.
+        to: String,
+    },
     /// The run is over: always the last event.
     Finished(Result<RunResult, AgentError>),
     /// An event of a run nested in this one: an agent called as a tool

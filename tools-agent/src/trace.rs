@@ -264,6 +264,7 @@ fn error_type(error: &ModelError) -> String {
         ModelError::ToolChoice(_) => "tool_choice",
         ModelError::Setting { .. } => "setting",
         ModelError::Engine { .. } => "engine",
+        ModelError::UnknownAgent { .. } => "unknown_agent",
         ModelError::Fallback { failures } => {
             return failures.last().map_or_else(|| "fallback".to_owned(), |(_, last)| error_type(last));
         }

@@ -33,6 +33,9 @@ use crate::track::{Show, Track};
 ///   [`Self::with_file_urls`], else left out of the stream), then its artifact
 ///   as a `data-{tool name}` chunk whose id is the call's id (kept in the
 ///   message, not transient);
+/// - a handoff to another agent ([`AgentEvent::Handoff`]) as a
+///   `data-agent` chunk (id `agent`, so the next handoff's replaces it)
+///   whose data is `{"name": ...}`: who answers from there;
 /// - the run's end is its typed answer, when the agent has an answer type
 ///   ([`RunResult::typed_answer`](toolcall_agent::RunResult::typed_answer)), as
 ///   a `data-answer` chunk (id `answer`) after the answer's text, then
@@ -221,6 +224,8 @@ fn render(show: Show<'_>, part: &mut String, parts: &mut usize, links: &FileLink
             out.extend(extras(result, links));
         }
         Show::Answer(answer) => out.push(UiChunk::data("answer", "answer", answer.clone())),
+        // One part, replaced at each handoff: who answers now.
+        Show::Agent(name) => out.push(UiChunk::data("agent", "agent", serde_json::json!({ "name": name }))),
         Show::End(Ok(result)) => {
             out.push(UiChunk::Finish { finish_reason: Some(finish_reason(&result.stop)) });
         }

@@ -396,7 +396,7 @@ impl Events {
         match show {
             // A new step is the model's next turn: a new assistant message.
             Show::StepStart => self.message = None,
-            Show::StepEnd | Show::Approval { .. } | Show::Answer(_) => {}
+            Show::StepEnd | Show::Approval { .. } | Show::Answer(_) | Show::Agent(_) => {}
             Show::TextStart => {
                 self.block = self.message_id();
                 out.push(AguiEvent::TextMessageStart {

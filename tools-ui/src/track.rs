@@ -79,6 +79,9 @@ pub(crate) enum Show<'e> {
     Result(&'e ToolResult),
     /// The run's typed answer, before the end of its last step.
     Answer(&'e Value),
+    /// The conversation went to the agent of this name (a handoff): who
+    /// answers from here.
+    Agent(&'e str),
     /// The run is over: its result, or why it failed. Always last.
     End(&'e Result<RunResult, AgentError>),
 }
@@ -176,6 +179,7 @@ impl Track {
                 }
                 emit(Show::End(ended));
             }
+            AgentEvent::Handoff { to, .. } => emit(Show::Agent(to)),
             // An event no protocol shows.
             _ => {}
         }

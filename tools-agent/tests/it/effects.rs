@@ -297,6 +297,7 @@ async fn every_stop_reason_and_its_result_read_back_from_their_json() {
         usage: vec![spent],
         models: vec![ModelName::new("openai", "gpt-4.1")],
         stop: StopReason::Answered,
+        agent: None,
     };
     for result in [paused, typed] {
         let json = serde_json::to_string(&result).unwrap();

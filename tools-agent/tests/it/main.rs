@@ -22,6 +22,7 @@ mod continue_across;
 mod dialect_check;
 mod effects;
 mod fallback;
+mod handoff;
 mod http_client;
 mod native_context;
 mod otel;

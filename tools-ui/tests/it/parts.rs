@@ -118,6 +118,7 @@ fn ended(typed_answer: Option<serde_json::Value>, stop: StopReason) -> AgentEven
         usage: Vec::new(),
         models: Vec::new(),
         stop,
+        agent: None,
     }))
 }
 
@@ -172,4 +173,25 @@ fn a_stored_chat_gives_json_output_files_and_the_artifact_too() {
             {"type": "text", "text": "18°C.", "state": "done"},
         ])
     );
+}
+
+#[tokio::test]
+async fn a_handoff_is_a_data_agent_part_naming_who_answers() {
+    use toolcall_agent::Handoff;
+
+    let billing =
+        Agent::new(ScriptedModel::new().then_text("Refunded."), Toolset::new()).unwrap().with_name("billing");
+    let triage = ScriptedModel::new().then_calls([ToolCall::new("c1", "transfer_to_billing", "{}")]);
+    let triage = Agent::new(triage, Toolset::new()).unwrap().with_handoff(Handoff::to(&billing)).unwrap();
+    let events: Vec<AgentEvent> = triage.stream("Refund A7.").collect().await;
+    let mut adapter = UiAdapter::new();
+    let chunks: Vec<UiChunk> = events.iter().flat_map(|event| adapter.push(event)).collect();
+    let chunks: Vec<_> = chunks.iter().map(|chunk| serde_json::to_value(chunk).unwrap()).collect();
+    let agent = json!({"type": "data-agent", "id": "agent", "data": {"name": "billing"}});
+    let at = chunks.iter().position(|chunk| *chunk == agent).unwrap();
+    // After the handoff call's result, before billing's text.
+    let result = chunks.iter().position(|chunk| chunk["type"] == "tool-output-available").unwrap();
+    let text = chunks.iter().position(|chunk| chunk["type"] == "text-delta").unwrap();
+    assert!(result < at && at < text, "{chunks:?}");
+    assert_eq!(chunks[text]["delta"], "Refunded.");
 }
