@@ -33,6 +33,9 @@ pub mod mcp {}
 #[doc = include_str!("a2a.md")]
 pub mod a2a {}
 
+#[doc = include_str!("subagents.md")]
+pub mod subagents {}
+
 #[doc = include_str!("observability.md")]
 pub mod observability {}
 
