@@ -380,6 +380,13 @@ impl Relay {
         self.paused.lock().unwrap_or_else(PoisonError::into_inner).push(relayed);
     }
 
+    /// What call `id` handed up, if it paused.
+    pub(crate) fn take_paused_of(&self, id: &str) -> Option<Relayed> {
+        let mut paused = self.paused.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = paused.iter().position(|relayed| relayed.id == id)?;
+        Some(paused.swap_remove(at))
+    }
+
     /// The calls paused since the last read.
     pub(crate) fn take_paused(&self) -> Vec<Relayed> {
         std::mem::take(&mut *self.paused.lock().unwrap_or_else(PoisonError::into_inner))

@@ -335,6 +335,16 @@ impl PausedCall {
         ctx.get::<Nesting>()?.relay.take_resumed(ctx.call_id())
     }
 
+    /// What call `call_id` of the run whose context is `run` handed up,
+    /// taken back from the run: for a durable engine that journals a
+    /// call's outcome whole, its result and its pause, and hands the pause
+    /// up again after the step, whether the step ran or was given back
+    /// ([`HandedUp::hand_up_again`]).
+    pub fn take_handed_up(run: &ToolContext, call_id: &str) -> Option<HandedUp> {
+        let relayed = run.get::<Nesting>()?.relay.take_paused_of(call_id)?;
+        Some(HandedUp { paused: relayed.paused, announce: relayed.announce })
+    }
+
     /// Whether a run made this call, which could hold it if it paused.
     pub fn can_hand_up(ctx: &ToolContext) -> bool {
         ctx.get::<Nesting>().is_some() && !ctx.call_id().is_empty()
@@ -344,6 +354,27 @@ impl PausedCall {
     pub(crate) fn pending_under<'a>(&'a self, call: &ToolCall) -> impl Iterator<Item = Pending> + 'a {
         let (name, id) = ([call.name.to_string()], [call.id.to_string()]);
         self.pending.iter().map(move |pending| pending.clone().under(&name, &id))
+    }
+}
+
+/// A call's pause as a durable engine keeps it ([`PausedCall::take_handed_up`]),
+/// with how the run shows it: journaled with the call's result, and handed
+/// up again after the step on every replay, the run holds the same paused
+/// call whether the step ran or was given back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandedUp {
+    paused: PausedCall,
+    /// Whether the run announces its calls (an agent tool's sub-run did).
+    announce: bool,
+}
+
+impl HandedUp {
+    /// Hand the pause up again to the run whose context is `run`, as call
+    /// `call_id`'s.
+    pub fn hand_up_again(self, run: &ToolContext, call_id: &str) {
+        if let Some(nesting) = run.get::<Nesting>() {
+            nesting.relay.paused(call_id, self.paused, self.announce);
+        }
     }
 }
 

@@ -104,7 +104,7 @@ mod trace;
 pub use agent::{Agent, RunInput, RunResult, StopReason};
 pub use agent_tool::{AgentTool, DEFAULT_MAX_DEPTH};
 pub use answer::{AnswerMode, AnswerType, Typed};
-pub use approval::{Decision, PausedCall, PausedTurn, Pending, RunState, UnknownCall};
+pub use approval::{Decision, HandedUp, PausedCall, PausedTurn, Pending, RunState, UnknownCall};
 pub use budget::{LimitExceeded, RunBudget, RunLimits};
 #[cfg(feature = "clients")]
 pub use clients::{Anthropic, ApiKey, Client, Gemini, OpenAiChat, OpenAiResponses, ResendPolicy};

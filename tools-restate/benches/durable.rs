@@ -118,6 +118,13 @@ async fn main() {
     // Each round times the three, one after the other; the medians.
     let (warm_up, rounds) = (20, 200);
     let (mut local, mut journaled, mut bare) = (Vec::new(), Vec::new(), Vec::new());
+    let mut followed = Vec::new();
+    // The same run as `Remote` starts it: from its transcript, its steps
+    // written for a reader.
+    let start = serde_json::json!({
+        "transcript": {"messages": [{"role": "user", "text": "Order a lamp."}]},
+        "follow": true,
+    });
     for round in 0..warm_up + rounds {
         let started = Instant::now();
         let result = agent.run("Order a lamp.").await.unwrap_or_else(|error| panic!("{error}"));
@@ -134,16 +141,28 @@ async fn main() {
         let journaled_time = started.elapsed();
         assert_eq!(finished.transcript, result.transcript);
         let started = Instant::now();
+        let response = client
+            .post(format!("{ingress}/AgentRun/followed-{round}/run"))
+            .json(&start)
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status);
+        let finished: toolcall_agent::RunResult = response.unwrap().json().await.unwrap();
+        let followed_time = started.elapsed();
+        assert_eq!(finished.transcript.messages, result.transcript.messages);
+        let started = Instant::now();
         let response = client.post(format!("{ingress}/Bare/steps")).send().await.unwrap();
         assert!(response.status().is_success());
         let bare_time = started.elapsed();
         if round >= warm_up {
             local.push(local_time);
             journaled.push(journaled_time);
+            followed.push(followed_time);
             bare.push(bare_time);
         }
     }
     let (local, journaled, bare) = (median(local), median(journaled), median(bare));
+    let followed = median(followed);
     let per_step = |time: Duration| time / 5;
     println!(
         "per step (median of {rounds} runs of 5 steps): in-process {:?}, journaled {:?}, bare Restate handler {:?}",
@@ -155,6 +174,12 @@ async fn main() {
         "journaled / in-process: {:.0}x; journaled / bare handler: {:.2}x",
         journaled.as_secs_f64() / local.as_secs_f64(),
         journaled.as_secs_f64() / bare.as_secs_f64()
+    );
+    println!(
+        "followed (its steps written for a reader) {:?} per step: {:.2}x the bare handler, {:.2}x journaled",
+        per_step(followed),
+        followed.as_secs_f64() / bare.as_secs_f64(),
+        followed.as_secs_f64() / journaled.as_secs_f64()
     );
 
     // Runs per second through the worker processes.

@@ -9,8 +9,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use restate_sdk::prelude::*;
 use toolcall_agent::{
-    Approval, Decision, Effects, InProcess, Model, ModelError, ModelEvent, ModelRequest, ModelResponse,
-    RunState,
+    Approval, Decision, Effects, HandedUp, InProcess, Model, ModelError, ModelEvent, ModelRequest,
+    ModelResponse, PausedCall, RunState,
 };
 use toolcall_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
@@ -356,11 +356,16 @@ impl Effects for Journal<'_> {
             // replay after a crash cut them (journal mismatch, RT0016).
             for call in calls {
                 let once = std::slice::from_ref(call);
+                // The call's result, and its pause if it paused (an agent
+                // tool whose sub-agent holds a call): both journaled, so a
+                // replay holds what the run held.
                 let run = move || async move {
-                    Ok(Json(match approval {
+                    let results = match approval {
                         Approval::Approved => toolset.run_turn_approved(context, once).await,
                         Approval::Required => toolset.run_turn(context, once).await,
-                    }))
+                    };
+                    let paused = PausedCall::take_handed_up(context, &call.id);
+                    Ok(Json(Outcome { results, paused }))
                 };
                 let name = format!("call {} {}", call.name, call.id);
                 let result = if may_rerun(toolset, call) {
@@ -379,12 +384,21 @@ impl Effects for Journal<'_> {
                         Err(error) => Err(error),
                         Ok(()) if fresh.load(Ordering::SeqCst) => ctx.run(run).name(name).await,
                         Ok(()) => {
-                            let unknown = move || async move { Ok(Json(vec![unknown_result(call)])) };
+                            let unknown = move || async move {
+                                Ok(Json(Outcome { results: vec![unknown_result(call)], paused: None }))
+                            };
                             ctx.run(unknown).name(name).await
                         }
                     }
                 };
-                let result = result.map(Json::into_inner).map_err(|error| error.to_string());
+                let result = result.map(Json::into_inner).map_err(|error| error.to_string()).map(
+                    |Outcome { results, paused }| {
+                        if let Some(paused) = paused {
+                            paused.hand_up_again(context, &call.id);
+                        }
+                        results
+                    },
+                );
                 results.push(match result {
                     Ok(mut result) if result.len() == 1 => result.remove(0),
                     Ok(_) => {
@@ -425,6 +439,15 @@ impl Effects for Journal<'_> {
             Ok(Some(state))
         })
     }
+}
+
+/// A call's journaled outcome: its result, and what it handed up if it
+/// paused.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Outcome {
+    results: Vec<ToolResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    paused: Option<HandedUp>,
 }
 
 /// A person's decisions, by call id ([`Pending::id`](toolcall_agent::Pending::id)):

@@ -20,6 +20,13 @@
 //!   beforehand (an address it cannot listen on is a [`ServeError`]
 //!   naming it); [`serve_runs`], [`serve_runs_on`]: several agents from
 //!   one worker, each a workflow under its own name;
+//! - [`Step`]: a run's progress, written to its workflow's state step by
+//!   step as the run goes and read through its `steps` handler;
+//!   [`Remote`]: runs started on the workers and followed from another
+//!   process, a [`Runner`](toolcall_agent::Runner) a chat server takes
+//!   (`ChatServer::with_runner`): a page in front of durable runs;
+//!   [`Start`]: what the `run` handler takes (a prompt, or a transcript or
+//!   a paused run);
 //! - [`Admin`]: what the runs wait on, read from the server's state
 //!   through its admin API, with no worker up.
 //!

@@ -128,13 +128,15 @@ pub(crate) struct Recorded<'c, E> {
     inner: E,
     /// A held call ends the run paused.
     pause: bool,
+    /// The steps are written (a reader follows the run).
+    follow: bool,
     /// The steps written so far.
     written: AtomicU64,
 }
 
 impl<'c, E: Effects> Recorded<'c, E> {
-    pub(crate) fn new(ctx: &'c WorkflowContext<'c>, inner: E, pause: bool) -> Self {
-        Self { ctx, inner, pause, written: AtomicU64::new(0) }
+    pub(crate) fn new(ctx: &'c WorkflowContext<'c>, inner: E, pause: bool, follow: bool) -> Self {
+        Self { ctx, inner, pause, follow, written: AtomicU64::new(0) }
     }
 
     fn write(&self, step: Step) {
@@ -185,7 +187,7 @@ impl<E: Effects> Effects for Recorded<'_, E> {
     }
 
     fn record(&self, event: &AgentEvent) {
-        if let Some(step) = Step::of(event) {
+        if let Some(step) = Step::of(event).filter(|_| self.follow) {
             self.write(step);
         }
         self.inner.record(event);

@@ -16,7 +16,7 @@ use crate::{Start, Step};
 /// and whose steps come to the caller as the workers make them.
 ///
 /// A run starts as `POST /{workflow}/{id}/run/send` (a fresh id), with
-/// the input and `"pause": true`: a call held for approval ends the run
+/// the input, `"follow": true` (it writes its steps) and `"pause": true`: a call held for approval ends the run
 /// [`Paused`](toolcall_agent::StopReason::Paused), as in-process, for the
 /// caller to keep and resume (a chat server keeps it in its session
 /// store; the resumed run is a new workflow from the paused state). The
@@ -92,7 +92,7 @@ impl Remote {
         let response = self
             .client
             .post(&url)
-            .json(&Start::Input { input: input.clone(), pause: true })
+            .json(&Start::Input { input: input.clone(), pause: true, follow: true })
             .send()
             .await
             .map_err(|source| RemoteError::Unreachable { url: url.clone(), source })?;

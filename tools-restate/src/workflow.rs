@@ -55,7 +55,10 @@ pub(crate) fn decision_promise(wait: u32, id: &str) -> String {
 /// {...}}`, `{"paused": {...}}`) with `"pause": true` for a run that ends
 /// [`Paused`](toolcall_agent::StopReason::Paused) on a call held for
 /// approval, for its caller to keep and resume (a chat server's session
-/// store), rather than wait for `decide` (the default).
+/// store), rather than wait for `decide` (the default), and
+/// `"follow": true` for a run that writes its steps for a reader (the
+/// `steps` handler; a few state writes a step, which a run no one follows
+/// does not pay).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged)]
 #[expect(clippy::large_enum_variant, reason = "made once per run, as RunInput is")]
@@ -70,6 +73,9 @@ pub enum Start {
         /// Whether a held call ends the run paused rather than waiting.
         #[serde(default)]
         pause: bool,
+        /// Whether the run writes its steps for a reader.
+        #[serde(default)]
+        follow: bool,
     },
 }
 
@@ -230,11 +236,11 @@ impl Handlers {
         if let Some(prefix) = &self.prefix {
             journal = journal.with_key_prefix(prefix);
         }
-        let (input, pause) = match start.into_inner() {
-            Start::Prompt(prompt) => (RunInput::from(prompt), false),
-            Start::Input { input, pause } => (input, pause),
+        let (input, pause, follow) = match start.into_inner() {
+            Start::Prompt(prompt) => (RunInput::from(prompt), false, false),
+            Start::Input { input, pause, follow } => (input, pause, follow),
         };
-        let effects = Recorded::new(&ctx, journal, pause);
+        let effects = Recorded::new(&ctx, journal, pause, follow);
         let result = self.agent.run_with(input, &effects).await;
         ctx.set(PHASE, Json(Phase::Ended));
         Ok(Json(result.map_err(|error| TerminalError::new(error.to_string()))?))

@@ -15,6 +15,7 @@ mod decisions;
 mod door;
 mod durable;
 mod names;
+mod nested;
 mod retries;
 mod serve;
 mod status;

@@ -1,0 +1,113 @@
+//! A sub-agent's held call in a durable run: the agent tool's call is a
+//! journaled step that keeps the sub-agent's pause with its result, so the
+//! run waits on the sub-agent's call (listed with its path), the decision
+//! comes through `decide`, and the sub-agent goes on where it paused, the
+//! approved call run once.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use toolcall_agent::{Agent, Message, Model, ModelError, ModelRequest, ModelResponse, RunResult, StopReason};
+use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_macros::tool;
+
+use crate::approval::waiting;
+use crate::support::Restate;
+
+/// Answers from the conversation alone, as a replayed run needs: a call
+/// of `tool` until a result came, then a text naming the result; each
+/// request counted.
+struct Decides {
+    name: &'static str,
+    tool: &'static str,
+    arguments: Value,
+    asked: Arc<AtomicUsize>,
+}
+
+impl Model for Decides {
+    fn provider(&self) -> &str {
+        "script"
+    }
+
+    fn model(&self) -> &str {
+        self.name
+    }
+
+    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.asked.fetch_add(1, Ordering::SeqCst);
+        let result = request.messages.iter().rev().find_map(|message| match message {
+            Message::Tool { results } => results.first().map(|result| result.content.clone()),
+            _ => None,
+        });
+        let response = match result {
+            Some(content) => ModelResponse::new(format!("{} read: {content}", self.name), []),
+            None => ModelResponse::new(
+                "",
+                [ToolCall::new(format!("{}-1", self.name), self.tool, self.arguments.to_string())],
+            ),
+        };
+        Box::pin(async move { Ok(response) })
+    }
+}
+
+static SAVED: AtomicUsize = AtomicUsize::new(0);
+
+/// Save a note to the team's notes.
+#[tool(args, needs_approval, crate = "toolcall_core")]
+async fn save_note(_ctx: &ToolContext, text: String) -> Result<String, ToolError> {
+    SAVED.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("saved `{text}`"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
+    let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let researcher = Decides {
+        name: "researcher",
+        tool: "save_note",
+        arguments: json!({"text": "Oslo: 709,000 people"}),
+        asked: inner.clone(),
+    };
+    let researcher = Agent::new(researcher, Toolset::builder().add(SaveNote).build().unwrap()).unwrap();
+    let writer = Decides {
+        name: "writer",
+        tool: "researcher",
+        arguments: json!({"prompt": "Population of Oslo?"}),
+        asked: outer.clone(),
+    };
+    let tools = Toolset::builder().add(researcher.as_tool("researcher", "Looks facts up.")).build().unwrap();
+    let writer = Agent::new(writer, tools).unwrap();
+
+    let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = worker.local_addr().unwrap().port();
+    let serving = tokio::spawn(toolcall_restate::serve_on(writer, worker));
+    let restate = Restate::start().await;
+    restate.register(port).await;
+    restate.send("nested-1", "How big is Oslo?").await;
+
+    // The run waits on the researcher's call, named by its path.
+    let held = waiting(&restate, "nested-1").await;
+    let pending = &held["pending"];
+    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{held}");
+    assert_eq!(pending[0]["call"]["name"], "save_note", "{held}");
+    assert_eq!(pending[0]["path"], json!(["researcher"]), "{held}");
+    assert_eq!(pending[0]["call_path"], json!(["writer-1"]), "{held}");
+    assert_eq!(SAVED.load(Ordering::SeqCst), 0);
+
+    let (status, body) =
+        restate.call("nested-1", "decide", &json!({"writer-1/researcher-1": {"decision": "approve"}})).await;
+    assert_eq!(status, 200, "{body}");
+    let result: RunResult = restate.output("nested-1").await;
+    assert_eq!(result.stop, StopReason::Answered);
+    assert_eq!(result.answer, "writer read: researcher read: saved `Oslo: 709,000 people`");
+    // The approved call ran once; the researcher went on where it paused
+    // (asked once before the pause, once after), the writer too.
+    assert_eq!(SAVED.load(Ordering::SeqCst), 1);
+    assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (2, 2));
+    serving.abort();
+}
