@@ -33,6 +33,11 @@ use crate::track::{Show, Track};
 ///   [`Self::with_file_urls`], else left out of the stream), then its artifact
 ///   as a `data-{tool name}` chunk whose id is the call's id (kept in the
 ///   message, not transient);
+/// - a sub-agent's call held for approval ([`AgentTool`](toolcall_agent::AgentTool)) as
+///   `tool-approval-request` on the agent-tool call the page shows, then a
+///   `data-approval` chunk (id the approval's) whose data names the call
+///   the person is asked about: `{"toolCallId", "path", "toolName",
+///   "input"}`;
 /// - a handoff to another agent ([`AgentEvent::Handoff`]) as a
 ///   `data-agent` chunk (id `agent`, so the next handoff's replaces it)
 ///   whose data is `{"name": ...}`: who answers from there;
@@ -216,8 +221,22 @@ fn render(show: Show<'_>, part: &mut String, parts: &mut usize, links: &FileLink
                 input,
             });
         }
-        Show::Approval { id, call_id } => {
+        Show::Approval { id, call_id, inner } => {
+            // What a sub-agent asks about, which the page never saw: its
+            // call beside the request, under the approval's id.
+            let asked = inner.map(|pending| {
+                let input = serde_json::from_str(&pending.call.arguments)
+                    .unwrap_or_else(|_| Value::String(pending.call.arguments.clone()));
+                let data = serde_json::json!({
+                    "toolCallId": call_id,
+                    "path": pending.path,
+                    "toolName": pending.call.name,
+                    "input": input,
+                });
+                UiChunk::data("approval", id.clone(), data)
+            });
             out.push(UiChunk::ToolApprovalRequest { approval_id: id, tool_call_id: call_id.to_owned() });
+            out.extend(asked);
         }
         Show::Result(result) => {
             out.push(output(result));

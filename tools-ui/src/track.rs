@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use serde_json::Value;
-use toolcall_agent::{AgentError, AgentEvent, RunResult};
+use toolcall_agent::{AgentError, AgentEvent, Pending, RunResult};
 use toolcall_core::{ToolCall, ToolResult};
 
 use crate::calls::Calls;
@@ -74,6 +74,9 @@ pub(crate) enum Show<'e> {
         id: String,
         /// The id of the page's call that asks.
         call_id: &'e str,
+        /// For a sub-agent's call, the call itself, which the page never
+        /// saw: what the person is asked about.
+        inner: Option<&'e Pending>,
     },
     /// A call's result.
     Result(&'e ToolResult),
@@ -153,10 +156,12 @@ impl Track {
             AgentEvent::ApprovalRequested(pending) => match pending.call_path.first() {
                 None => {
                     self.show(&pending.call, &mut emit);
-                    emit(Show::Approval { id: pending.id(), call_id: &pending.call.id });
+                    emit(Show::Approval { id: pending.id(), call_id: &pending.call.id, inner: None });
                 }
                 // A sub-agent's call: asked on the agent-tool call the page shows.
-                Some(outer) => emit(Show::Approval { id: pending.id(), call_id: outer }),
+                Some(outer) => {
+                    emit(Show::Approval { id: pending.id(), call_id: outer, inner: Some(pending) })
+                }
             },
             AgentEvent::ToolResult(result) => {
                 if !self.resumed {

@@ -298,6 +298,7 @@ async fn the_page_approves_a_sub_agents_call_on_the_agent_tool_call_it_shows() {
             "tool-input-start",
             "tool-input-available",
             "tool-approval-request",
+            "data-approval",
             "finish-step",
             "finish"
         ],
@@ -307,6 +308,13 @@ async fn the_page_approves_a_sub_agents_call_on_the_agent_tool_call_it_shows() {
     assert_eq!(
         asked[4],
         json!({"type": "tool-approval-request", "approvalId": "call_1/call_1", "toolCallId": "call_1"})
+    );
+    // What the person is asked about: the forecaster's own call.
+    assert_eq!(
+        asked[5],
+        json!({"type": "data-approval", "id": "call_1/call_1", "data": {
+            "toolCallId": "call_1", "path": ["forecaster"], "toolName": "get_weather", "input": {"city": "Paris"}
+        }})
     );
     assert_eq!(chat.pending(ANONYMOUS, "s1").await.unwrap(), ["call_1/call_1"]);
 
