@@ -36,7 +36,29 @@
 //! as a data URL) and the hourly forecast for the page alone, its artifact
 //! (the `data-get_weather` part); the run's [`Forecast`] comes as the
 //! `data-answer` part.
+//!
+//! In front of durable runs (with the feature `restate` too, and a Restate
+//! server running):
+//!
+//! ```sh
+//! RESTATE_INGRESS=http://127.0.0.1:8080 cargo run --example chat_ui --features ui,restate
+//! ```
+//!
+//! With `RESTATE_INGRESS` set, the page's runs (and the AG-UI endpoint's)
+//! are Restate workflow runs (`toolcall::restate::Remote`): each model
+//! request and call journaled, the steps streamed to the page as they are
+//! made, a call held for approval ending the run paused, the page's answer
+//! resuming it as a new durable run. The worker that makes them is this
+//! process: the same agent (the same model, offline the same scripted
+//! server, and the same tool) served as the `AgentRun` workflow on
+//! loopback (`WORKER_PORT`, by default a free port), and registered with
+//! the server's admin API (`RESTATE_ADMIN`, by default
+//! `http://127.0.0.1:9070`) before the page listens; it prints `worker on
+//! http://127.0.0.1:PORT` first. A durable run's call reaches the page
+//! whole, not as its arguments stream: the workers record whole steps.
 
+use std::error::Error;
+use std::future::IntoFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,7 +69,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use toolcall::agent::testing::{Reply, ScriptedServer};
-use toolcall::agent::{Agent, AnswerMode, AnswerType, OpenAiChat};
+use toolcall::agent::{Agent, AnswerMode, AnswerType, OpenAiChat, Runner};
+#[cfg(feature = "restate")]
+use toolcall::restate::Remote;
 use toolcall::session::SqlStore;
 use toolcall::toolset::Toolset;
 use toolcall::ui::{AguiServer, ChatServer};
@@ -167,7 +191,7 @@ async fn page_file(relative: &str, content_type: &'static str) -> Response {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> Result<(), Box<dyn Error>> {
     let port: u16 = match std::env::var("PORT") {
         Ok(port) => port.parse().map_err(|_| format!("PORT is not a port number: {port}"))?,
         Err(_) => 0,
@@ -196,15 +220,91 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::var_os("CHAT_DB")
         .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chat_ui.db"), PathBuf::from);
     let store = Arc::new(SqlStore::sqlite(&path).await?);
+    let mut agui = AguiServer::new(agent.clone()).with_store(store.clone());
+    let mut chat = ChatServer::new(agent.clone()).with_store(store);
+    // Durable runs: made by the worker this process serves, through Restate.
+    let mut worker = None;
+    if let Ok(ingress) = std::env::var("RESTATE_INGRESS") {
+        let (runner, serving) = durable_runs(agent, &ingress).await?;
+        agui = agui.with_runner(runner.clone());
+        chat = chat.with_runner(runner);
+        worker = Some(serving);
+    }
     let app = Router::new()
         .route("/", get(|| page_file("index.html", "text/html; charset=utf-8")))
         .route("/app.js", get(|| page_file("dist/app.js", "text/javascript; charset=utf-8")))
-        .merge(AguiServer::new(agent.clone()).with_store(store.clone()).router())
-        .merge(ChatServer::new(agent).with_store(store).router());
+        .merge(agui.router())
+        .merge(chat.router());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
     // Not axum::serve: toolcall::ui::serve closes the connections clients leave
     // idle or half-sent, and makes room past its cap.
-    toolcall::ui::serve(listener, app).await?;
+    let serving = toolcall::ui::serve(listener, app).into_future();
+    match worker {
+        // The worker ends at Ctrl-C (it takes the signal), and the page
+        // with it.
+        Some(worker) => tokio::select! {
+            served = serving => served?,
+            _ = worker => {}
+        },
+        None => serving.await?,
+    }
     Ok(())
+}
+
+/// What the example's worker serving durable runs is: its task.
+type Worker = tokio::task::JoinHandle<()>;
+
+/// Durable runs through the Restate ingress at `ingress`, and the worker
+/// that makes them: `agent` served as the `AgentRun` workflow on loopback
+/// (`WORKER_PORT`, by default a free port), registered with the server's
+/// admin API (`RESTATE_ADMIN`, by default `http://127.0.0.1:9070`).
+#[cfg(feature = "restate")]
+async fn durable_runs(agent: Agent, ingress: &str) -> Result<(Arc<dyn Runner>, Worker), Box<dyn Error>> {
+    let port: u16 = match std::env::var("WORKER_PORT") {
+        Ok(port) => port.parse().map_err(|_| format!("WORKER_PORT is not a port number: {port}"))?,
+        Err(_) => 0,
+    };
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let uri = format!("http://{}", listener.local_addr()?);
+    // Until Ctrl-C, at once: restate-sdk's own end at Ctrl-C waits up to
+    // 10 s for the server's connections, and a run cut here is the
+    // server's to retry.
+    let serving = tokio::spawn(async move {
+        tokio::select! {
+            served = toolcall::restate::serve_on(agent, listener) => {
+                if let Err(error) = served {
+                    eprintln!("{error}");
+                }
+            }
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    });
+    // Registered once it accepts connections (the listener is bound): the
+    // server asks the worker what it serves. `force`: a worker started
+    // again on the same port replaces the one registered there.
+    let admin = std::env::var("RESTATE_ADMIN").unwrap_or_else(|_| "http://127.0.0.1:9070".into());
+    let admin = admin.trim_end_matches('/');
+    let response = reqwest::Client::new()
+        .post(format!("{admin}/deployments"))
+        .json(&json!({"uri": uri, "force": true}))
+        .send()
+        .await
+        .map_err(|error| format!("the Restate admin API at {admin} did not answer: {error}"))?;
+    let status = response.status();
+    if !status.is_success() {
+        let body = response.text().await.unwrap_or_default();
+        return Err(format!("registering the worker {uri} at {admin} failed: {status} {body}").into());
+    }
+    println!("worker on {uri}, registered at {admin}; the runs go through {ingress}");
+    Ok((Arc::new(Remote::new(ingress)), serving))
+}
+
+/// Without the feature `restate`, no durable runs.
+#[cfg(not(feature = "restate"))]
+async fn durable_runs(agent: Agent, ingress: &str) -> Result<(Arc<dyn Runner>, Worker), Box<dyn Error>> {
+    let _ = (agent, ingress);
+    Err("RESTATE_INGRESS is set: durable runs need the feature restate too \
+         (cargo run --example chat_ui --features ui,restate)"
+        .into())
 }

@@ -20,19 +20,32 @@
 // the reloaded page shows the held call from the stored chat, Approve
 // finishes the run.
 //
+// Then the page in front of durable runs: a Restate server (the binary
+// `npm ci --prefix tests/restate` installs, which the test command runs) on
+// loopback, its own base dir and free ports, and the example in durable mode
+// (RESTATE_INGRESS: its runs are Restate workflow runs, made by the worker it
+// serves in the same process and registers with the server). Approve and
+// Deny again, each in a fresh chat, with the same checks of the page but the
+// arguments' pieces: a durable run's call reaches the page whole (the workers
+// record whole steps); and each flow's question and answer to the held call
+// were two workflow runs, ended (the server's own record, its SQL
+// introspection).
+//
 //   node tests/browser/chat.mjs [URL]
 //
 // Without a URL it builds the example (the test command's features, so cargo
 // reuses that build) and starts it on a free port, its chats in a new
-// temporary file (the reload and restart flows always start their own, so
-// they need the build). Screenshots go to
+// temporary file (the reload, restart and durable flows always start their
+// own, so they need the build). Screenshots go to
 // target/browser/ (under CARGO_TARGET_DIR if set): one per flow, and one
 // named *-failed.png when a flow fails. The browser is /usr/bin/chromium, or
 // CHROMIUM; playwright-core downloads none.
 
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -43,7 +56,15 @@ const ANSWER = "Right now it is 18°C and sunny in Paris.";
 // A guard against a hang, not a measure: a flow's every wait ends by then.
 const WAIT_MS = 30_000;
 const SHOTS = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, "target"), "browser");
+// The Restate server of the durable flows, as tests/restate's npm ci installs it.
+const RESTATE_SERVER = path.join(
+  ROOT,
+  "tests/restate/node_modules/@restatedev/restate-server-linux-x64/bin/restate-server",
+);
 
+// Each example started, each temporary folder and the Restate server is
+// cleaned up at exit, by a listener of its own: more than node's default 10.
+process.setMaxListeners(20);
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => process.exit(1));
 }
@@ -312,20 +333,48 @@ async function askAndSeeHeldCall(page, { requests, responses, gate }) {
   const tool = page.getByTestId("tool");
   gate.release();
   await seeHeldCall(page);
+  checkQuestionSent(requests);
+  await checkArgumentsStreamed(responses[0], partial);
+  return tool;
+}
 
+// Up to a durable run's held call: the question sent, the call shown whole
+// with its name, its arguments and the two buttons. The workers record whole
+// steps, so the call comes whole: the gate has no piece to hold it at.
+async function askAndSeeWholeCall(page, { requests, responses, gate }) {
+  gate.release();
+  await page.getByTestId("chat-input").fill(QUESTION);
+  await page.getByTestId("send").click();
+  await page.locator('[data-testid=message][data-role=user]', { hasText: QUESTION }).waitFor();
+  const tool = await seeHeldCall(page);
+  check(requests[0]?.id === chatId(page), "the page asks in the chat its address names");
+  checkQuestionSent(requests);
+  const chunks = await streamed(responses[0]);
+  const call = chunks.find((chunk) => chunk.type === "tool-input-available" && chunk.toolName === "get_weather");
+  check(call?.input?.city === "Paris", `the stream gives the call whole: ${JSON.stringify(chunks)}`);
+  const asks = chunks.filter((chunk) => chunk.type === "tool-approval-request" && chunk.toolCallId === call.toolCallId);
+  check(asks.length === 1, `the stream asks for the call's approval once: ${JSON.stringify(chunks)}`);
+  const finish = chunks.at(-1);
+  check(
+    finish?.type === "finish" && finish.finishReason === "tool-calls",
+    `the run ends paused on the call: ${JSON.stringify(finish)}`,
+  );
+  return tool;
+}
+
+// Before the answer to the held call, one request, ending with the question.
+function checkQuestionSent(requests) {
   check(requests.length === 1, `one request before the answer to the held call, not ${requests.length}`);
   const last = requests[0].messages.at(-1);
   check(
     last.role === "user" && last.parts.some((part) => part.type === "text" && part.text === QUESTION),
     `the first request ends with the question: ${JSON.stringify(last)}`,
   );
-  await checkArgumentsStreamed(responses[0], partial);
-  return tool;
 }
 
-// The UI message stream the page read: v1, the arguments in pieces, the
-// piece the page showed only a part of them.
-async function checkArgumentsStreamed(response, partial) {
+// The UI message stream the page read: v1, ending with [DONE]; its chunks
+// before that.
+async function streamed(response) {
   check(response !== undefined, "the page got a response to its question");
   const header = response.headers()["x-vercel-ai-ui-message-stream"];
   check(header === "v1", `the response is a UI message stream, v1: ${JSON.stringify(header)}`);
@@ -334,9 +383,13 @@ async function checkArgumentsStreamed(response, partial) {
     .filter((line) => line.startsWith("data: "))
     .map((line) => line.slice("data: ".length));
   check(events.at(-1) === "[DONE]", "the stream ends with [DONE]");
-  const deltas = events
-    .slice(0, -1)
-    .map((event) => JSON.parse(event))
+  return events.slice(0, -1).map((event) => JSON.parse(event));
+}
+
+// The UI message stream the page read: the arguments in pieces, the piece
+// the page showed only a part of them.
+async function checkArgumentsStreamed(response, partial) {
+  const deltas = (await streamed(response))
     .filter((chunk) => chunk.type === "tool-input-delta")
     .map((chunk) => chunk.inputTextDelta);
   check(deltas.length > 1, `the arguments came in pieces: ${JSON.stringify(deltas)}`);
@@ -420,14 +473,16 @@ async function approveAndSeeAnswer(page, tool) {
   check((await page.getByTestId("tool").count()) === 1, "the typed answer's call is not shown as a call");
 }
 
-async function approve(page, chat) {
-  const tool = await askAndSeeHeldCall(page, chat);
+// The flows, up to the held call with `ask`: askAndSeeHeldCall, or
+// askAndSeeWholeCall for a durable run.
+const approve = (ask) => async (page, chat) => {
+  const tool = await ask(page, chat);
   await approveAndSeeAnswer(page, tool);
   await checkResponseSent(page, chat, true);
-}
+};
 
-async function deny(page, chat) {
-  const tool = await askAndSeeHeldCall(page, chat);
+const deny = (ask) => async (page, chat) => {
+  const tool = await ask(page, chat);
   await tool.getByTestId("deny").click();
   await tool.and(page.locator('[data-state="output-denied"]')).waitFor();
   await tool.getByTestId("tool-denied").waitFor();
@@ -439,7 +494,7 @@ async function deny(page, chat) {
   // The tool did not run: no chart, no hourly forecast.
   check((await page.getByTestId("file-image").count()) === 0, "a denied call shows no chart");
   check((await page.getByTestId("hourly").count()) === 0, "a denied call shows no hourly forecast");
-}
+};
 
 // The question shown once, as the chat's first message.
 async function seeQuestion(page) {
@@ -511,6 +566,116 @@ async function restart(page, chat, example) {
   await checkResponseSent(page, chat, true);
 }
 
+// A free port of loopback (free when asked).
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// Wait until `ready` resolves true (an error is a no), asking every 50 ms;
+// `what` names it. `gone` says why waiting is pointless, if it is.
+async function until(ready, what, gone = () => undefined) {
+  await within(
+    (async () => {
+      while (!(await ready().catch(() => false))) {
+        const why = gone();
+        if (why) throw new Error(why);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })(),
+    what,
+  );
+}
+
+// A Restate server on loopback, as tools-restate's tests start it: its own
+// base dir (with its log, server.log) and free ports. `admin` and `ingress`
+// are its URLs; `runs()` counts the workflow runs that ended (its SQL
+// introspection); `stop()` kills it and removes its dir (a few hundred MB),
+// which happens too however this script ends.
+async function startRestate() {
+  check(
+    fs.existsSync(RESTATE_SERVER),
+    `no Restate server at ${RESTATE_SERVER}: install it with npm ci --prefix tests/restate --ignore-scripts (scripts/test.sh does)`,
+  );
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "chat-ui-restate-"));
+  const [node, admin, ingress] = [await freePort(), await freePort(), await freePort()];
+  const log = fs.openSync(path.join(dir, "server.log"), "w");
+  const child = spawn(RESTATE_SERVER, ["--bind-ip", "127.0.0.1", "--listen-mode", "tcp", "--no-logo", "--base-dir", dir], {
+    env: {
+      ...process.env,
+      RESTATE_BIND_PORT: `${node}`,
+      RESTATE_ADMIN__BIND_PORT: `${admin}`,
+      RESTATE_INGRESS__BIND_PORT: `${ingress}`,
+    },
+    stdio: ["ignore", log, log],
+  });
+  fs.closeSync(log);
+  const remove = () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  const onExit = () => {
+    child.kill("SIGKILL");
+    try {
+      remove();
+    } catch {}
+  };
+  process.on("exit", onExit);
+  const exited = once(child, "exit");
+  const server = {
+    admin: `http://127.0.0.1:${admin}`,
+    ingress: `http://127.0.0.1:${ingress}`,
+    log: () => fs.readFileSync(path.join(dir, "server.log"), "utf8").split("\n").slice(-30).join("\n"),
+    runs: async () => {
+      const response = await fetch(`${server.admin}/query`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({
+          query:
+            "SELECT count(*) AS runs FROM sys_invocation WHERE target_service_name = 'AgentRun' " +
+            "AND target_handler_name = 'run' AND status = 'completed'",
+        }),
+      });
+      const body = await response.text();
+      check(response.ok, `the Restate admin API's query failed: ${response.status} ${body}`);
+      return Number(JSON.parse(body).rows[0].runs);
+    },
+    stop: async () => {
+      process.off("exit", onExit);
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+      remove();
+    },
+  };
+  const gone = () =>
+    child.exitCode !== null || child.signalCode !== null
+      ? `the Restate server exited (${child.signalCode ?? child.exitCode})`
+      : undefined;
+  try {
+    await until(async () => (await fetch(`${server.admin}/health`)).ok, "healthy Restate admin API", gone);
+    await until(async () => (await fetch(`${server.ingress}/restate/health`)).ok, "Restate ingress", gone);
+    // Its partitions up: until then, its queries answer 500 (`node lookup
+    // for partition 1 failed`).
+    await until(async () => (await server.runs()) === 0, "Restate partitions up", gone);
+  } catch (error) {
+    const logged = server.log();
+    await server.stop();
+    throw new Error(`${error.message}\nthe Restate server's log, last lines:\n${logged}`, { cause: error });
+  }
+  return server;
+}
+
+// A durable flow: the same clicks, and the runs it made ended on Restate,
+// two (the question, and the answer to the held call).
+async function durableFlow(browser, example, restate, name, run) {
+  const before = await restate.runs();
+  await flow(browser, example.url, name, run);
+  const made = (await restate.runs()) - before;
+  check(made === 2, `${name}: two workflow runs ended on Restate (the question, the answer), not ${made}`);
+}
+
 let url = process.argv[2];
 if (url === undefined) {
   ({ url } = await startExample("chat_ui", { env: { CHAT_DB: freshDb("flows") }, waitMs: WAIT_MS }));
@@ -543,8 +708,8 @@ const attempt = async (name, start) => {
 };
 try {
   for (const [name, run] of [
-    ["approve", approve],
-    ["deny", deny],
+    ["approve", approve(askAndSeeHeldCall)],
+    ["deny", deny(askAndSeeHeldCall)],
   ]) {
     await attempt(name, () => flow(browser, url, name, run));
   }
@@ -571,6 +736,25 @@ try {
       example.child.kill();
     }
   });
+  // In front of durable runs: one Restate server and one example in durable
+  // mode (its worker in the same process, registered by it) for both flows.
+  let restate;
+  let durable;
+  await attempt("durable setup", async () => {
+    restate = await startRestate();
+    const env = { RESTATE_INGRESS: restate.ingress, RESTATE_ADMIN: restate.admin, CHAT_DB: freshDb("durable") };
+    durable = await startExample("chat_ui", { env, waitMs: WAIT_MS });
+  });
+  if (durable) {
+    for (const [name, run] of [
+      ["durable-approve", approve(askAndSeeWholeCall)],
+      ["durable-deny", deny(askAndSeeWholeCall)],
+    ]) {
+      await attempt(name, () => durableFlow(browser, durable, restate, name, run));
+    }
+  }
+  durable?.child.kill();
+  await restate?.stop();
 } finally {
   await browser.close();
 }
