@@ -40,6 +40,38 @@ async fn stock(_ctx: &ToolContext, item: String) -> Result<String, ToolError> {
     Ok(format!("7 of {item}"))
 }
 
+/// Wait a fifth of a second: a tool that takes its time.
+#[tool(args, read_only, idempotent, crate = "toolcall_core")]
+async fn wait(_ctx: &ToolContext, n: u32) -> Result<String, ToolError> {
+    tokio::time::sleep(FIFTH).await;
+    Ok(format!("waited {n}"))
+}
+
+/// How long each call of `wait` takes.
+const FIFTH: Duration = Duration::from_millis(200);
+
+/// Five calls of `wait` in one turn, then the answer.
+struct FiveCalls;
+
+impl Model for FiveCalls {
+    fn provider(&self) -> &str {
+        "script"
+    }
+    fn model(&self) -> &str {
+        "five-calls"
+    }
+    fn request<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        let answered = request.messages.iter().any(|m| matches!(m, Message::Tool { .. }));
+        let response = if answered {
+            ModelResponse::new("Waited five times.", [])
+        } else {
+            let calls = (0..5).map(|n| ToolCall::new(format!("w{n}"), "wait", format!(r#"{{"n":{n}}}"#)));
+            ModelResponse::new("", calls)
+        };
+        Box::pin(async move { Ok(response) })
+    }
+}
+
 fn toolset() -> Toolset {
     Toolset::builder().add(Order).add(Stock).build().unwrap_or_default()
 }
@@ -108,8 +140,14 @@ async fn main() {
     // Bound before serving, on a port the system picks: no port race.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let endpoint =
-        Endpoint::builder().bind(AgentRun::new(agent.clone())).bind(Bare { tools: toolset() }).build();
+    let five = Agent::new(FiveCalls, Toolset::builder().add(Wait).build().unwrap_or_default())
+        .unwrap_or_else(|error| panic!("{error}"));
+    let five_calls = AgentRun::named("FiveCalls", five.clone()).unwrap_or_else(|error| panic!("{error}"));
+    let endpoint = Endpoint::builder()
+        .bind(AgentRun::new(agent.clone()))
+        .bind(five_calls)
+        .bind(Bare { tools: toolset() })
+        .build();
     tokio::spawn(HttpServer::new(endpoint).serve(listener));
     restate.register(port).await;
     let client = reqwest::Client::new();
@@ -180,6 +218,31 @@ async fn main() {
         per_step(followed),
         followed.as_secs_f64() / bare.as_secs_f64(),
         followed.as_secs_f64() / journaled.as_secs_f64()
+    );
+
+    // A turn of five calls of 200 ms: at once in-process, one after the
+    // other durable (one journaled step at a time).
+    let (mut local, mut journaled) = (Vec::new(), Vec::new());
+    for round in 0..12 {
+        let started = Instant::now();
+        let result = five.run("Wait.").await.unwrap_or_else(|error| panic!("{error}"));
+        local.push(started.elapsed());
+        assert_eq!(result.answer, "Waited five times.");
+        let started = Instant::now();
+        let response = client
+            .post(format!("{ingress}/FiveCalls/five-{round}/run"))
+            .json(&"Wait.")
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status);
+        let finished: toolcall_agent::RunResult = response.unwrap().json().await.unwrap();
+        journaled.push(started.elapsed());
+        assert_eq!(finished.answer, "Waited five times.");
+    }
+    let (local, journaled) = (median(local[2..].to_vec()), median(journaled[2..].to_vec()));
+    println!(
+        "a turn of five {FIFTH:?} calls (median of 10 runs): in-process {local:.2?}, durable {journaled:.2?}: {:.2}x",
+        journaled.as_secs_f64() / local.as_secs_f64()
     );
 
     // Runs per second through the worker processes.
