@@ -7,8 +7,6 @@ approve on the task, and deny on another), each result asserted.
 """
 
 import asyncio
-import os
-import subprocess
 import sys
 
 import httpx
@@ -16,7 +14,7 @@ from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.helpers.proto_helpers import get_message_text, new_data_part, new_text_message
 from a2a.types.a2a_pb2 import GetTaskRequest, Role, SendMessageRequest, TaskState
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from example import running
 
 
 def user(text, task_id=None, parts=None):
@@ -97,17 +95,6 @@ async def main(url):
 
 
 if __name__ == "__main__":
-    server = subprocess.Popen(
-        ["cargo", "run", "--quiet", "-p", "toolcall-a2a", "--example", "a2a_server"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        url = server.stdout.readline().strip()
-        assert url.startswith("http://"), f"the example printed {url!r}"
+    with running("-p", "toolcall-a2a", "--example", "a2a_server") as url:
         asyncio.run(main(url))
-    finally:
-        server.kill()
-        server.wait()
     sys.exit(0)

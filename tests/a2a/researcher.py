@@ -9,8 +9,6 @@ task, and the answer, each asserted.
 """
 
 import asyncio
-import os
-import subprocess
 import sys
 
 import httpx
@@ -18,7 +16,7 @@ from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.helpers.proto_helpers import get_message_text, new_text_message
 from a2a.types.a2a_pb2 import Role, SendMessageRequest, TaskState
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from example import running
 
 
 def user(text, task_id=None):
@@ -53,19 +51,8 @@ def main():
     if len(sys.argv) > 1:
         asyncio.run(ask(sys.argv[1]))
     else:
-        server = subprocess.Popen(
-            ["cargo", "run", "--quiet", "--example", "researcher", "--features", "a2a"],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            url = server.stdout.readline().strip()
-            assert url.startswith("http://"), f"the example printed {url!r}"
+        with running("--example", "researcher", "--features", "a2a") as url:
             asyncio.run(ask(url))
-        finally:
-            server.kill()
-            server.wait()
     print("a2a-sdk 1.3.0 client against the researcher example: card, question, input-required, approve, answer: ok")
 
 

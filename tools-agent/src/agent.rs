@@ -68,6 +68,20 @@ pub enum RunInput {
     Paused(RunState),
 }
 
+impl RunInput {
+    /// The conversation a run from this input goes on from (a prompt's,
+    /// its one message): what a run that failed before it began leaves.
+    pub fn transcript(&self) -> Transcript {
+        match self {
+            Self::Prompt(parts) => {
+                Transcript { instructions: None, messages: vec![Message::User { parts: parts.clone() }] }
+            }
+            Self::Transcript(transcript) => transcript.clone(),
+            Self::Paused(state) => state.transcript().clone(),
+        }
+    }
+}
+
 impl From<String> for RunInput {
     fn from(prompt: String) -> Self {
         Self::Prompt(vec![Part::text(prompt)])

@@ -11,7 +11,7 @@
 
 use toolcall_core::toolset::ToolsetError;
 use toolcall_core::{Output, OutputFuture, Part, Tool, ToolContext, ToolSpec};
-use toolcall_provider::{Content, DialectError, Message, Transcript};
+use toolcall_provider::{DialectError, Message, Transcript};
 
 use crate::Agent;
 
@@ -133,32 +133,19 @@ fn user_and_last_answer(messages: &[Message]) -> String {
     for message in crate::context::sent(messages).iter() {
         match message {
             Message::User { parts } => {
-                let text: Vec<&str> = parts
-                    .iter()
-                    .filter_map(|part| match part {
-                        Part::Text { text } => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
+                let text: Vec<&str> = parts.iter().filter_map(Part::as_text).collect();
                 lines.push(format!("User: {}", text.join("\n")));
             }
-            Message::Summary { text, .. } => lines.push(text.clone()),
+            Message::Summary { .. } => lines.push(message.text()),
             _ => {}
         }
     }
-    let answer = messages.iter().rev().find_map(|message| match message {
-        Message::Assistant { content } => {
-            let text: String = content
-                .iter()
-                .filter_map(|piece| match piece {
-                    Content::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            (!text.trim().is_empty()).then_some(text)
-        }
-        _ => None,
-    });
+    let answer = messages
+        .iter()
+        .rev()
+        .filter(|message| matches!(message, Message::Assistant { .. }))
+        .map(Message::text)
+        .find(|text| !text.trim().is_empty());
     if let Some(answer) = answer {
         lines.push(format!("Assistant: {answer}"));
     }

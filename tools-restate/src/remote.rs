@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use futures::stream::BoxStream;
-use toolcall_agent::{Agent, AgentError, AgentEvent, ModelError, RunInput, RunResult, Runner, Transcript};
+use toolcall_agent::{Agent, AgentError, AgentEvent, ModelError, RunInput, RunResult, Runner};
 
 use crate::{Start, Step};
 
@@ -79,7 +79,7 @@ impl Remote {
             };
             let ended = ended.map_err(|error| AgentError {
                 error: ModelError::engine("restate", error),
-                transcript: Box::new(transcript_of(input)),
+                transcript: Box::new(input.transcript()),
             });
             let _ = events.unbounded_send(AgentEvent::Finished(ended));
         });
@@ -186,18 +186,6 @@ async fn refused(url: &str, response: reqwest::Response) -> Result<String, Remot
         Ok(body)
     } else {
         Err(RemoteError::Status { url: url.to_owned(), status: status.as_u16(), body })
-    }
-}
-
-/// The transcript a run started from, for the error of a run that did not
-/// end well.
-fn transcript_of(input: RunInput) -> Transcript {
-    match input {
-        RunInput::Transcript(transcript) => transcript,
-        RunInput::Paused(state) => state.transcript().clone(),
-        RunInput::Prompt(parts) => {
-            Transcript { instructions: None, messages: vec![toolcall_agent::Message::User { parts }] }
-        }
     }
 }
 

@@ -351,14 +351,9 @@ impl SessionRun {
 
 /// A runner's stream that ended without the run's end.
 fn ended_without_result(input: &RunInput) -> AgentError {
-    let transcript = match input {
-        RunInput::Transcript(transcript) => transcript.clone(),
-        RunInput::Paused(state) => state.transcript().clone(),
-        RunInput::Prompt(_) => Transcript::default(),
-    };
     AgentError {
         error: ModelError::engine("session", "the runner's stream ended without the run's end"),
-        transcript: Box::new(transcript),
+        transcript: Box::new(input.transcript()),
     }
 }
 
