@@ -15,14 +15,19 @@ use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use toolcall_core::{Arguments, Output, OutputFuture, Tool, ToolContext, ToolError, ToolSpec};
+use toolcall_core::{
+    Arguments, IdempotencyScope, Output, OutputFuture, Tool, ToolCall, ToolContext, ToolError, ToolResult,
+    ToolSpec, Toolset,
+};
 
 use crate::model::{ModelName, Usage};
 use crate::stream::Sink;
 use crate::{
-    Agent, AgentError, InProcess, LimitExceeded, PausedCall, RunInput, RunResult, RunState, StopReason,
+    Agent, AgentError, AgentEvent, Approval, Effects, InProcess, LimitExceeded, Model, ModelError,
+    ModelEvent, ModelRequest, ModelResponse, PausedCall, RunInput, RunResult, RunState, StopReason,
 };
 
 /// How deep agent tools nest by default: a run inside a run inside a run
@@ -155,7 +160,9 @@ impl Agent {
         description: impl Into<String>,
         input: impl Fn(I) -> RunInput + Send + Sync + 'static,
     ) -> AgentTool {
-        let spec = ToolSpec::from_parameters(name.into(), description.into(), I::parameters());
+        // Its sub-agent's requests and calls are the calling run's steps.
+        let spec =
+            ToolSpec::from_parameters(name.into(), description.into(), I::parameters()).with_nested_steps();
         AgentTool {
             agent: self.clone(),
             spec,
@@ -204,6 +211,10 @@ impl AgentTool {
         if let Some(deadline) = ctx.deadline() {
             context = context.with_deadline(deadline);
         }
+        // The sub-agent's calls have keys under this call's.
+        if let Some(key) = ctx.idempotency_key() {
+            context = context.with_extension(IdempotencyScope::new(key));
+        }
         let events =
             above.and_then(|nesting| nesting.events.as_ref()).map(|sink| sink.below(name, ctx.call_id()));
         let scope = Scope {
@@ -211,9 +222,14 @@ impl AgentTool {
             above: above.map(|nesting| nesting.tallies.to_vec()).unwrap_or_default(),
             context: Some(context),
         };
-        // In this process: a durable engine journals the calling run's
-        // calls, this one among them, as one step.
-        let mut run = pin!(self.agent.drive(input, events, &InProcess, scope));
+        // Through the engine's effects, if it journals a sub-agent's steps;
+        // in this process otherwise, the call itself a step of the run.
+        let below = above.and_then(|nesting| nesting.effects.clone());
+        let effects: &dyn Effects = match &below {
+            Some(below) => below,
+            None => &InProcess,
+        };
+        let mut run = pin!(self.agent.drive(input, events, effects, scope));
         let own = self.agent.context.cancellation();
         let ended = tokio::select! {
             biased;
@@ -343,6 +359,66 @@ pub(crate) struct Nesting {
     pub(crate) tallies: Arc<[Arc<Tally>]>,
     /// The run's calls that paused ([`PausedCall`]), going up and coming back.
     pub(crate) relay: Arc<Relay>,
+    /// What the sub-agents of the run's calls take their steps through
+    /// ([`Effects::below`]); `None`: in process.
+    pub(crate) effects: Option<SubEffects>,
+}
+
+/// The effects a sub-agent's run takes its steps through when the engine
+/// gives them ([`Effects::below`]): the engine's, but for the wait on a
+/// person, which a sub-agent never does: its held calls pause it, and the
+/// run above holds them.
+#[derive(Clone)]
+pub(crate) struct SubEffects(Arc<dyn Effects>);
+
+impl SubEffects {
+    /// What `effects` gives its runs' sub-agents, if anything.
+    pub(crate) fn of(effects: &dyn Effects) -> Option<Self> {
+        effects.below().map(Self)
+    }
+}
+
+impl std::fmt::Debug for SubEffects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SubEffects")
+    }
+}
+
+impl Effects for SubEffects {
+    fn request<'a>(
+        &'a self,
+        model: &'a dyn Model,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.0.request(model, request)
+    }
+
+    fn request_streamed<'a>(
+        &'a self,
+        model: &'a dyn Model,
+        request: ModelRequest<'a>,
+        deltas: &'a (dyn Fn(ModelEvent) + Send + Sync),
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.0.request_streamed(model, request, deltas)
+    }
+
+    fn run_calls<'a>(
+        &'a self,
+        toolset: &'a Toolset,
+        context: &'a ToolContext,
+        calls: &'a [ToolCall],
+        approval: Approval,
+    ) -> BoxFuture<'a, Vec<ToolResult>> {
+        self.0.run_calls(toolset, context, calls, approval)
+    }
+
+    fn record(&self, event: &AgentEvent) {
+        self.0.record(event);
+    }
+
+    fn below(&self) -> Option<Arc<dyn Effects>> {
+        self.0.below()
+    }
 }
 
 /// How paused calls pass between a run and the calls it makes: a call

@@ -4,6 +4,8 @@
 //! happens: here, in this process (the default), or as journaled steps of
 //! a durable engine that replays them after a crash (`toolcall-restate`).
 
+use std::sync::Arc;
+
 use futures::future::BoxFuture;
 use toolcall_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
@@ -133,6 +135,20 @@ pub trait Effects: Send + Sync {
     /// the same on every replay.
     fn record(&self, event: &AgentEvent) {
         let _ = event;
+    }
+
+    /// The effects a sub-agent's run takes its steps through: the run of
+    /// an agent tool that one of this run's calls runs (its spec says
+    /// [`has_nested_steps`](toolcall_core::ToolSpec::has_nested_steps)).
+    /// `None` by default: the sub-agent's run happens in this process, and
+    /// is part of its call, which [`Self::run_calls`] runs. A durable
+    /// engine gives effects over the same journal, and runs such a call
+    /// outside a step of its own, so each of the sub-agent's model
+    /// requests and calls is journaled as the run's own are. The
+    /// sub-agent never waits on a person through them: its held calls
+    /// pause it, and the run above holds them.
+    fn below(&self) -> Option<Arc<dyn Effects>> {
+        None
     }
 }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use toolcall_core::layers::RepairBudget;
 use toolcall_core::{Outcome, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 
-use crate::agent_tool::{Nesting, Relay, Scope, Tally, give_back_calls, take_calls};
+use crate::agent_tool::{Nesting, Relay, Scope, SubEffects, Tally, give_back_calls, take_calls};
 use crate::approval::{Below, Decision, Held, Parts, Pending, Placed, denied, in_turn_order};
 use crate::effects::Approval;
 use crate::model::{ModelName, ModelRequest, ModelResponse, Usage};
@@ -109,6 +109,7 @@ impl<'a> Run<'a> {
             events: events.clone(),
             tallies: above.iter().cloned().chain([Arc::clone(&tally)]).collect(),
             relay: Arc::clone(&relay),
+            effects: SubEffects::of(effects),
         };
         let context = context
             .unwrap_or_else(|| agent.context.clone())
@@ -485,6 +486,10 @@ impl<'a> Run<'a> {
     /// run's. An agent-tool call whose sub-agent paused gives its paused
     /// run, and no result: the run holds it.
     async fn execute(&mut self, calls: &[ToolCall], approval: Approval) -> Vec<Ran> {
+        // Every call held: no turn for the effects to run (or journal).
+        if calls.is_empty() {
+            return Vec::new();
+        }
         for call in calls {
             self.emit(AgentEvent::ToolCall(call.clone()));
         }

@@ -69,6 +69,7 @@ pub struct ToolSpec {
     timeout: Option<Duration>,
     output_schema: Option<JsonObject>,
     needs_approval: bool,
+    nested_steps: bool,
     examples: Vec<serde_json::Value>,
 }
 
@@ -96,6 +97,7 @@ impl ToolSpec {
             timeout: None,
             output_schema: None,
             needs_approval: false,
+            nested_steps: false,
             examples: Vec::new(),
         }
     }
@@ -223,6 +225,23 @@ impl ToolSpec {
     /// ([`Toolset::with_approval_rule`](crate::Toolset::with_approval_rule)).
     pub fn needs_approval(&self) -> bool {
         self.needs_approval
+    }
+
+    /// Mark each call as taking its side effects through the calling
+    /// run's effects rather than on its own: an agent tool, whose
+    /// sub-agent's model requests and calls are steps of the run above it.
+    /// A durable engine then journals those steps one by one, and does not
+    /// make the call a step of its own (a journaled step cannot hold
+    /// others); in process it changes nothing.
+    pub fn with_nested_steps(mut self) -> Self {
+        self.nested_steps = true;
+        self
+    }
+
+    /// Whether each call takes its side effects through the calling run's
+    /// effects ([`Self::with_nested_steps`]).
+    pub fn has_nested_steps(&self) -> bool {
+        self.nested_steps
     }
 
     /// Limit how long one call may take.

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use futures::FutureExt;
+use futures::channel::oneshot;
 use futures::future::BoxFuture;
+use restate_sdk::endpoint::ContextInternal;
 use restate_sdk::prelude::*;
 use toolcall_agent::{
     Approval, Decision, Effects, HandedUp, InProcess, Model, ModelError, ModelEvent, ModelRequest,
@@ -17,10 +20,11 @@ use toolcall_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResu
 use crate::workflow::{LAST_WAIT, WAITING, Waiting, decision_promise};
 
 /// A run's [`Effects`] over one workflow invocation's context: each model
-/// request and each tool call a journaled step (`ctx.run`; a model
+/// request and each turn's calls journaled steps (`ctx.run`; a model
 /// request that fails transiently retried as its [`ModelRetry`] says), the
 /// wait for a person's decisions one durable promise per held call. What
 /// each guarantees after a crash is in the crate's table.
+/// [`AgentRun`](crate::AgentRun) makes one for each run.
 ///
 /// Each call runs with an [`IdempotencyScope`] of `{run id}:{turn}`
 /// (`{prefix}/{run id}:{turn}` with [`Self::with_key_prefix`]; the
@@ -28,9 +32,15 @@ use crate::workflow::{LAST_WAIT, WAITING, Waiting, decision_promise};
 /// [`idempotency_key`](ToolContext::idempotency_key) is
 /// `{run id}:{turn}:{call id}`: the same on every replay, as a replay
 /// takes the same steps in the same order and the call ids come from the
-/// journaled responses.
-pub struct Journal<'c> {
-    ctx: &'c WorkflowContext<'c>,
+/// journaled responses. A sub-agent's calls (an agent tool's, whose steps
+/// are journaled here too, [`Effects::below`]) have keys under their
+/// agent tool call's: `{its key}/{turn}:{call id}`.
+pub struct Journal {
+    /// The invocation's context, owned (restate-sdk's handle on it is
+    /// shared), so that a sub-agent's effects can take steps on it.
+    ctx: ContextInternal,
+    /// The run id: the workflow's key.
+    key: String,
     /// The model responses so far: call ids are unique within one only.
     turns: AtomicUsize,
     /// The waits for decisions so far: each wait's promises carry its number.
@@ -40,9 +50,10 @@ pub struct Journal<'c> {
     prefix: Option<String>,
 }
 
-impl std::fmt::Debug for Journal<'_> {
+impl std::fmt::Debug for Journal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Journal")
+            .field("key", &self.key)
             .field("turns", &self.turns)
             .field("waits", &self.waits)
             .field("retry", &self.retry)
@@ -51,11 +62,12 @@ impl std::fmt::Debug for Journal<'_> {
     }
 }
 
-impl<'c> Journal<'c> {
-    /// The effects of the run this context executes.
-    pub fn new(ctx: &'c WorkflowContext<'c>) -> Self {
+impl Journal {
+    /// The effects of the run with id `key` that this context executes.
+    pub(crate) fn new(ctx: ContextInternal, key: impl Into<String>) -> Self {
         Self {
             ctx,
+            key: key.into(),
             turns: AtomicUsize::new(0),
             waits: AtomicU32::new(0),
             retry: ModelRetry::default(),
@@ -77,6 +89,17 @@ impl<'c> Journal<'c> {
     pub fn with_key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
         self
+    }
+
+    /// The scope of the keys of turn `turn`'s calls, in `context`: under
+    /// the scope it has (a sub-agent's, which its agent tool gives), or
+    /// the run's.
+    fn scope(&self, context: &ToolContext, turn: usize) -> IdempotencyScope {
+        IdempotencyScope::new(match (context.get::<IdempotencyScope>(), &self.prefix) {
+            (Some(above), _) => format!("{}/{turn}", above.as_str()),
+            (None, None) => format!("{}:{turn}", self.key),
+            (None, Some(prefix)) => format!("{prefix}/{}:{turn}", self.key),
+        })
     }
 }
 
@@ -244,7 +267,7 @@ const RETRIES_SPENT: u16 = 500;
 /// response, and whether the model was asked (`false`: the journal gave
 /// it back).
 async fn journaled<'a, A, F>(
-    ctx: &'a WorkflowContext<'a>,
+    ctx: &'a ContextInternal,
     retry: &ModelRetry,
     model: &dyn Model,
     ask: A,
@@ -294,16 +317,16 @@ where
 /// The journal's name of a model request's step.
 const MODEL_REQUEST: &str = "model request";
 
-impl Effects for Journal<'_> {
+impl Effects for Journal {
     fn request<'a>(
         &'a self,
         model: &'a dyn Model,
         request: ModelRequest<'a>,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        let ctx: &'a WorkflowContext<'a> = self.ctx;
         self.turns.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
-            let (response, _) = journaled(ctx, &self.retry, model, move || model.request(request)).await?;
+            let ask = move || model.request(request);
+            let (response, _) = journaled(&self.ctx, &self.retry, model, ask).await?;
             Ok(response)
         })
     }
@@ -320,11 +343,10 @@ impl Effects for Journal<'_> {
         request: ModelRequest<'a>,
         deltas: &'a (dyn Fn(ModelEvent) + Send + Sync),
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
-        let ctx: &'a WorkflowContext<'a> = self.ctx;
         self.turns.fetch_add(1, Ordering::SeqCst);
         Box::pin(async move {
             let ask = move || InProcess.request_streamed(model, request, deltas);
-            let (response, asked) = journaled(ctx, &self.retry, model, ask).await?;
+            let (response, asked) = journaled(&self.ctx, &self.retry, model, ask).await?;
             let text = response.text();
             if !asked && !text.is_empty() {
                 deltas(ModelEvent::TextDelta(text));
@@ -333,6 +355,25 @@ impl Effects for Journal<'_> {
         })
     }
 
+    /// The turn's calls at once, each journaled with its result:
+    ///
+    /// - a `begin` step first, for the calls that are steps (all but an
+    ///   agent tool's): when it runs, none of them has started, and they
+    ///   all start, in this process, together; when the journal has it, an
+    ///   earlier attempt got past it and may have started them;
+    /// - then, in call order, each call's step: the result of a call that
+    ///   started, once it and the calls before it are done; for a call an
+    ///   earlier attempt may have started, the journaled result, or if
+    ///   there is none (it was cut), the call run again if its tool may be
+    ///   ([`may_rerun`]), [`unknown_result`] otherwise;
+    /// - an agent tool's call, in its place in that order, is no step of
+    ///   its own: its sub-agent's requests and calls are steps of this
+    ///   journal ([`Self::below`]).
+    ///
+    /// Only this sequence touches the journal, one step at a time: two
+    /// steps awaited at once run, but do not replay after a crash cut them
+    /// (restate-sdk 0.13: journal mismatch, RT0016). The calls themselves
+    /// are no steps, so they overlap.
     fn run_calls<'a>(
         &'a self,
         toolset: &'a Toolset,
@@ -340,76 +381,99 @@ impl Effects for Journal<'_> {
         calls: &'a [ToolCall],
         approval: Approval,
     ) -> BoxFuture<'a, Vec<ToolResult>> {
-        let ctx: &'a WorkflowContext<'a> = self.ctx;
+        let ctx = &self.ctx;
         let turn = self.turns.load(Ordering::SeqCst);
         Box::pin(async move {
             // One clone of the context per turn: a call's context, made
             // from it by the toolset, shares its extensions.
-            let scope = match &self.prefix {
-                None => format!("{}:{turn}", ctx.key()),
-                Some(prefix) => format!("{prefix}/{}:{turn}", ctx.key()),
-            };
-            let scope = IdempotencyScope::new(scope);
-            let context = &context.clone().with_extension(scope);
-            let mut results = Vec::with_capacity(calls.len());
-            // One step at a time: two awaited at once run, but do not
-            // replay after a crash cut them (journal mismatch, RT0016).
-            for call in calls {
+            let context = &context.clone().with_extension(self.scope(context, turn));
+            let run = move |call: &'a ToolCall| async move {
                 let once = std::slice::from_ref(call);
-                // The call's result, and its pause if it paused (an agent
-                // tool whose sub-agent holds a call): both journaled, so a
-                // replay holds what the run held.
-                let run = move || async move {
-                    let results = match approval {
-                        Approval::Approved => toolset.run_turn_approved(context, once).await,
-                        Approval::Required => toolset.run_turn(context, once).await,
-                    };
-                    let paused = PausedCall::take_handed_up(context, &call.id);
-                    Ok(Json(Outcome { results, paused }))
-                };
-                let name = format!("call {} {}", call.name, call.id);
-                let result = if may_rerun(toolset, call) {
-                    ctx.run(run).name(name).await
-                } else {
-                    // The `begin` step's closure runs only when it is not in
-                    // the journal yet: if it is, an earlier attempt got past
-                    // it, and may have started the call.
-                    let fresh = Arc::new(AtomicBool::new(false));
-                    let begun = Arc::clone(&fresh);
-                    let begin = ctx.run(move || async move {
-                        begun.store(true, Ordering::SeqCst);
-                        Ok(())
+                match approval {
+                    Approval::Approved => toolset.run_turn_approved(context, once).await,
+                    Approval::Required => toolset.run_turn(context, once).await,
+                }
+            };
+            // A call's result, and its pause if it paused (a remote agent
+            // waiting for input): both journaled, so a replay holds what
+            // the run held.
+            let outcome = move |call: &'a ToolCall| async move {
+                let results = run(call).await;
+                Outcome { results, paused: PausedCall::take_handed_up(context, &call.id) }
+            };
+            let nested: Vec<bool> = calls.iter().map(|call| has_nested_steps(toolset, call)).collect();
+            let stepped: Vec<&str> = calls
+                .iter()
+                .zip(&nested)
+                .filter(|(_, nested)| !**nested)
+                .map(|(call, _)| &*call.id)
+                .collect();
+            let begun = if stepped.is_empty() { Ok(false) } else { begin(ctx, &stepped).await };
+            let fresh = matches!(begun, Ok(true));
+            let mut outcomes = Vec::with_capacity(calls.len());
+            let mut started = Vec::new();
+            for (call, nested) in calls.iter().zip(&nested) {
+                if fresh && !nested {
+                    let (send, receive) = oneshot::channel();
+                    started.push(async move {
+                        let _ = send.send(outcome(call).await);
                     });
-                    match begin.name(format!("begin {} {}", call.name, call.id)).await {
-                        Err(error) => Err(error),
-                        Ok(()) if fresh.load(Ordering::SeqCst) => ctx.run(run).name(name).await,
-                        Ok(()) => {
+                    outcomes.push(Some(receive));
+                } else {
+                    outcomes.push(None);
+                }
+            }
+            let journaling = async {
+                let mut results = Vec::with_capacity(calls.len());
+                for ((call, nested), outcome_of) in calls.iter().zip(nested).zip(outcomes) {
+                    if nested {
+                        results.extend(run(call).await);
+                        continue;
+                    }
+                    let name = format!("call {} {}", call.name, call.id);
+                    let step = match (&begun, outcome_of) {
+                        (Err(error), _) => Err(error.to_string()),
+                        (Ok(_), Some(started)) => {
+                            let outcome = started.await.map_err(|_| "the call was dropped".to_owned());
+                            match outcome {
+                                Ok(outcome) => {
+                                    let done = move || async move { Ok(Json(outcome)) };
+                                    ctx.run(done).name(name).await.map_err(|error| error.to_string())
+                                }
+                                Err(error) => Err(error),
+                            }
+                        }
+                        (Ok(_), None) if may_rerun(toolset, call) => {
+                            let again = move || async move { Ok(Json(outcome(call).await)) };
+                            ctx.run(again).name(name).await.map_err(|error| error.to_string())
+                        }
+                        (Ok(_), None) => {
                             let unknown = move || async move {
                                 Ok(Json(Outcome { results: vec![unknown_result(call)], paused: None }))
                             };
-                            ctx.run(unknown).name(name).await
+                            ctx.run(unknown).name(name).await.map_err(|error| error.to_string())
                         }
-                    }
-                };
-                let result = result.map(Json::into_inner).map_err(|error| error.to_string()).map(
-                    |Outcome { results, paused }| {
-                        if let Some(paused) = paused {
-                            paused.hand_up_again(context, &call.id);
+                    };
+                    results.push(match step.map(Json::into_inner) {
+                        Ok(Outcome { mut results, paused }) if results.len() == 1 => {
+                            if let Some(paused) = paused {
+                                paused.hand_up_again(context, &call.id);
+                            }
+                            results.remove(0)
                         }
-                        results
-                    },
-                );
-                results.push(match result {
-                    Ok(mut result) if result.len() == 1 => result.remove(0),
-                    Ok(_) => {
-                        ToolResult::error(call, &ToolError::failed("the journal gave no result for the call"))
-                    }
-                    Err(error) => ToolResult::error(
-                        call,
-                        &ToolError::failed(format!("the call's step failed: {error}")),
-                    ),
-                });
-            }
+                        Ok(_) => ToolResult::error(
+                            call,
+                            &ToolError::failed("the journal gave no result for the call"),
+                        ),
+                        Err(error) => ToolResult::error(
+                            call,
+                            &ToolError::failed(format!("the call's step failed: {error}")),
+                        ),
+                    });
+                }
+                results
+            };
+            let ((), results) = futures::join!(futures::future::join_all(started).map(drop), journaling);
             results
         })
     }
@@ -421,7 +485,7 @@ impl Effects for Journal<'_> {
     /// workflow's handlers (Restate has no outside API for them), so
     /// nothing but a [`Decision`] that `decide` checked reaches the run.
     fn decide<'a>(&'a self, state: &'a RunState) -> BoxFuture<'a, Result<Option<RunState>, ModelError>> {
-        let ctx: &'a WorkflowContext<'a> = self.ctx;
+        let ctx = &self.ctx;
         let wait = self.waits.fetch_add(1, Ordering::SeqCst) + 1;
         Box::pin(async move {
             let waiting = Waiting { wait, pending: state.pending().to_vec() };
@@ -439,6 +503,38 @@ impl Effects for Journal<'_> {
             Ok(Some(state))
         })
     }
+
+    /// Effects over this journal for a sub-agent: its requests and calls
+    /// journaled here, as this run's are, in the order the run takes them.
+    fn below(&self) -> Option<Arc<dyn Effects>> {
+        let below = Journal {
+            retry: self.retry.clone(),
+            prefix: self.prefix.clone(),
+            ..Self::new(self.ctx.clone(), &*self.key)
+        };
+        Some(Arc::new(below))
+    }
+}
+
+/// The step before a turn's calls, whose closure runs only when the
+/// journal does not have it yet: `true` when it ran (none of the calls has
+/// started), `false` when it was given back (an earlier attempt got past
+/// it, and may have started them).
+async fn begin(ctx: &ContextInternal, ids: &[&str]) -> Result<bool, TerminalError> {
+    let fresh = Arc::new(AtomicBool::new(false));
+    let begun = Arc::clone(&fresh);
+    let step = ctx.run(move || async move {
+        begun.store(true, Ordering::SeqCst);
+        Ok(())
+    });
+    step.name(format!("begin {}", ids.join(" "))).await?;
+    Ok(fresh.load(Ordering::SeqCst))
+}
+
+/// Whether a call's tool takes its side effects through the run's effects
+/// (an agent tool): its steps are journaled, not the call.
+fn has_nested_steps(toolset: &Toolset, call: &ToolCall) -> bool {
+    toolset.get(&call.name).is_some_and(|tool| tool.spec().has_nested_steps())
 }
 
 /// A call's journaled outcome: its result, and what it handed up if it

@@ -49,8 +49,9 @@
 //! | step | journaled as | after a crash |
 //! |---|---|---|
 //! | model request | one `ctx.run`, the whole [`ModelResponse`](toolcall_agent::ModelResponse); a transient error (timeout, network, 429/5xx after the client's resends) tried again as the [`ModelRetry`] says (by default 3 attempts, 1 s then 2 s apart), then journaled; any other error journaled at once; a journaled error ends the run, naming the model, the provider, the attempts and the cause | a response already journaled is given back, never asked again (streamed, its text comes as one delta); one cut before it was journaled is asked again |
-//! | call of an idempotent or read-only tool | one `ctx.run`, the [`ToolResult`](toolcall_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
-//! | call of any other tool | a `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
+//! | call of an idempotent or read-only tool | its turn's `begin` step, then one `ctx.run`, the [`ToolResult`](toolcall_core::ToolResult) | a journaled result is given back; a call cut mid-flight runs again, with the same idempotency key: a tool that sends its key to a backend applying one effect per key takes effect exactly once |
+//! | call of any other tool | its turn's `begin` step, then one `ctx.run` | runs at most once: a journaled result is given back; a call cut after its turn's `begin` was journaled does not run again, and the model reads that its result is unknown ([`unknown_result`]) |
+//! | call of an agent tool (its spec [has nested steps](toolcall_core::ToolSpec::has_nested_steps)) | none of its own: its sub-agent's requests and calls, each as above ([`Effects::below`](toolcall_agent::Effects::below)) | the sub-agent goes on where it was: nothing it did is done again, and what it spent is still the run's usage |
 //! | approval | the held calls in the workflow's state, one durable workflow promise per call (`decision:{wait}:{call id}`), resolved only by the `decide` handler | the run waits across restarts, for days; each decision, sent through the ingress from any machine, is recorded on its call's promise, and the run goes on once every held call has one |
 //!
 //! Exactly-once side effects are at-least-once runs plus a key the
@@ -75,12 +76,16 @@
 //! }
 //! ```
 //!
-//! A turn's calls are journaled one after the other, in call order, so
-//! the calls of one turn do not overlap in a durable run as they do
-//! in-process: restate-sdk 0.13 runs two `ctx.run` steps awaited at once,
-//! but cannot replay them after a crash cut them (the replay stops on a
-//! journal mismatch, `RT0016`, and the run stays in backoff), so a context
-//! takes one journaled step at a time.
+//! A turn's calls run at once, as in process: the `begin` step, then the
+//! calls together, each result journaled as soon as it and the calls
+//! before it are done, in call order. The journal alone takes one step at
+//! a time: restate-sdk 0.13 runs two `ctx.run` steps awaited at once, but
+//! cannot replay them after a crash cut them (the replay stops on a
+//! journal mismatch, `RT0016`, and the run stays in backoff). A call as an
+//! invocation of its own, which Restate can await together with others,
+//! would cost a round trip through the server and take the call away from
+//! its run's context (the tools a `prepare` step showed, the agent a
+//! handoff went to, the run's extensions).
 #![deny(missing_docs)]
 
 mod admin;

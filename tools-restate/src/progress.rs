@@ -9,6 +9,7 @@
 //! one [`Step::Text`] per response, as the run records it (a replay could
 //! not give its pieces).
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::future::BoxFuture;
@@ -191,5 +192,9 @@ impl<E: Effects> Effects for Recorded<'_, E> {
             self.write(step);
         }
         self.inner.record(event);
+    }
+
+    fn below(&self) -> Option<Arc<dyn Effects>> {
+        self.inner.below()
     }
 }

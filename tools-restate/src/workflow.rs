@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use restate_sdk::discovery::ServiceName;
-use restate_sdk::endpoint::ContextInternal;
+use restate_sdk::endpoint::{ContextInternal, InputMetadata};
 use restate_sdk::prelude::*;
 use restate_sdk::service::macro_support::{ServiceBoxFuture, service_definition};
 use restate_sdk::service::{Discoverable, Service};
@@ -221,29 +221,17 @@ impl AgentRun {
 
 #[restate_sdk::workflow(name = "AgentRun", client_visibility = "pub(crate)")]
 impl Handlers {
-    /// Run the agent from its [`Start`] to its end, each step journaled
-    /// and written to the workflow's state as it is taken (the `steps`
-    /// handler reads them). Its [`Phase`] is kept in the workflow's state,
-    /// for `decide` to tell an unknown run from one that does not wait.
+    /// Run the agent from its [`Start`] to its end: described here for
+    /// the workflow's schema, run by [`Handlers::start`], which [`Dispatch`]
+    /// calls with the invocation's context owned (a sub-agent's steps are
+    /// taken on it).
     #[handler]
     async fn run(
         &self,
-        ctx: WorkflowContext<'_>,
-        start: Json<Start>,
+        _ctx: WorkflowContext<'_>,
+        _start: Json<Start>,
     ) -> Result<Json<RunResult>, HandlerError> {
-        ctx.set(PHASE, Json(Phase::Running));
-        let mut journal = Journal::new(&ctx).with_model_retry(self.retry.clone());
-        if let Some(prefix) = &self.prefix {
-            journal = journal.with_key_prefix(prefix);
-        }
-        let (input, pause, follow) = match start.into_inner() {
-            Start::Prompt(prompt) => (RunInput::from(prompt), false, false),
-            Start::Input { input, pause, follow } => (input, pause, follow),
-        };
-        let effects = Recorded::new(&ctx, journal, pause, follow);
-        let result = self.agent.run_with(input, &effects).await;
-        ctx.set(PHASE, Json(Phase::Ended));
-        Ok(Json(result.map_err(|error| TerminalError::new(error.to_string()))?))
+        Err(TerminalError::new("the run is started through `Dispatch`, which calls `Handlers::start`").into())
     }
 
     /// The run's steps so far from the `after`th (from 0), up to 500 at a
@@ -353,6 +341,35 @@ impl Handlers {
     }
 }
 
+impl Handlers {
+    /// The `run` handler: the agent run from its [`Start`] to its end, each
+    /// step journaled and written to the workflow's state as it is taken
+    /// (the `steps` handler reads them). Its [`Phase`] is kept in the
+    /// workflow's state, for `decide` to tell an unknown run from one that
+    /// does not wait.
+    async fn start(
+        &self,
+        internal: &ContextInternal,
+        metadata: InputMetadata,
+        start: Json<Start>,
+    ) -> Result<Json<RunResult>, HandlerError> {
+        let ctx: WorkflowContext<'_> = (internal, metadata).into();
+        ctx.set(PHASE, Json(Phase::Running));
+        let mut journal = Journal::new(internal.clone(), ctx.key()).with_model_retry(self.retry.clone());
+        if let Some(prefix) = &self.prefix {
+            journal = journal.with_key_prefix(prefix);
+        }
+        let (input, pause, follow) = match start.into_inner() {
+            Start::Prompt(prompt) => (RunInput::from(prompt), false, false),
+            Start::Input { input, pause, follow } => (input, pause, follow),
+        };
+        let effects = Recorded::new(&ctx, journal, pause, follow);
+        let result = self.agent.run_with(input, &effects).await;
+        ctx.set(PHASE, Json(Phase::Ended));
+        Ok(Json(result.map_err(|error| TerminalError::new(error.to_string()))?))
+    }
+}
+
 /// The refusal of a decision for call `id`, which has `taken` already.
 fn conflict(id: &str, taken: &Decision) -> HandlerError {
     let taken = serde_json::to_string(taken).unwrap_or_else(|_| format!("{taken:?}"));
@@ -411,8 +428,8 @@ impl Service for Dispatch {
         Box::pin(async move {
             match ctx.handler_name() {
                 "run" => {
-                    let (prompt, metadata) = ctx.input().await;
-                    let result = handlers.run((&ctx, metadata).into(), prompt).await;
+                    let (start, metadata) = ctx.input().await;
+                    let result = handlers.start(&ctx, metadata, start).await;
                     ctx.handle_handler_result(result);
                 }
                 "steps" => {

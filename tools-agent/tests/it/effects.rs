@@ -6,16 +6,17 @@
 
 use std::error::Error as _;
 use std::io;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use futures::{StreamExt, stream};
 use toolcall_agent::testing::ScriptedModel;
 use toolcall_agent::{
     Agent, AgentEvent, Approval, Effects, InProcess, LimitExceeded, Model, ModelError, ModelEvent, ModelName,
-    ModelRequest, ModelResponse, ModelStream, RunResult, StopReason, Transcript, Usage,
+    ModelRequest, ModelResponse, ModelStream, RunResult, RunState, StopReason, Transcript, Usage,
 };
-use toolcall_core::{ToolCall, ToolContext, ToolError, ToolResult, Toolset};
+use toolcall_core::{IdempotencyScope, ToolCall, ToolContext, ToolError, ToolResult, Toolset};
 use toolcall_macros::tool;
 
 /// Current temperature for a city.
@@ -303,4 +304,89 @@ async fn every_stop_reason_and_its_result_read_back_from_their_json() {
         let json = serde_json::to_string(&result).unwrap();
         assert_eq!(serde_json::from_str::<RunResult>(&json).unwrap(), result, "{json}");
     }
+}
+
+/// The keys `key_of` was called with.
+static KEYS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The key of this call.
+#[tool(args, crate = "toolcall_core")]
+async fn key_of(ctx: &ToolContext, why: String) -> Result<String, ToolError> {
+    KEYS.lock().unwrap().push(ctx.idempotency_key().unwrap_or_default());
+    Ok(why)
+}
+
+/// Logs each request and turn with how deep its run is, and gives its
+/// sub-agents the same one level down; sets a scope on the turns of a run
+/// that has none, as an engine does; counts its waits for a person.
+#[derive(Clone, Default)]
+struct Levels {
+    log: Arc<Mutex<Vec<String>>>,
+    depth: usize,
+    waits: Arc<AtomicUsize>,
+}
+
+impl Effects for Levels {
+    fn request<'a>(
+        &'a self,
+        model: &'a dyn Model,
+        request: ModelRequest<'a>,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        self.log.lock().unwrap().push(format!("request {}", self.depth));
+        model.request(request)
+    }
+
+    fn run_calls<'a>(
+        &'a self,
+        toolset: &'a Toolset,
+        context: &'a ToolContext,
+        calls: &'a [ToolCall],
+        approval: Approval,
+    ) -> BoxFuture<'a, Vec<ToolResult>> {
+        let names: Vec<&str> = calls.iter().map(|call| &*call.name).collect();
+        self.log.lock().unwrap().push(format!("calls {} {}", self.depth, names.join(" ")));
+        let context = match context.get::<IdempotencyScope>() {
+            Some(_) => context.clone(),
+            None => context.clone().with_extension(IdempotencyScope::new("run-1:1")),
+        };
+        Box::pin(async move { InProcess.run_calls(toolset, &context, calls, approval).await })
+    }
+
+    fn decide<'a>(&'a self, state: &'a RunState) -> BoxFuture<'a, Result<Option<RunState>, ModelError>> {
+        self.waits.fetch_add(1, Ordering::SeqCst);
+        InProcess.decide(state)
+    }
+
+    fn below(&self) -> Option<Arc<dyn Effects>> {
+        Some(Arc::new(Self { depth: self.depth + 1, ..self.clone() }))
+    }
+}
+
+#[tokio::test]
+async fn a_sub_agents_requests_and_calls_go_through_the_effects_its_run_gives() {
+    let reader = ScriptedModel::new()
+        .then_calls([ToolCall::new("inner-1", "key_of", r#"{"why": "to show it"}"#)])
+        .then_calls([ToolCall::new("inner-2", "remove_file", r#"{"path": "/tmp/x"}"#)]);
+    let reader = Agent::new(reader, Toolset::builder().add(KeyOf).add(RemoveFile).build().unwrap()).unwrap();
+    let writer =
+        ScriptedModel::new().then_calls([ToolCall::new("outer-1", "reader", r#"{"prompt": "Read."}"#)]);
+    let tools = Toolset::builder().add(reader.as_tool("reader", "Reads.")).build().unwrap();
+    let writer = Agent::new(writer, tools).unwrap();
+    let levels = Levels::default();
+
+    let result = writer.run_with("Write.", &levels).await.unwrap();
+
+    // Each of the sub-agent's steps went through the effects one level
+    // down, in the run's order; its call's key is under its agent tool
+    // call's.
+    assert_eq!(
+        *levels.log.lock().unwrap(),
+        ["request 0", "calls 0 reader", "request 1", "calls 1 key_of", "request 1"]
+    );
+    assert_eq!(*KEYS.lock().unwrap(), ["run-1:1:outer-1:inner-1"]);
+    // The sub-agent's held call paused it without a wait of its own: the
+    // run above waited once, for the call it holds.
+    let StopReason::Paused(state) = &result.stop else { panic!("{:?}", result.stop) };
+    assert_eq!(state.pending()[0].call.name, "remove_file");
+    assert_eq!(levels.waits.load(Ordering::SeqCst), 1);
 }

@@ -1,6 +1,6 @@
-//! The chaos test: 50 runs on two workers, the worker that sends a request
-//! killed (SIGKILL) at random before or after its answer, and started
-//! again. Every run ends with the in-process run's transcript, but for a
+//! The chaos test: 50 runs on two workers, each turn's two calls run at
+//! once, the worker that sends a request killed (SIGKILL) at random
+//! before or after its answer, and started again. Every run ends with the in-process run's transcript, but for a
 //! call of the tool with no idempotency key (`notify`) cut mid-flight,
 //! which the model reads as unknown; each such call ran at most once,
 //! every other notify exactly once; each order, run again after a cut
@@ -41,7 +41,7 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     .await;
     shop.calm();
 
-    let (struck, calls, applied, requests, wrong, cut) = shop.seen(|seen| {
+    let (struck, calls, applied, requests, wrong, cut, overlapped) = shop.seen(|seen| {
         (
             seen.struck.clone(),
             seen.calls.clone(),
@@ -49,6 +49,7 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
             seen.requests.clone(),
             seen.wrong.clone(),
             seen.cut_calls.clone(),
+            seen.overlapped.len(),
         )
     });
     assert!(wrong.is_empty(), "{wrong:?}");
@@ -116,13 +117,18 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
         repeated += usize::from(*step == *last && *step > 0);
         *last = *step;
     }
+    // A turn's calls run at once: in a run whose turn no kill struck, its
+    // two calls are at the backend together. (A turn an earlier attempt
+    // had begun runs its calls again one by one.)
+    assert!(overlapped * 2 >= RUNS, "only {overlapped} of {RUNS} runs had two calls in flight at once");
     let served: Vec<usize> =
         workers.served.iter().map(|n| n.load(std::sync::atomic::Ordering::Relaxed)).collect();
     assert!(served.iter().all(|n| *n > 0), "both workers served runs: {served:?}");
     eprintln!(
         "chaos: {RUNS} runs ({exact} with the in-process transcript exactly), {killed} kills {struck:?}, \
          {} orders placed of {invoked} place_order calls run ({} cut at the backend and run again), {} notify calls unknown ({unknown_ran} of them had \
-         run), {} model requests ({repeated} asked again), worker requests {served:?}",
+         run), {} model requests ({repeated} asked again), {overlapped} runs with calls at once, worker requests \
+         {served:?}",
         2 * RUNS,
         orders_cut.len(),
         unknown.len(),

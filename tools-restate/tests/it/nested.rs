@@ -1,16 +1,19 @@
-//! A sub-agent's held call in a durable run: the agent tool's call is a
-//! journaled step that keeps the sub-agent's pause with its result, so the
-//! run waits on the sub-agent's call (listed with its path), the decision
-//! comes through `decide`, and the sub-agent goes on where it paused, the
-//! approved call run once.
+//! Sub-agents in a durable run: each of a sub-agent's requests and calls
+//! is a journaled step of the run, as the run's own are. A worker that
+//! crashes while a sub-agent works goes on where it was (nothing it did is
+//! done again, what it spent still counted); a sub-agent's held call holds
+//! the run (listed with its path), the decision comes through `decide`,
+//! and the sub-agent goes on where it paused, the approved call run once.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use toolcall_agent::{Agent, Message, Model, ModelError, ModelRequest, ModelResponse, RunResult, StopReason};
+use toolcall_agent::{
+    Agent, Message, Model, ModelError, ModelName, ModelRequest, ModelResponse, RunResult, StopReason, Usage,
+};
 use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolCall, ToolContext, ToolError};
 use toolcall_macros::tool;
@@ -43,18 +46,44 @@ impl Model for Decides {
             Message::Tool { results } => results.first().map(|result| result.content.clone()),
             _ => None,
         });
-        let response = match result {
-            Some(content) => ModelResponse::new(format!("{} read: {content}", self.name), []),
+        let mut response = match result {
+            Some(content) => {
+                let text = format!("{} read: {content}", self.name);
+                // The first time, the answer waits until the Restate
+                // server was killed and started again: the attempt is cut
+                // after the sub-agent's call ran, before its answer was
+                // journaled.
+                if self.name == "reader" && !HELD.swap(true, Ordering::SeqCst) {
+                    return Box::pin(async move {
+                        while !RELEASED.load(Ordering::SeqCst) {
+                            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                        }
+                        Ok(ModelResponse::new(text, []))
+                    });
+                }
+                ModelResponse::new(text, [])
+            }
             None => ModelResponse::new(
                 "",
                 [ToolCall::new(format!("{}-1", self.name), self.tool, self.arguments.to_string())],
             ),
         };
+        response.usage = Usage { input_tokens: Some(10), output_tokens: Some(1), ..Usage::default() };
         Box::pin(async move { Ok(response) })
     }
 }
 
 static SAVED: AtomicUsize = AtomicUsize::new(0);
+static NOTED: AtomicUsize = AtomicUsize::new(0);
+static HELD: AtomicBool = AtomicBool::new(false);
+static RELEASED: AtomicBool = AtomicBool::new(false);
+
+/// Write a note down (not idempotent: a call cut mid-flight is not run again).
+#[tool(args, crate = "toolcall_core")]
+async fn note(_ctx: &ToolContext, text: String) -> Result<String, ToolError> {
+    NOTED.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("noted `{text}`"))
+}
 
 /// Save a note to the team's notes.
 #[tool(args, needs_approval, crate = "toolcall_core")]
@@ -109,5 +138,54 @@ async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
     // (asked once before the pause, once after), the writer too.
     assert_eq!(SAVED.load(Ordering::SeqCst), 1);
     assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (2, 2));
+    serving.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn a_sub_agent_cut_by_a_crash_goes_on_where_it_was() {
+    let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let reader = Decides {
+        name: "reader",
+        tool: "note",
+        arguments: json!({"text": "Bergen: 291,000 people"}),
+        asked: inner.clone(),
+    };
+    let reader = Agent::new(reader, Toolset::builder().add(Note).build().unwrap()).unwrap();
+    let writer = Decides {
+        name: "writer",
+        tool: "reader",
+        arguments: json!({"prompt": "Population of Bergen?"}),
+        asked: outer.clone(),
+    };
+    let tools = Toolset::builder().add(reader.as_tool("reader", "Reads sources.")).build().unwrap();
+    let writer = Agent::new(writer, tools).unwrap();
+
+    let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = worker.local_addr().unwrap().port();
+    let serving = tokio::spawn(toolcall_restate::serve_on(writer, worker));
+    let mut restate = Restate::start().await;
+    restate.register(port).await;
+    restate.send("nested-crash", "How big is Bergen?").await;
+    while !HELD.load(Ordering::SeqCst) {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    restate.restart().await;
+    RELEASED.store(true, Ordering::SeqCst);
+    let result: RunResult = restate.output("nested-crash").await;
+
+    assert_eq!(result.stop, StopReason::Answered);
+    // The sub-agent's call was journaled: not run again, and its result
+    // known (were the agent tool's call one step, it would be cut).
+    assert_eq!(result.answer, "writer read: reader read: noted `Bergen: 291,000 people`");
+    assert_eq!(NOTED.load(Ordering::SeqCst), 1);
+    // Its first request was journaled too: asked once; the second twice
+    // (the attempt the crash cut, then again); the writer once each.
+    assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (3, 2));
+    // What the sub-agent spent before the crash is still the run's (the
+    // cut attempt's answer was never journaled: not counted).
+    let named = |name: &str| ModelName::new("script", name);
+    assert_eq!(result.models, [named("writer"), named("reader"), named("reader"), named("writer")]);
+    assert_eq!(result.usage.iter().filter_map(|usage| usage.input_tokens).sum::<u64>(), 40);
     serving.abort();
 }

@@ -53,6 +53,10 @@ pub(crate) struct Seen {
     pub(crate) struck: HashMap<Struck, usize>,
     /// A request that broke the rules (a wrong key, an unknown prompt).
     pub(crate) wrong: Vec<String>,
+    /// The calls at the backend now, by run.
+    in_flight: HashMap<String, usize>,
+    /// The runs two of whose calls were at the backend at once.
+    pub(crate) overlapped: std::collections::HashSet<String>,
 }
 
 struct Chaos {
@@ -275,8 +279,20 @@ async fn backend(
         "issue_refund" => format!("refunded {} on order {}", arguments["amount"], arguments["order"]),
         other => format!("no tool {other}"),
     };
+    // Each call stays a moment, for calls of one turn run at once to meet.
+    let run = id.split('_').nth(1).unwrap_or("").to_owned();
+    {
+        let mut seen = shop.seen.lock().unwrap();
+        let now = seen.in_flight.entry(run.clone()).or_default();
+        *now += 1;
+        if *now > 1 {
+            seen.overlapped.insert(run.clone());
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let answer = {
         let mut seen = shop.seen.lock().unwrap();
+        *seen.in_flight.entry(run).or_default() -= 1;
         *seen.calls.entry((tool.clone(), id.clone())).or_default() += 1;
         // An order is placed once per key; a repeat gets the first answer.
         match key {
