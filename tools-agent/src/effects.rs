@@ -129,7 +129,11 @@ pub trait Effects: Send + Sync {
     /// as one [`AgentEvent::ReasoningDelta`] and one
     /// [`AgentEvent::TextDelta`] before its [`AgentEvent::Usage`] (a
     /// context policy's summaries are not the run's responses, and do not
-    /// come). Nothing by default. A durable engine keeps them where a reader in another
+    /// come). A sub-agent's events are recorded in its own effects
+    /// ([`Self::below`]), not here, but for the calls it holds, which
+    /// pause this run: each comes here too, as
+    /// [`AgentEvent::ApprovalRequested`] with its path, once the call of
+    /// the agent tool paused. Nothing by default. A durable engine keeps them where a reader in another
     /// process follows the run (`toolcall-restate` writes them to the
     /// workflow's state); called between the steps, in the run's order,
     /// the same on every replay.

@@ -523,7 +523,13 @@ impl<'a> Run<'a> {
                 Ran::Paused(relayed) if relayed.announce => {
                     self.announce(&relayed.paused.pending_under(call).collect::<Vec<_>>());
                 }
-                Ran::Paused(_) => {}
+                // Its run streamed them as it held them, but recorded them
+                // in its own effects, which are not this run's.
+                Ran::Paused(relayed) => {
+                    for pending in relayed.paused.pending_under(call) {
+                        self.effects.record(&AgentEvent::ApprovalRequested(pending));
+                    }
+                }
             }
         }
         ran

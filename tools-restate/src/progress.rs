@@ -68,8 +68,9 @@ pub enum Step {
 
 impl Step {
     /// The step an event the run records ([`Effects::record`]) is, if it
-    /// is one a reader is shown (a sub-agent's events, kept in its call's
-    /// step, are not).
+    /// is one a reader is shown. A sub-agent's events are not recorded
+    /// here: its effects ([`Effects::below`]) are the journal's, which
+    /// records nothing; the reader sees its agent tool's call and result.
     pub fn of(event: &AgentEvent) -> Option<Self> {
         Some(match event {
             // Whole, as the run records them: one of each per response.

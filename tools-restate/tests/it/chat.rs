@@ -1,18 +1,23 @@
 //! A chat page in front of durable runs: `ChatServer` with the `Remote`
 //! runner starts each run on the workers, streams its steps to the page
 //! as the workers make them, through a worker's crash, and resumes a run
-//! the page approved as a new durable run from the paused one.
+//! the page approved as a new durable run from the paused one, a
+//! sub-agent's held call as the run's own.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolcall_agent::Agent;
 use toolcall_agent::testing::ScriptedModel;
 use toolcall_core::toolset::Toolset;
+use toolcall_core::{ToolContext, ToolError};
+use toolcall_macros::tool;
 use toolcall_restate::Remote;
 use toolcall_ui::ChatServer;
 
+use crate::nested::Decides;
 use crate::support::shop::{self, Running};
 use crate::support::{PATIENCE, Restate, Workers};
 
@@ -198,4 +203,72 @@ async fn the_page_approves_a_durable_runs_call_and_the_run_goes_on_durably() {
         assert_eq!(seen.requests.iter().filter(|(run, _)| run == "5").count(), 2, "{:?}", seen.requests);
     });
     workers.stop();
+}
+
+static FILED: AtomicUsize = AtomicUsize::new(0);
+
+/// File a report.
+#[tool(args, needs_approval, crate = "toolcall_core")]
+async fn file_report(_ctx: &ToolContext, text: String) -> Result<String, ToolError> {
+    FILED.fetch_add(1, Ordering::SeqCst);
+    Ok(format!("filed `{text}`"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn the_page_approves_a_sub_agents_call_in_a_durable_run() {
+    let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let clerk = Decides {
+        name: "clerk",
+        tool: "file_report",
+        arguments: json!({"text": "Q3 sales"}),
+        asked: inner.clone(),
+    };
+    let clerk = Agent::new(clerk, Toolset::builder().add(FileReport).build().unwrap()).unwrap();
+    let lead = Decides {
+        name: "lead",
+        tool: "clerk",
+        arguments: json!({"prompt": "File the Q3 report."}),
+        asked: outer.clone(),
+    };
+    let lead =
+        Agent::new(lead, Toolset::builder().add(clerk.as_tool("clerk", "Files.")).build().unwrap()).unwrap();
+    let worker = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = worker.local_addr().unwrap().port();
+    let serving = tokio::spawn(toolcall_restate::serve_on(lead, worker));
+    let restate = Restate::start().await;
+    restate.register(port).await;
+    let page = chat_server(&restate).await;
+
+    // The page is asked about the clerk's call, on the lead's call of the
+    // clerk it shows, as in process.
+    let chunks = Reading::post(&page, &ask("reports", "File the Q3 report.")).await.read_to_end().await;
+    let asks = |chunk: &Value| {
+        chunk
+            == &json!({"type": "tool-approval-request", "approvalId": "lead-1/clerk-1", "toolCallId": "lead-1"})
+    };
+    assert_eq!(count(&chunks, asks), 1, "{chunks:?}");
+    let names = |chunk: &Value| chunk["type"] == "data-approval" && chunk["data"]["path"] == json!(["clerk"]);
+    assert_eq!(count(&chunks, names), 1, "{chunks:?}");
+    assert_eq!(chunks.last().map(|chunk| chunk["finishReason"].clone()), Some(json!("tool-calls")));
+    assert_eq!(FILED.load(Ordering::SeqCst), 0);
+
+    let approved = json!({"id": "reports", "trigger": "submit-message", "messageId": "a1", "messages": [
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "File the Q3 report."}]},
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-clerk", "toolCallId": "lead-1", "state": "approval-responded",
+             "input": {"prompt": "File the Q3 report."}, "approval": {"id": "lead-1/clerk-1", "approved": true}}
+        ]}
+    ]});
+    let chunks = Reading::post(&page, &approved).await.read_to_end().await;
+    let output =
+        chunks.iter().find(|chunk| output_of("lead-1")(chunk)).unwrap_or_else(|| panic!("{chunks:?}"));
+    assert_eq!(output["output"], "clerk read: filed `Q3 sales`");
+    assert_eq!(chunks.last().map(|chunk| chunk["finishReason"].clone()), Some(json!("stop")), "{chunks:?}");
+    // Filed once; the clerk went on where it paused (asked once before,
+    // once after), and so did the lead.
+    assert_eq!(FILED.load(Ordering::SeqCst), 1);
+    assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (2, 2));
+    serving.abort();
 }

@@ -24,11 +24,11 @@ use crate::support::Restate;
 /// Answers from the conversation alone, as a replayed run needs: a call
 /// of `tool` until a result came, then a text naming the result; each
 /// request counted.
-struct Decides {
-    name: &'static str,
-    tool: &'static str,
-    arguments: Value,
-    asked: Arc<AtomicUsize>,
+pub(crate) struct Decides {
+    pub(crate) name: &'static str,
+    pub(crate) tool: &'static str,
+    pub(crate) arguments: Value,
+    pub(crate) asked: Arc<AtomicUsize>,
 }
 
 impl Model for Decides {
