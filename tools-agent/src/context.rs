@@ -18,7 +18,7 @@
 //!   and the summary is appended to the transcript as a
 //!   [`Message::Summary`], so it is stored with the conversation and sent
 //!   from then on in place of what it covers (as user text marked as
-//!   history written by a separate model: [`Message::summary_text`]);
+//!   history, not the user's words: [`Message::summary_text`]);
 //! - [`Strategy::Native`]: the provider keeps the context itself, as
 //!   [`NativeContext`] says (below).
 //!
