@@ -2,8 +2,10 @@
 //! is a journaled step of the run, as the run's own are. A worker that
 //! crashes while a sub-agent works goes on where it was (nothing it did is
 //! done again, what it spent still counted); a sub-agent's held call holds
-//! the run (listed with its path), the decision comes through `decide`,
-//! and the sub-agent goes on where it paused, the approved call run once.
+//! the run (listed with its path), the decision comes through `decide`
+//! (after the worker and the Restate server were restarted, to a worker
+//! whose agents are new), and the sub-agent goes on where it paused, the
+//! approved call run once.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -96,6 +98,47 @@ async fn save_note(_ctx: &ToolContext, text: String) -> Result<String, ToolError
 #[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
     let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = worker.local_addr().unwrap().port();
+    let serving = tokio::spawn(toolcall_restate::serve_on(writer(&inner, &outer), worker));
+    let mut restate = Restate::start().await;
+    restate.register(port).await;
+    restate.send("nested-1", "How big is Oslo?").await;
+
+    // The run waits on the researcher's call, named by its path.
+    let held = waiting(&restate, "nested-1").await;
+    let pending = &held["pending"];
+    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{held}");
+    assert_eq!(pending[0]["call"]["name"], "save_note", "{held}");
+    assert_eq!(pending[0]["path"], json!(["researcher"]), "{held}");
+    assert_eq!(pending[0]["call_path"], json!(["writer-1"]), "{held}");
+    assert_eq!(SAVED.load(Ordering::SeqCst), 0);
+    assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (1, 1));
+
+    // While it waits, the worker goes and the Restate server is killed and
+    // started again; a new worker, its agents and models made afresh,
+    // takes the run on.
+    serving.abort();
+    restate.restart().await;
+    let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let worker = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    let serving = tokio::spawn(toolcall_restate::serve_on(writer(&inner, &outer), worker));
+
+    let (status, body) =
+        restate.call("nested-1", "decide", &json!({"writer-1/researcher-1": {"decision": "approve"}})).await;
+    assert_eq!(status, 200, "{body}");
+    let result: RunResult = restate.output("nested-1").await;
+    assert_eq!(result.stop, StopReason::Answered);
+    assert_eq!(result.answer, "writer read: researcher read: saved `Oslo: 709,000 people`");
+    // The approved call ran once; the researcher went on where it paused
+    // (its fresh model asked once, after the pause), the writer too.
+    assert_eq!(SAVED.load(Ordering::SeqCst), 1);
+    assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (1, 1));
+    serving.abort();
+}
+
+/// The writer, with the researcher as its tool, their requests counted.
+fn writer(inner: &Arc<AtomicUsize>, outer: &Arc<AtomicUsize>) -> Agent {
     let researcher = Decides {
         name: "researcher",
         tool: "save_note",
@@ -110,35 +153,7 @@ async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
         asked: outer.clone(),
     };
     let tools = Toolset::builder().add(researcher.as_tool("researcher", "Looks facts up.")).build().unwrap();
-    let writer = Agent::new(writer, tools).unwrap();
-
-    let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = worker.local_addr().unwrap().port();
-    let serving = tokio::spawn(toolcall_restate::serve_on(writer, worker));
-    let restate = Restate::start().await;
-    restate.register(port).await;
-    restate.send("nested-1", "How big is Oslo?").await;
-
-    // The run waits on the researcher's call, named by its path.
-    let held = waiting(&restate, "nested-1").await;
-    let pending = &held["pending"];
-    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{held}");
-    assert_eq!(pending[0]["call"]["name"], "save_note", "{held}");
-    assert_eq!(pending[0]["path"], json!(["researcher"]), "{held}");
-    assert_eq!(pending[0]["call_path"], json!(["writer-1"]), "{held}");
-    assert_eq!(SAVED.load(Ordering::SeqCst), 0);
-
-    let (status, body) =
-        restate.call("nested-1", "decide", &json!({"writer-1/researcher-1": {"decision": "approve"}})).await;
-    assert_eq!(status, 200, "{body}");
-    let result: RunResult = restate.output("nested-1").await;
-    assert_eq!(result.stop, StopReason::Answered);
-    assert_eq!(result.answer, "writer read: researcher read: saved `Oslo: 709,000 people`");
-    // The approved call ran once; the researcher went on where it paused
-    // (asked once before the pause, once after), the writer too.
-    assert_eq!(SAVED.load(Ordering::SeqCst), 1);
-    assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (2, 2));
-    serving.abort();
+    Agent::new(writer, tools).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
