@@ -361,14 +361,14 @@ impl Effects for Journal {
     ///   agent tool's): when it runs, none of them has started, and they
     ///   all start, in this process, together; when the journal has it, an
     ///   earlier attempt got past it and may have started them;
-    /// - then, in call order, each call's step: the result of a call that
-    ///   started, once it and the calls before it are done; for a call an
-    ///   earlier attempt may have started, the journaled result, or if
-    ///   there is none (it was cut), the call run again if its tool may be
-    ///   ([`may_rerun`]), [`unknown_result`] otherwise;
-    /// - an agent tool's call, in its place in that order, is no step of
-    ///   its own: its sub-agent's requests and calls are steps of this
-    ///   journal ([`Self::below`]).
+    /// - the agent tools' calls, in call order, while the others run: each
+    ///   is no step of its own, its sub-agent's requests and calls are
+    ///   steps of this journal ([`Self::below`]);
+    /// - then, in call order, each other call's step: the result of a call
+    ///   that started, once it and the calls before it are done; for a
+    ///   call an earlier attempt may have started, the journaled result,
+    ///   or if there is none (it was cut), the call run again if its tool
+    ///   may be ([`may_rerun`]), [`unknown_result`] otherwise.
     ///
     /// Only this sequence touches the journal, one step at a time: two
     /// steps awaited at once run, but do not replay after a crash cut them
@@ -410,7 +410,7 @@ impl Effects for Journal {
                 .collect();
             let begun = if stepped.is_empty() { Ok(false) } else { begin(ctx, &stepped).await };
             let fresh = matches!(begun, Ok(true));
-            let mut outcomes = Vec::with_capacity(calls.len());
+            let mut outcomes: Vec<Option<oneshot::Receiver<Outcome>>> = Vec::with_capacity(calls.len());
             let mut started = Vec::new();
             for (call, nested) in calls.iter().zip(&nested) {
                 if fresh && !nested {
@@ -424,25 +424,25 @@ impl Effects for Journal {
                 }
             }
             let journaling = async {
-                let mut results = Vec::with_capacity(calls.len());
-                for ((call, nested), outcome_of) in calls.iter().zip(nested).zip(outcomes) {
-                    if nested {
-                        results.extend(run(call).await);
-                        continue;
-                    }
+                let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
+                // The agent tools' calls first, in call order, while the
+                // others run: their sub-agents' steps are this journal's.
+                for at in (0..calls.len()).filter(|at| nested[*at]) {
+                    results[at] = run(&calls[at]).await.pop();
+                }
+                // Then the others' results, in call order.
+                for at in (0..calls.len()).filter(|at| !nested[*at]) {
+                    let call = &calls[at];
                     let name = format!("call {} {}", call.name, call.id);
-                    let step = match (&begun, outcome_of) {
+                    let step = match (&begun, outcomes[at].take()) {
                         (Err(error), _) => Err(error.to_string()),
-                        (Ok(_), Some(started)) => {
-                            let outcome = started.await.map_err(|_| "the call was dropped".to_owned());
-                            match outcome {
-                                Ok(outcome) => {
-                                    let done = move || async move { Ok(Json(outcome)) };
-                                    ctx.run(done).name(name).await.map_err(|error| error.to_string())
-                                }
-                                Err(error) => Err(error),
+                        (Ok(_), Some(started)) => match started.await {
+                            Ok(outcome) => {
+                                let done = move || async move { Ok(Json(outcome)) };
+                                ctx.run(done).name(name).await.map_err(|error| error.to_string())
                             }
-                        }
+                            Err(_) => Err("the call was dropped".to_owned()),
+                        },
                         (Ok(_), None) if may_rerun(toolset, call) => {
                             let again = move || async move { Ok(Json(outcome(call).await)) };
                             ctx.run(again).name(name).await.map_err(|error| error.to_string())
@@ -454,24 +454,30 @@ impl Effects for Journal {
                             ctx.run(unknown).name(name).await.map_err(|error| error.to_string())
                         }
                     };
-                    results.push(match step.map(Json::into_inner) {
-                        Ok(Outcome { mut results, paused }) if results.len() == 1 => {
+                    results[at] = match step.map(Json::into_inner) {
+                        Ok(Outcome { mut results, paused }) => {
                             if let Some(paused) = paused {
                                 paused.hand_up_again(context, &call.id);
                             }
-                            results.remove(0)
+                            results.pop()
                         }
-                        Ok(_) => ToolResult::error(
-                            call,
-                            &ToolError::failed("the journal gave no result for the call"),
-                        ),
-                        Err(error) => ToolResult::error(
+                        Err(error) => Some(ToolResult::error(
                             call,
                             &ToolError::failed(format!("the call's step failed: {error}")),
-                        ),
-                    });
+                        )),
+                    };
                 }
-                results
+                let given = results.into_iter().zip(calls);
+                given
+                    .map(|(result, call)| {
+                        result.unwrap_or_else(|| {
+                            ToolResult::error(
+                                call,
+                                &ToolError::failed("the journal gave no result for the call"),
+                            )
+                        })
+                    })
+                    .collect::<Vec<_>>()
             };
             let ((), results) = futures::join!(futures::future::join_all(started).map(drop), journaling);
             results

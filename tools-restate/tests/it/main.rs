@@ -16,6 +16,7 @@ mod door;
 mod durable;
 mod names;
 mod nested;
+mod parallel;
 mod retries;
 mod serve;
 mod status;

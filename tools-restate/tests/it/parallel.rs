@@ -1,7 +1,10 @@
 //! A turn's calls in a durable run run at once, as in-process: each call
 //! of a turn of five waits until all five are in flight, which they reach
-//! only together; each ran once, and each result is journaled.
+//! only together; so do a turn's calls beside an agent tool's, whose
+//! sub-agent's call meets them. Each ran once, and each result is
+//! journaled.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -16,31 +19,38 @@ use crate::support::Restate;
 
 const CALLS: usize = 5;
 
-static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
-static MOST: AtomicUsize = AtomicUsize::new(0);
-static RAN: AtomicUsize = AtomicUsize::new(0);
+/// The calls of one test's turn: how many are in flight, the most ever,
+/// and how many ran.
+#[derive(Default)]
+struct Meeting {
+    in_flight: AtomicUsize,
+    most: AtomicUsize,
+    ran: AtomicUsize,
+}
 
 /// Meet the other calls of the turn.
 #[tool(args, crate = "toolcall_core")]
-async fn meet(_ctx: &ToolContext, name: String) -> Result<String, ToolError> {
-    RAN.fetch_add(1, Ordering::SeqCst);
-    let now = IN_FLIGHT.fetch_add(1, Ordering::SeqCst) + 1;
-    MOST.fetch_max(now, Ordering::SeqCst);
+async fn meet(ctx: &ToolContext, name: String) -> Result<String, ToolError> {
+    let meeting = ctx.get::<Arc<Meeting>>().ok_or_else(|| ToolError::failed("no meeting"))?;
+    meeting.ran.fetch_add(1, Ordering::SeqCst);
+    let now = meeting.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    meeting.most.fetch_max(now, Ordering::SeqCst);
     // Calls run one after the other would never all be in flight: give
     // up after a while rather than hang the test.
     for _ in 0..500 {
-        if MOST.load(Ordering::SeqCst) >= CALLS {
+        if meeting.most.load(Ordering::SeqCst) >= CALLS {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let met = MOST.load(Ordering::SeqCst);
-    IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
+    let met = meeting.most.load(Ordering::SeqCst);
+    meeting.in_flight.fetch_sub(1, Ordering::SeqCst);
     Ok(format!("{name} met {met} calls in flight"))
 }
 
-/// Calls `meet` five times in one response, then answers with the results.
-struct Gathers;
+/// Calls each of `tools` once in one response (`meet` with a name), then
+/// answers with the results.
+struct Gathers(&'static [&'static str]);
 
 impl Model for Gathers {
     fn provider(&self) -> &str {
@@ -62,8 +72,13 @@ impl Model for Gathers {
             .flatten()
             .collect();
         let response = if results.is_empty() {
-            let calls = (1..=CALLS)
-                .map(|n| ToolCall::new(format!("meet-{n}"), "meet", format!(r#"{{"name": "call {n}"}}"#)));
+            let calls = self.0.iter().enumerate().map(|(n, tool)| {
+                let arguments = match *tool {
+                    "meet" => format!(r#"{{"name": "call {}"}}"#, n + 1),
+                    _ => r#"{"prompt": "Meet them."}"#.to_owned(),
+                };
+                ToolCall::new(format!("{tool}-{}", n + 1), *tool, arguments)
+            });
             ModelResponse::new("", calls.collect::<Vec<_>>())
         } else {
             ModelResponse::new(results.join("; "), [])
@@ -72,21 +87,55 @@ impl Model for Gathers {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
-async fn a_turns_calls_run_at_once_in_a_durable_run() {
-    let agent = Agent::new(Gathers, Toolset::builder().add(Meet).build().unwrap()).unwrap();
+/// `agent`'s run `id`, durable, to its end.
+async fn durable(agent: Agent, id: &str) -> RunResult {
     let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = worker.local_addr().unwrap().port();
     let serving = tokio::spawn(toolcall_restate::serve_on(agent, worker));
     let restate = Restate::start().await;
     restate.register(port).await;
-    restate.send("parallel-1", "Gather.").await;
-    let result: RunResult = restate.output("parallel-1").await;
+    restate.send(id, "Gather.").await;
+    let result = restate.output(id).await;
+    serving.abort();
+    result
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn a_turns_calls_run_at_once_in_a_durable_run() {
+    let meeting = Arc::new(Meeting::default());
+    let agent = Agent::new(Gathers(&["meet"; CALLS]), Toolset::builder().add(Meet).build().unwrap())
+        .unwrap()
+        .with_context(ToolContext::new().with_extension(Arc::clone(&meeting)));
+
+    let result = durable(agent, "parallel-1").await;
 
     assert_eq!(result.stop, StopReason::Answered);
     let answers: Vec<String> = (1..=CALLS).map(|n| format!("call {n} met {CALLS} calls in flight")).collect();
     assert_eq!(result.answer, answers.join("; "));
-    assert_eq!((RAN.load(Ordering::SeqCst), MOST.load(Ordering::SeqCst)), (CALLS, CALLS));
-    serving.abort();
+    assert_eq!((meeting.ran.load(Ordering::SeqCst), meeting.most.load(Ordering::SeqCst)), (CALLS, CALLS));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn an_agent_tools_call_runs_beside_the_turns_other_calls() {
+    let meeting = Arc::new(Meeting::default());
+    let context = ToolContext::new().with_extension(Arc::clone(&meeting));
+    let tools = || Toolset::builder().add(Meet).build().unwrap();
+    // The sub-agent's one call makes the fifth: the agent tool is called
+    // last in the turn, and its sub-agent still works while the others wait.
+    let helper = Agent::new(Gathers(&["meet"]), tools()).unwrap().with_context(context.clone());
+    let tools = Toolset::builder().add(Meet).add(helper.as_tool("helper", "Helps.")).build().unwrap();
+    let agent = Agent::new(Gathers(&["meet", "meet", "meet", "meet", "helper"]), tools)
+        .unwrap()
+        .with_context(context);
+
+    let result = durable(agent, "parallel-2").await;
+
+    assert_eq!(result.stop, StopReason::Answered);
+    let mut answers: Vec<String> =
+        (1..CALLS).map(|n| format!("call {n} met {CALLS} calls in flight")).collect();
+    answers.push(format!("call 1 met {CALLS} calls in flight"));
+    assert_eq!(result.answer, answers.join("; "));
+    assert_eq!((meeting.ran.load(Ordering::SeqCst), meeting.most.load(Ordering::SeqCst)), (CALLS, CALLS));
 }
