@@ -77,7 +77,8 @@
 //! ```
 //!
 //! A turn's calls run at once, as in process: the `begin` step, then the
-//! calls together, each result journaled as soon as it and the calls
+//! calls together, the agent tools' sub-agents taking their steps first,
+//! then each other call's result journaled as soon as it and the calls
 //! before it are done, in call order. The journal alone takes one step at
 //! a time: restate-sdk 0.13 runs two `ctx.run` steps awaited at once, but
 //! cannot replay them after a crash cut them (the replay stops on a
