@@ -9,11 +9,8 @@
 
 use std::collections::HashMap;
 
-use toolcall_agent::Message;
-use toolcall_core::ToolResult;
-
 use crate::support::shop::{self, Running};
-use crate::support::{Restate, Workers, local_run};
+use crate::support::{Restate, Workers, local_run, unknown_notifies};
 
 const RUNS: usize = 50;
 
@@ -60,27 +57,15 @@ async fn runs_killed_at_random_end_as_in_process_and_run_each_side_effect_once()
     for (n, (got, mut want)) in finished.into_iter().zip(expected).enumerate() {
         // A notify call cut mid-flight answers that its result is unknown;
         // every other result is the in-process one.
-        let mut differs = false;
-        for (message, wanted) in got.transcript.messages.iter().zip(&mut want.transcript.messages) {
-            let (Message::Tool { results: got }, Message::Tool { results: wanted }) = (message, wanted)
-            else {
-                continue;
-            };
-            for (got, wanted) in got.iter().zip(wanted) {
-                let call = toolcall_core::ToolCall::new(got.id.clone(), got.name.clone(), "");
-                if *got == toolcall_restate::unknown_result(&call) {
-                    assert_eq!(got.name, "notify", "only the tool with no key is left unknown: {got:?}");
-                    let ran = ran(&got.name, &got.id);
-                    assert!(ran <= 1, "{got:?} ran {ran} times");
-                    unknown.push(got.id.to_string());
-                    unknown_ran += ran;
-                    *wanted = ToolResult::clone(got);
-                    differs = true;
-                }
-            }
+        let cut = unknown_notifies(&got, &mut want);
+        for id in &cut {
+            let ran = ran("notify", id);
+            assert!(ran <= 1, "{id} ran {ran} times");
+            unknown_ran += ran;
         }
         assert_eq!(got, want, "run {n}");
-        exact += usize::from(!differs);
+        exact += usize::from(cut.is_empty());
+        unknown.extend(cut);
     }
     // Every call cut at the backend was then answered as unknown, but an
     // order: its call ran again, under the same key.

@@ -19,6 +19,7 @@ mod nested;
 mod parallel;
 mod retries;
 mod serve;
+mod server_kills;
 mod status;
 mod support;
 mod waiting;

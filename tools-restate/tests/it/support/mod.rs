@@ -268,6 +268,36 @@ pub(crate) async fn local_run(shop: &str, prompt: &str) -> toolcall_agent::RunRe
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// The `notify` calls of a durable run that the model read as unknown (a
+/// call cut mid-flight, not run again: `notify` is the worker's one tool
+/// with no idempotency key), their ids; each taken into `want`, the
+/// in-process run, so that the two compare equal where nothing else
+/// differs.
+pub(crate) fn unknown_notifies(
+    got: &toolcall_agent::RunResult,
+    want: &mut toolcall_agent::RunResult,
+) -> Vec<String> {
+    let mut unknown = Vec::new();
+    for (message, wanted) in got.transcript.messages.iter().zip(&mut want.transcript.messages) {
+        let (
+            toolcall_agent::Message::Tool { results: got },
+            toolcall_agent::Message::Tool { results: wanted },
+        ) = (message, wanted)
+        else {
+            continue;
+        };
+        for (got, wanted) in got.iter().zip(wanted) {
+            let call = toolcall_core::ToolCall::new(got.id.clone(), got.name.clone(), "");
+            if *got == toolcall_restate::unknown_result(&call) {
+                assert_eq!(got.name, "notify", "only the tool with no key is left unknown: {got:?}");
+                unknown.push(got.id.to_string());
+                *wanted = got.clone();
+            }
+        }
+    }
+    unknown
+}
+
 /// One worker's place: its process, when it has one, and the port the
 /// process said it listens on. A worker listens on a port the system
 /// picks (`serve 0`) and prints it: no port chosen in advance that
