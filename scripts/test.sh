@@ -22,6 +22,15 @@ python3 scripts/rust-version.py
 # not extract them again when a package's content changes, so a second run
 # would build against the first run's sources: clear our extracted packages.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/toolcall-*
+# And cargo keeps what it built from a registry package by its version, not
+# its content: forget the builds of ours, so they are built from the new.
+target="${CARGO_TARGET_DIR:-target}"
+for dep in "$target"/debug/deps/toolcall_*.d; do
+  if grep -q '/registry/src/' "$dep" 2>/dev/null; then
+    hash="${dep##*-}"
+    rm -rf "$target"/debug/.fingerprint/*-"${hash%.d}"
+  fi
+done
 cargo package --workspace --exclude 'fixture-*' --allow-dirty --quiet
 # The API docs: no rustdoc warning, every intra-doc link resolved.
 RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" cargo doc --workspace --all-features --no-deps

@@ -368,7 +368,8 @@ impl Effects for Journal {
     ///   that started, once it and the calls before it are done; for a
     ///   call an earlier attempt may have started, the journaled result,
     ///   or if there is none (it was cut), the call run again if its tool
-    ///   may be ([`may_rerun`]), [`unknown_result`] otherwise.
+    ///   may be (marked idempotent or read-only), [`unknown_result`]
+    ///   otherwise.
     ///
     /// Only this sequence touches the journal, one step at a time: two
     /// steps awaited at once run, but do not replay after a crash cut them
