@@ -237,13 +237,23 @@ impl A2aServer {
             .with_state(self.clone())
     }
 
-    /// Serve the routes on `listener` until the process ends.
+    /// Serve the routes on `listener` until the process ends, through the
+    /// accept loop of `toolcall-serve` (as `toolcall::ui::serve` and the
+    /// MCP server), not `axum::serve`, which holds every connection a client
+    /// leaves idle or half-sent: it closes a connection that takes more than
+    /// 30 s to send a request's head (or sits that long idle between
+    /// requests) or its body, and serves at most 512 connections, closing
+    /// the one idle the longest to make room for a new client. A response
+    /// being written, such as a `SendStreamingMessage` stream, is never cut.
+    /// For other bounds or a graceful shutdown, serve [`A2aServer::router`]
+    /// with [`toolcall_serve::serve`].
     ///
     /// # Errors
     ///
-    /// What accepting connections fails with.
+    /// None in this version: a failed accept is logged and retried rather
+    /// than returned.
     pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-        axum::serve(listener, self.router()).await
+        toolcall_serve::serve(listener, self.router()).await
     }
 
     /// A task as it is now, with at most `history` of its latest messages.

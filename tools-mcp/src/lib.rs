@@ -48,7 +48,6 @@ mod client;
 mod error;
 mod http;
 mod in_flight;
-mod listen;
 mod result;
 mod server;
 mod stdio;

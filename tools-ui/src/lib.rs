@@ -23,7 +23,8 @@
 //!   kind of store) from a `RunAgentInput`, or resumes its paused run from
 //!   the input's `resume` answers to its interrupts;
 //! - [`serve`]: those routes served with read timeouts and a cap on
-//!   connections, so that clients left idle cannot hold the server.
+//!   connections, so that clients left idle cannot hold the server (the
+//!   accept loop of `toolcall-serve`, which the MCP and A2A servers share).
 //!
 //! The facade's feature `ui` brings it in (`toolcall::ui`).
 #![deny(missing_docs)]
@@ -37,7 +38,6 @@ mod files;
 mod history;
 mod host;
 mod request;
-mod serve;
 mod server;
 mod track;
 
@@ -47,5 +47,7 @@ pub use agui_server::AguiServer;
 pub use chunk::{DONE, HEADERS, UiChunk};
 pub use history::ui_messages;
 pub use request::{ApprovalResponse, ChatRequest, UiMessage};
-pub use serve::{Serve, serve};
 pub use server::{ANONYMOUS, Auth, ChatServer};
+// Serving those routes on a real machine: toolcall-serve's accept loop,
+// with read and body timeouts and a cap on connections.
+pub use toolcall_serve::{Serve, serve};

@@ -4,6 +4,7 @@
 
 mod approval;
 mod client;
+mod connections;
 mod server;
 
 use std::sync::{Arc, Mutex};

@@ -7,13 +7,24 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::bearer::Secret;
-use crate::listen::ConnectionLimits;
 
 /// The hosts a loopback server answers to: anything else in `Host` is a
 /// page from another site that rebound its DNS name to 127.0.0.1.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// The browser origins allowed by default: pages served from this machine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// What one connection may take (the accept loop is `toolcall-serve`'s).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConnectionLimits {
+    /// Connections served at once: past it, the connection idle the
+    /// longest is closed for a new one; with all busy, new ones wait.
+    pub(crate) max_connections: usize,
+    /// How long a client may take to send a request's headers, and how long
+    /// a kept-alive connection may sit idle between requests; also the
+    /// router's timeout for each piece of a body.
+    pub(crate) read_timeout: Duration,
+}
 
 /// How to serve a [`McpServer`](crate::McpServer) over streamable HTTP.
 ///
@@ -130,9 +141,10 @@ impl HttpOptions {
 
     /// Serve at most this many connections at once (default 512). When all
     /// are taken, a new client is served by closing the connection idle the
-    /// longest (kept alive between requests, or never used); while every
-    /// connection is in the middle of a request, new clients wait, in the
-    /// listen backlog, until one has answered.
+    /// longest (kept alive between requests, never used, or still sending
+    /// its request's head); while every connection is in the middle of a
+    /// request, new clients wait, in the listen backlog, until one has
+    /// answered.
     pub fn with_max_connections(mut self, connections: usize) -> Self {
         self.limits.max_connections = connections;
         self

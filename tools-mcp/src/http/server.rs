@@ -13,7 +13,6 @@ use super::HttpOptions;
 use super::bearer::Secret;
 use super::requests::Requests;
 use crate::McpServer;
-use crate::listen;
 use crate::server::Stop;
 
 /// How long a shutdown gives, after the grace, the cancelled calls to write
@@ -106,18 +105,19 @@ impl HttpServer {
     /// and retried rather than returned.
     pub async fn serve(self) -> std::io::Result<()> {
         let Self { listener, router, requests, sessions, calls, options, .. } = self;
-        let stop = async {
-            if options.ctrl_c {
+        let (shutdown, ctrl_c, grace) = (options.shutdown.clone(), options.ctrl_c, options.grace);
+        let stop = async move {
+            if ctrl_c {
                 tokio::select! {
-                    () = options.shutdown.cancelled() => {}
+                    () = shutdown.cancelled() => {}
                     () = stop_signal() => {}
                 }
             } else {
-                options.shutdown.cancelled().await;
+                shutdown.cancelled().await;
             }
         };
-        let drain = async {
-            let _ = tokio::time::timeout(options.grace, requests.idle()).await;
+        let drain = async move {
+            let _ = tokio::time::timeout(grace, requests.idle()).await;
             // The calls cancelled here answer with an error; the sessions,
             // whose open event streams would hold a connection forever, end
             // once those answers are written.
@@ -125,8 +125,16 @@ impl HttpServer {
             let _ = tokio::time::timeout(SHUTDOWN_DEADLINE, requests.idle()).await;
             sessions.cancel();
         };
-        listen::serve(listener, router, options.limits, stop, drain, SHUTDOWN_DEADLINE).await;
-        Ok(())
+        // The body's pieces are timed by the router (RequestBodyTimeoutLayer,
+        // at the read timeout): no deadline for the whole body here.
+        toolcall_serve::serve(listener, router)
+            .with_max_connections(options.limits.max_connections)
+            .with_read_timeout(options.limits.read_timeout)
+            .with_body_timeout(Duration::MAX)
+            .with_graceful_shutdown(stop)
+            .with_shutdown_drain(drain)
+            .with_shutdown_grace(SHUTDOWN_DEADLINE)
+            .await
     }
 }
 

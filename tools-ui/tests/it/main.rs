@@ -16,8 +16,5 @@ mod chats;
 // A tool's big image served under the chat, to its owner alone.
 mod files;
 
-// toolcall_ui::serve against raw connections: timeouts, the cap, long streams.
-mod connections;
-
 // The SSE responses over raw connections: keep-alive, a reader that stops.
 mod keepalive;
