@@ -78,10 +78,13 @@ fn open_files_limit() -> Option<u64> {
 #[tokio::test]
 async fn past_the_connection_cap_the_card_and_a_call_are_answered_and_the_idlest_is_closed() {
     // Both ends of each connection are in this process.
-    if open_files_limit().is_some_and(|limit| limit < 4 * CAP as u64) {
-        eprintln!("skipped: too low a limit on open files for {} connections", CAP + 8);
-        return;
-    }
+    let limit = open_files_limit();
+    assert!(
+        limit.is_none_or(|limit| limit >= 4 * CAP as u64),
+        "this process may open {limit:?} files, too few for both ends of {} connections: raise the \
+         limit (`ulimit -n 4096`) and run again",
+        CAP + 8
+    );
     let (addr, url) = start().await;
     // More than the cap, idle or with half a head: the oldest are closed
     // to make room for the newest, and for the card's and the call's.
