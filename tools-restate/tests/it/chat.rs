@@ -17,7 +17,7 @@ use toolcall_macros::tool;
 use toolcall_restate::Remote;
 use toolcall_ui::ChatServer;
 
-use crate::nested::Decides;
+use crate::nested::lead_with_sub;
 use crate::support::shop::{self, Running};
 use crate::support::{PATIENCE, Restate, Workers};
 
@@ -218,21 +218,8 @@ async fn file_report(_ctx: &ToolContext, text: String) -> Result<String, ToolErr
 #[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn the_page_approves_a_sub_agents_call_in_a_durable_run() {
     let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let clerk = Decides {
-        name: "clerk",
-        tool: "file_report",
-        arguments: json!({"text": "Q3 sales"}),
-        asked: inner.clone(),
-    };
-    let clerk = Agent::new(clerk, Toolset::builder().add(FileReport).build().unwrap()).unwrap();
-    let lead = Decides {
-        name: "lead",
-        tool: "clerk",
-        arguments: json!({"prompt": "File the Q3 report."}),
-        asked: outer.clone(),
-    };
-    let lead =
-        Agent::new(lead, Toolset::builder().add(clerk.as_tool("clerk", "Files.")).build().unwrap()).unwrap();
+    let report = json!({"text": "Q3 sales"});
+    let lead = lead_with_sub(["lead", "clerk"], "File the Q3 report.", FileReport, report, [&inner, &outer]);
     let worker = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = worker.local_addr().unwrap().port();
     let serving = tokio::spawn(toolcall_restate::serve_on(lead, worker));

@@ -17,7 +17,7 @@ use toolcall_agent::{
     Agent, Message, Model, ModelError, ModelName, ModelRequest, ModelResponse, RunResult, StopReason, Usage,
 };
 use toolcall_core::toolset::Toolset;
-use toolcall_core::{ToolCall, ToolContext, ToolError};
+use toolcall_core::{Tool, ToolCall, ToolContext, ToolError};
 use toolcall_macros::tool;
 
 use crate::approval::waiting;
@@ -26,11 +26,11 @@ use crate::support::Restate;
 /// Answers from the conversation alone, as a replayed run needs: a call
 /// of `tool` until a result came, then a text naming the result; each
 /// request counted.
-pub(crate) struct Decides {
-    pub(crate) name: &'static str,
-    pub(crate) tool: &'static str,
-    pub(crate) arguments: Value,
-    pub(crate) asked: Arc<AtomicUsize>,
+struct Decides {
+    name: &'static str,
+    tool: String,
+    arguments: Value,
+    asked: Arc<AtomicUsize>,
 }
 
 impl Model for Decides {
@@ -67,7 +67,7 @@ impl Model for Decides {
             }
             None => ModelResponse::new(
                 "",
-                [ToolCall::new(format!("{}-1", self.name), self.tool, self.arguments.to_string())],
+                [ToolCall::new(format!("{}-1", self.name), &*self.tool, self.arguments.to_string())],
             ),
         };
         response.usage = Usage { input_tokens: Some(10), output_tokens: Some(1), ..Usage::default() };
@@ -100,7 +100,7 @@ async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
     let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = worker.local_addr().unwrap().port();
-    let serving = tokio::spawn(toolcall_restate::serve_on(writer(&inner, &outer), worker));
+    let serving = tokio::spawn(toolcall_restate::serve_on(writer([&inner, &outer]), worker));
     let mut restate = Restate::start().await;
     restate.register(port).await;
     restate.send("nested-1", "How big is Oslo?").await;
@@ -122,7 +122,7 @@ async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
     restate.restart().await;
     let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let worker = TcpListener::bind(("127.0.0.1", port)).await.unwrap();
-    let serving = tokio::spawn(toolcall_restate::serve_on(writer(&inner, &outer), worker));
+    let serving = tokio::spawn(toolcall_restate::serve_on(writer([&inner, &outer]), worker));
 
     let (status, body) =
         restate.call("nested-1", "decide", &json!({"writer-1/researcher-1": {"decision": "approve"}})).await;
@@ -137,44 +137,39 @@ async fn a_sub_agents_held_call_is_decided_through_the_durable_run() {
     serving.abort();
 }
 
-/// The writer, with the researcher as its tool, their requests counted.
-fn writer(inner: &Arc<AtomicUsize>, outer: &Arc<AtomicUsize>) -> Agent {
-    let researcher = Decides {
-        name: "researcher",
-        tool: "save_note",
-        arguments: json!({"text": "Oslo: 709,000 people"}),
-        asked: inner.clone(),
-    };
-    let researcher = Agent::new(researcher, Toolset::builder().add(SaveNote).build().unwrap()).unwrap();
-    let writer = Decides {
-        name: "writer",
-        tool: "researcher",
-        arguments: json!({"prompt": "Population of Oslo?"}),
+/// `lead`, whose one tool is the sub-agent `sub`: `lead` asks it `prompt`,
+/// and `sub` calls its own one tool, `tool`, with `arguments`. Each model
+/// a [`Decides`], counting its requests in `asked` (the sub-agent's first).
+pub(crate) fn lead_with_sub(
+    [lead, sub]: [&'static str; 2],
+    prompt: &str,
+    tool: impl Tool + 'static,
+    arguments: Value,
+    [inner, outer]: [&Arc<AtomicUsize>; 2],
+) -> Agent {
+    let model = Decides { name: sub, tool: tool.spec().name().to_owned(), arguments, asked: inner.clone() };
+    let sub_agent = Agent::new(model, Toolset::builder().add(tool).build().unwrap()).unwrap();
+    let model = Decides {
+        name: lead,
+        tool: sub.to_owned(),
+        arguments: json!({ "prompt": prompt }),
         asked: outer.clone(),
     };
-    let tools = Toolset::builder().add(researcher.as_tool("researcher", "Looks facts up.")).build().unwrap();
-    Agent::new(writer, tools).unwrap()
+    Agent::new(model, Toolset::builder().add(sub_agent.as_tool(sub, "Helps.")).build().unwrap()).unwrap()
+}
+
+/// The writer, with the researcher as its tool.
+fn writer(asked: [&Arc<AtomicUsize>; 2]) -> Agent {
+    let note = json!({"text": "Oslo: 709,000 people"});
+    lead_with_sub(["writer", "researcher"], "Population of Oslo?", SaveNote, note, asked)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
 async fn a_sub_agent_cut_by_a_crash_goes_on_where_it_was() {
     let (inner, outer) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let reader = Decides {
-        name: "reader",
-        tool: "note",
-        arguments: json!({"text": "Bergen: 291,000 people"}),
-        asked: inner.clone(),
-    };
-    let reader = Agent::new(reader, Toolset::builder().add(Note).build().unwrap()).unwrap();
-    let writer = Decides {
-        name: "writer",
-        tool: "reader",
-        arguments: json!({"prompt": "Population of Bergen?"}),
-        asked: outer.clone(),
-    };
-    let tools = Toolset::builder().add(reader.as_tool("reader", "Reads sources.")).build().unwrap();
-    let writer = Agent::new(writer, tools).unwrap();
+    let note = json!({"text": "Bergen: 291,000 people"});
+    let writer = lead_with_sub(["writer", "reader"], "Population of Bergen?", Note, note, [&inner, &outer]);
 
     let worker = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = worker.local_addr().unwrap().port();
