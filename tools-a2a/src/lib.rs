@@ -13,7 +13,9 @@
 //!   [`A2aServer::serve`]): a task per run, its answer as an artifact and
 //!   the final status's message, streamed as artifact pieces; a run paused
 //!   for approval makes the task `input-required`, and the client's
-//!   `approve` / `deny` on the task resumes it;
+//!   `approve` / `deny` on the task resumes it; an auth hook
+//!   ([`A2aServer::with_auth`]) names each request's user, and a task is
+//!   its owner's alone (another's id is not found);
 //! - [`A2aAgent`]: a remote A2A agent as a [`Tool`](toolcall_core::Tool)
 //!   the model calls with a prompt, streamed (`SendStreamingMessage`)
 //!   when the peer's card says it streams, polled (`GetTask`) otherwise;
@@ -32,7 +34,7 @@ mod server;
 pub mod wire;
 
 pub use client::{A2aAgent, A2aError, INPUT_REQUIRED_ID, INPUT_REQUIRED_NAME};
-pub use server::A2aServer;
+pub use server::{A2aServer, ANONYMOUS};
 
 /// A new random id (a UUID v4, as the SDKs make them) for a task, a
 /// context or a message.

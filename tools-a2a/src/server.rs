@@ -2,14 +2,14 @@
 //! task kept in memory.
 
 use crate::new_id;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -17,6 +17,7 @@ use axum::routing::{get, post};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use futures::StreamExt as _;
+use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use toolcall_agent::{Agent, AgentEvent, Decision, RunInput, RunResult, RunState, StopReason};
@@ -24,13 +25,22 @@ use toolcall_core::{CancellationToken, Media, Source, ToolResult};
 
 use crate::wire::{
     AGENT_CARD_PATH, AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, CancelTaskRequest,
-    GetTaskRequest, JSONRPC_BINDING, Message, PROTOCOL_VERSION, Part, RpcError, SendMessageRequest,
-    SendMessageResponse, StreamResponse, Task, TaskArtifactUpdateEvent, TaskState, TaskStatus,
-    TaskStatusUpdateEvent, VERSION_HEADER, code, method,
+    GetTaskRequest, JSONRPC_BINDING, Message, PROTOCOL_VERSION, Part, RpcError, SecurityRequirement,
+    SecurityScheme, SendMessageRequest, SendMessageResponse, StreamResponse, StringList, Task,
+    TaskArtifactUpdateEvent, TaskState, TaskStatus, TaskStatusUpdateEvent, VERSION_HEADER, code, method,
 };
 
 /// The id of the artifact that holds a run's answer.
 const ANSWER_ARTIFACT: &str = "answer";
+
+/// Who every request is when the server has no auth hook (the chat
+/// server's word for it too): all tasks then have the same owner.
+pub const ANONYMOUS: &str = "anonymous";
+
+/// The auth hook ([`A2aServer::with_auth`]): the same shape as the chat
+/// server's (`toolcall_ui::Auth`), declared again here so that this crate
+/// does not depend on the UI's.
+type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync>;
 
 /// An [`Agent`] served as an A2A agent (A2A 1.0, the JSON-RPC binding, as
 /// the official SDKs 1.3.0 speak it): the agent card at
@@ -47,6 +57,22 @@ const ANSWER_ARTIFACT: &str = "answer";
 /// data part `{"decisions": {"<call id>": "approve" | "deny" | {"decision": ...}}}`,
 /// and the run resumes. Tasks are kept in memory, the oldest finished ones
 /// dropped past [`A2aServer::with_max_tasks`].
+///
+/// **Whose task.** The auth hook ([`A2aServer::with_auth`]) runs first on
+/// every JSON-RPC request and names the user (the card stays public); a
+/// task belongs to the user whose message started it. Another user's task
+/// id is answered exactly as an id no task has (`TaskNotFoundError`,
+/// -32001), by `GetTask`, `CancelTask`, and a message that continues the
+/// task or decides its held calls (streamed or not), as A2A 1.0 asks
+/// (servers "MUST NOT reveal the existence of resources the client is not
+/// authorized to access"). Contexts are each user's own: a `contextId`
+/// another user made, named in a new message, is not refused (that would
+/// tell that it exists, where an unknown one is taken) but is a context of
+/// the sender's own under that id, sharing nothing with the other's (the
+/// spec lets an agent accept and keep a client's `contextId`, and refusing
+/// one it cannot accept must not make up another). Without a hook every
+/// request is the same user, [`ANONYMOUS`]: a demo's, or a private
+/// network's, setting.
 ///
 /// ```no_run
 /// # async fn run(agent: toolcall_agent::Agent) -> std::io::Result<()> {
@@ -65,6 +91,7 @@ struct Inner {
     agent: Agent,
     card: CardSettings,
     tasks: Mutex<Tasks>,
+    auth: Option<Auth>,
     max_body: usize,
     keep_alive: Duration,
 }
@@ -77,6 +104,7 @@ struct CardSettings {
     url: Option<String>,
     version: String,
     skills: Vec<AgentSkill>,
+    security: BTreeMap<String, SecurityScheme>,
 }
 
 /// The tasks in memory, and the order they came in (for dropping the
@@ -90,6 +118,8 @@ struct Tasks {
 /// One task and what runs it.
 struct Entry {
     task: Task,
+    /// The user whose message started it: only they read or touch it.
+    owner: String,
     /// The paused run, while the task is `input-required`.
     paused: Option<RunState>,
     /// Cancels the running run.
@@ -133,6 +163,7 @@ impl A2aServer {
             url: None,
             version: "1.0.0".to_owned(),
             skills,
+            security: BTreeMap::new(),
         };
         let tasks = Tasks { by_id: HashMap::new(), order: VecDeque::new(), max: 1024 };
         Self {
@@ -140,6 +171,7 @@ impl A2aServer {
                 agent,
                 card,
                 tasks: Mutex::new(tasks),
+                auth: None,
                 max_body: 4 << 20,
                 keep_alive: Duration::from_secs(15),
             }),
@@ -185,6 +217,59 @@ impl A2aServer {
         self
     }
 
+    /// Who a request is from: `auth` reads the request's parts (a bearer
+    /// token, an API key, a client certificate's name put there by a
+    /// proxy) and gives the user's id, or the response that refuses the
+    /// request (401, 403), which is sent as it is. It runs first on every
+    /// `POST /`, before the body is read; the card is served to anyone,
+    /// as clients read it to learn how to authenticate (say how with
+    /// [`A2aServer::with_security_scheme`]). Each task then belongs to
+    /// its user: see "Whose task" on [`A2aServer`].
+    ///
+    /// ```
+    /// use axum::http::{Request, StatusCode};
+    /// use axum::response::IntoResponse;
+    /// use toolcall_a2a::A2aServer;
+    /// use toolcall_a2a::wire::SecurityScheme;
+    /// use toolcall_agent::{Agent, testing::ScriptedModel};
+    /// use toolcall_core::Toolset;
+    ///
+    /// let agent = Agent::new(ScriptedModel::new().then_text("Hello."), Toolset::new()).unwrap();
+    /// let server = A2aServer::new(agent)
+    ///     .with_auth(|parts| {
+    ///         // A real hook checks a token; this one trusts a header.
+    ///         let user = parts.headers.get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    ///         Box::pin(async move { user.ok_or_else(|| StatusCode::UNAUTHORIZED.into_response()) })
+    ///     })
+    ///     .with_security_scheme("user", SecurityScheme::api_key("header", "x-user"));
+    /// let _app = server.router(); // to serve, as without a hook
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let body = br#"{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "t-1"}}"#;
+    /// let (nobody, ()) = Request::post("/").body(()).unwrap().into_parts();
+    /// assert_eq!(server.respond(&nobody, body).await.status(), StatusCode::UNAUTHORIZED);
+    /// let (alice, ()) = Request::post("/").header("x-user", "alice").body(()).unwrap().into_parts();
+    /// assert_eq!(server.respond(&alice, body).await.status(), StatusCode::OK); // -32001: no such task
+    /// # });
+    /// ```
+    pub fn with_auth<F>(mut self, auth: F) -> Self
+    where
+        F: Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> + Send + Sync + 'static,
+    {
+        self.inner_mut().auth = Some(Arc::new(auth));
+        self
+    }
+
+    /// Say on the card that requests authenticate with `scheme`, under
+    /// `name` (the card's `securitySchemes`, and a `securityRequirements`
+    /// entry naming it alone, without scopes: any one of the schemes
+    /// declared will do). The card only tells clients; the checking is the
+    /// auth hook's ([`A2aServer::with_auth`]).
+    pub fn with_security_scheme(mut self, name: impl Into<String>, scheme: SecurityScheme) -> Self {
+        self.inner_mut().card.security.insert(name.into(), scheme);
+        self
+    }
+
     /// How many tasks stay in memory (1024 by default); past it the oldest
     /// task that is not running is dropped, and reads of it find nothing.
     pub fn with_max_tasks(mut self, tasks: usize) -> Self {
@@ -220,6 +305,14 @@ impl A2aServer {
             }],
             version: settings.version.clone(),
             capabilities: AgentCapabilities { streaming: Some(true), push_notifications: Some(false) },
+            security_schemes: settings.security.clone(),
+            security_requirements: settings
+                .security
+                .keys()
+                .map(|name| SecurityRequirement {
+                    schemes: BTreeMap::from([(name.clone(), StringList::default())]),
+                })
+                .collect(),
             default_input_modes: vec!["text/plain".into(), "application/json".into()],
             default_output_modes: vec!["text/plain".into(), "application/json".into()],
             skills: settings.skills.clone(),
@@ -233,7 +326,6 @@ impl A2aServer {
         Router::new()
             .route(AGENT_CARD_PATH, get(card_route))
             .route("/", post(rpc_route))
-            .layer(DefaultBodyLimit::max(self.inner.max_body))
             .with_state(self.clone())
     }
 
@@ -256,17 +348,45 @@ impl A2aServer {
         toolcall_serve::serve(listener, self.router()).await
     }
 
-    /// A task as it is now, with at most `history` of its latest messages.
+    /// A task as it is now, with at most `history` of its latest messages:
+    /// the process's own view, whoever owns the task (a client's `GetTask`
+    /// reads only its own).
     pub fn task(&self, id: &str, history: Option<i32>) -> Option<Task> {
         self.tasks().by_id.get(id).map(|entry| limit_history(entry.task.clone(), history))
+    }
+
+    /// The task `id` as `owner` may read it: another owner's is not found.
+    fn task_of(&self, owner: &str, id: &str, history: Option<i32>) -> Result<Task, RpcError> {
+        let mut tasks = self.tasks();
+        let entry = tasks.owned(owner, id)?;
+        Ok(limit_history(entry.task.clone(), history))
+    }
+
+    /// The request's user: the auth hook's, or [`ANONYMOUS`] without one;
+    /// or the hook's refusal.
+    async fn user(&self, parts: &Parts) -> Result<String, Response> {
+        match &self.inner.auth {
+            Some(auth) => auth(parts).await,
+            None => Ok(ANONYMOUS.to_owned()),
+        }
     }
 
     fn tasks(&self) -> MutexGuard<'_, Tasks> {
         self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Answer one JSON-RPC request (the body of `POST /`).
-    pub async fn respond(&self, headers: &HeaderMap, body: &[u8]) -> Response {
+    /// Answer one JSON-RPC request (the body of `POST /`, sent with
+    /// `parts`), for a handler of your own: the auth hook runs first on
+    /// `parts`, and its refusal is the answer.
+    pub async fn respond(&self, parts: &Parts, body: &[u8]) -> Response {
+        match self.user(parts).await {
+            Ok(user) => self.answer(&user, &parts.headers, body).await,
+            Err(refused) => refused,
+        }
+    }
+
+    /// Answer one JSON-RPC request from `user`, the hook passed.
+    async fn answer(&self, user: &str, headers: &HeaderMap, body: &[u8]) -> Response {
         let request: Value = match serde_json::from_slice(body) {
             Ok(value) => value,
             Err(e) => {
@@ -310,12 +430,12 @@ impl A2aServer {
         let params = object.get("params").cloned().unwrap_or_else(|| json!({}));
         let result = match name {
             method::SEND_MESSAGE => match parse_params::<SendMessageRequest>(params) {
-                Ok(params) => self.send(params).await.map(|r| json!(r)),
+                Ok(params) => self.send(user, params).await.map(|r| json!(r)),
                 Err(e) => Err(e),
             },
             method::SEND_STREAMING_MESSAGE => {
                 return match parse_params::<SendMessageRequest>(params) {
-                    Ok(params) => match self.send_streaming(id.clone(), params) {
+                    Ok(params) => match self.send_streaming(user, id.clone(), params) {
                         Ok(response) => response,
                         Err(e) => rpc_error(id, e),
                     },
@@ -323,14 +443,11 @@ impl A2aServer {
                 };
             }
             method::GET_TASK => match parse_params::<GetTaskRequest>(params) {
-                Ok(params) => self
-                    .task(&params.id, params.history_length)
-                    .map(|t| json!(t))
-                    .ok_or_else(|| not_found(&params.id)),
+                Ok(params) => self.task_of(user, &params.id, params.history_length).map(|t| json!(t)),
                 Err(e) => Err(e),
             },
             _ => match parse_params::<CancelTaskRequest>(params) {
-                Ok(params) => self.cancel(&params.id).map(|t| json!(t)),
+                Ok(params) => self.cancel(user, &params.id).map(|t| json!(t)),
                 Err(e) => Err(e),
             },
         };
@@ -342,25 +459,29 @@ impl A2aServer {
 
     /// `SendMessage`: start or resume the task, and answer when it stops
     /// (at once with `returnImmediately`).
-    async fn send(&self, params: SendMessageRequest) -> Result<SendMessageResponse, RpcError> {
+    async fn send(&self, user: &str, params: SendMessageRequest) -> Result<SendMessageResponse, RpcError> {
         let config = params.configuration.clone().unwrap_or_default();
-        let started = self.start(params, None)?;
+        let started = self.start(user, params, None)?;
         if !config.return_immediately {
             let mut done = started.done;
             // A closed sender means the run's task is gone: it ended too.
             let _ = done.wait_for(|done| *done).await;
         }
-        let task =
-            self.task(&started.task_id, config.history_length).ok_or_else(|| not_found(&started.task_id))?;
+        let task = self.task_of(user, &started.task_id, config.history_length)?;
         Ok(SendMessageResponse::Task(task))
     }
 
     /// `SendStreamingMessage`: start or resume the task, and stream its
     /// events: the task first, then its updates, to its next stop.
-    fn send_streaming(&self, id: Value, params: SendMessageRequest) -> Result<Response, RpcError> {
+    fn send_streaming(
+        &self,
+        user: &str,
+        id: Value,
+        params: SendMessageRequest,
+    ) -> Result<Response, RpcError> {
         let history = params.configuration.as_ref().and_then(|c| c.history_length);
         let (sender, receiver) = mpsc::unbounded_channel();
-        let started = self.start(params, Some(sender))?;
+        let started = self.start(user, params, Some(sender))?;
         let first = started.first;
         let first = StreamResponse::Task(limit_history(first, history));
         let events = futures::stream::once(async move { first })
@@ -375,9 +496,9 @@ impl A2aServer {
     }
 
     /// `CancelTask`: stop the run, or drop the wait for a decision.
-    fn cancel(&self, id: &str) -> Result<Task, RpcError> {
+    fn cancel(&self, user: &str, id: &str) -> Result<Task, RpcError> {
         let mut tasks = self.tasks();
-        let entry = tasks.by_id.get_mut(id).ok_or_else(|| not_found(id))?;
+        let entry = tasks.owned(user, id)?;
         if entry.task.status.state.is_terminal() {
             let state = entry.task.status.state;
             return Err(RpcError::new(
@@ -393,9 +514,11 @@ impl A2aServer {
         Ok(entry.task.clone())
     }
 
-    /// Start a new task for a message, or resume the paused one it answers.
+    /// Start a new task of `user`'s for a message, or resume the paused
+    /// one of theirs it answers.
     fn start(
         &self,
+        user: &str,
         params: SendMessageRequest,
         events: Option<mpsc::UnboundedSender<StreamResponse>>,
     ) -> Result<Started, RpcError> {
@@ -405,7 +528,9 @@ impl A2aServer {
         let mut tasks = self.tasks();
         let (task_id, context_id, input) = match message.task_id.clone() {
             Some(task_id) if !task_id.is_empty() => {
-                let entry = tasks.by_id.get_mut(&task_id).ok_or_else(|| not_found(&task_id))?;
+                // Whose first: another user's task is not found before its
+                // context or state could tell anything about it.
+                let entry = tasks.owned(user, &task_id)?;
                 if let Some(context) = message.context_id.as_deref().filter(|c| !c.is_empty())
                     && context != entry.task.context_id
                 {
@@ -439,6 +564,10 @@ impl A2aServer {
                 let parts =
                     prompt_parts(&message.parts).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
                 let task_id = new_id();
+                // A context named by the client is taken as the sender's
+                // own, whoever else used the id: contexts are per user (the
+                // runs carry nothing from one task to the next of a context,
+                // so no other user's conversation can leak through it).
                 let context_id = message.context_id.clone().filter(|c| !c.is_empty()).unwrap_or_else(new_id);
                 message.task_id = Some(task_id.clone());
                 message.context_id = Some(context_id.clone());
@@ -452,6 +581,7 @@ impl A2aServer {
                 };
                 tasks.insert(Entry {
                     task,
+                    owner: user.to_owned(),
                     paused: None,
                     cancel: Some(token.clone()),
                     done: done_rx.clone(),
@@ -475,6 +605,13 @@ struct Started {
 }
 
 impl Tasks {
+    /// The task `id` if `owner` owns it; another owner's is answered as
+    /// one that does not exist, so that a client learns nothing of tasks
+    /// not its own, not even that they are.
+    fn owned(&mut self, owner: &str, id: &str) -> Result<&mut Entry, RpcError> {
+        self.by_id.get_mut(id).filter(|entry| entry.owner == owner).ok_or_else(|| not_found(id))
+    }
+
     /// Keep a new task, dropping the oldest that is not running when full.
     fn insert(&mut self, entry: Entry) {
         while self.by_id.len() >= self.max {
@@ -842,6 +979,21 @@ async fn card_route(State(server): State<A2aServer>, headers: HeaderMap) -> Resp
     json_response(json!(server.card(host)))
 }
 
-async fn rpc_route(State(server): State<A2aServer>, headers: HeaderMap, body: Bytes) -> Response {
-    server.respond(&headers, &body).await
+async fn rpc_route(State(server): State<A2aServer>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    // The hook first: a client it refuses gets its response, and the body
+    // of a request nobody is allowed to make is never read.
+    let user = match server.user(&parts).await {
+        Ok(user) => user,
+        Err(refused) => return refused,
+    };
+    let max = server.inner.max_body;
+    let body = match axum::body::to_bytes(body, max).await {
+        Ok(body) => body,
+        Err(_) => {
+            let reason = format!("the request body is over {max} bytes");
+            return (StatusCode::PAYLOAD_TOO_LARGE, reason).into_response();
+        }
+    };
+    server.answer(&user, &parts.headers, &body).await
 }

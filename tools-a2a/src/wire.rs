@@ -12,6 +12,7 @@
 use crate::new_id;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The protocol version this crate speaks, sent in the `A2A-Version`
 /// header and named by the card's interface.
@@ -435,6 +436,144 @@ pub struct AgentSkill {
     pub examples: Vec<String>,
 }
 
+/// How a client authenticates to the agent (`SecurityScheme`, after
+/// OpenAPI's): one of its five kinds is set. A struct of options rather
+/// than an enum, as [`Part`] is, so that a card read from a peer whose
+/// scheme this crate does not know still reads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityScheme {
+    /// An API key in a header, a query parameter or a cookie.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_security_scheme: Option<ApiKeySecurityScheme>,
+    /// HTTP authentication (`Bearer`, `Basic`...), in the `Authorization`
+    /// header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_auth_security_scheme: Option<HttpAuthSecurityScheme>,
+    /// OAuth 2.0: its `flows` and `oauth2MetadataUrl`, kept as JSON (this
+    /// crate neither runs the flows nor reads them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth2_security_scheme: Option<Value>,
+    /// OpenID Connect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_id_connect_security_scheme: Option<OpenIdConnectSecurityScheme>,
+    /// Mutual TLS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtls_security_scheme: Option<MutualTlsSecurityScheme>,
+}
+
+impl SecurityScheme {
+    /// A bearer token in the `Authorization` header.
+    pub fn bearer() -> Self {
+        Self::http("Bearer")
+    }
+
+    /// HTTP authentication with this scheme (`Bearer`, `Basic`), as the
+    /// IANA registry names it.
+    pub fn http(scheme: impl Into<String>) -> Self {
+        Self {
+            http_auth_security_scheme: Some(HttpAuthSecurityScheme {
+                scheme: scheme.into(),
+                ..HttpAuthSecurityScheme::default()
+            }),
+            ..Self::default()
+        }
+    }
+
+    /// An API key sent as `name` in `location` (`"header"`, `"query"` or
+    /// `"cookie"`).
+    pub fn api_key(location: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            api_key_security_scheme: Some(ApiKeySecurityScheme {
+                description: String::new(),
+                location: location.into(),
+                name: name.into(),
+            }),
+            ..Self::default()
+        }
+    }
+
+    /// OpenID Connect, its provider's discovery document at `url`.
+    pub fn open_id_connect(url: impl Into<String>) -> Self {
+        Self {
+            open_id_connect_security_scheme: Some(OpenIdConnectSecurityScheme {
+                description: String::new(),
+                open_id_connect_url: url.into(),
+            }),
+            ..Self::default()
+        }
+    }
+}
+
+/// An API key, and where the client puts it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKeySecurityScheme {
+    /// What it is, for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// `header`, `query` or `cookie`.
+    #[serde(default)]
+    pub location: String,
+    /// The header's, parameter's or cookie's name.
+    #[serde(default)]
+    pub name: String,
+}
+
+/// HTTP authentication in the `Authorization` header.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HttpAuthSecurityScheme {
+    /// What it is, for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The scheme (`Bearer`, `Basic`).
+    #[serde(default)]
+    pub scheme: String,
+    /// How a bearer token is made (`JWT`), for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bearer_format: String,
+}
+
+/// OpenID Connect.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenIdConnectSecurityScheme {
+    /// What it is, for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The provider's discovery document.
+    #[serde(default)]
+    pub open_id_connect_url: String,
+}
+
+/// Mutual TLS: the client's certificate.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MutualTlsSecurityScheme {
+    /// What it is, for people.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+}
+
+/// One way to satisfy the card's security: every scheme named, each with
+/// the scopes it needs. A card's requirements are alternatives.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecurityRequirement {
+    /// The schemes (names in the card's `securitySchemes`) and their scopes.
+    #[serde(default)]
+    pub schemes: BTreeMap<String, StringList>,
+}
+
+/// A list of strings (protobuf's wrapper, so that it can be a map's value).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StringList {
+    /// The strings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub list: Vec<String>,
+}
+
 /// The agent card, served at [`AGENT_CARD_PATH`]: who the agent is, where
 /// and how to reach it, what it does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -454,6 +593,13 @@ pub struct AgentCard {
     /// What it can do beyond plain requests.
     #[serde(default)]
     pub capabilities: AgentCapabilities,
+    /// The ways to authenticate it takes, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub security_schemes: BTreeMap<String, SecurityScheme>,
+    /// Which of them a request needs: any one of these alternatives (none:
+    /// the card says nothing of authentication).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub security_requirements: Vec<SecurityRequirement>,
     /// The media types it reads.
     #[serde(default)]
     pub default_input_modes: Vec<String>,

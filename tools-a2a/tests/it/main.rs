@@ -5,6 +5,7 @@
 mod approval;
 mod client;
 mod connections;
+mod owners;
 mod server;
 
 use std::sync::{Arc, Mutex};
@@ -48,16 +49,25 @@ pub(crate) async fn serve_shared(model: Arc<ScriptedModel>) -> String {
 
 /// One JSON-RPC call; the whole answer.
 pub(crate) async fn rpc(url: &str, method: &str, params: Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
-    let response = reqwest::Client::new()
-        .post(format!("{url}/"))
-        .header("A2A-Version", "1.0")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
+    let response = post_rpc(url, None, method, params).await;
     assert_eq!(response.status(), 200);
     response.json().await.unwrap()
+}
+
+/// One JSON-RPC call, as `user` says who it is (in `x-user`) if given;
+/// the response as it came.
+pub(crate) async fn post_rpc(
+    url: &str,
+    user: Option<&str>,
+    method: &str,
+    params: Value,
+) -> reqwest::Response {
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+    let mut request = reqwest::Client::new().post(format!("{url}/")).header("A2A-Version", "1.0").json(&body);
+    if let Some(user) = user {
+        request = request.header("x-user", user);
+    }
+    request.send().await.unwrap()
 }
 
 /// A user message with these parts, on `task` if given.
