@@ -42,11 +42,14 @@ pub(crate) enum Verdict {
 }
 
 /// Ask whether `call` may run, or read the answer its request carries.
+/// `stateless`: served over HTTP without sessions, where a request to the
+/// client has no way back before 2026-07-28.
 pub(crate) async fn ask(
     call: &ToolCall,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     timeout: Duration,
+    stateless: bool,
 ) -> Verdict {
     let can_ask = context
         .client_capabilities()
@@ -56,6 +59,18 @@ pub(crate) async fn ask(
     let modern = context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
     if modern && let Some(answer) = answered(call, request) {
         return answer;
+    }
+    if stateless && !modern {
+        // rmcp serves such a request with no session: the client's
+        // capabilities are unknown, and its answer, a POST of its own, may
+        // reach another replica and is refused there anyway.
+        return Verdict::Refuse(ToolError::Denied(format!(
+            "tool `{}` needs a person's approval before it runs, and this server answers each request \
+             on its own (stateless): it can ask the person only on MCP 2026-07-28, where the client \
+             calls again with the answer. Connect at 2026-07-28, or use a server with sessions \
+             (behind a balancer, sticky on Mcp-Session-Id): it did not run",
+            call.name
+        )));
     }
     if !can_ask {
         return Verdict::Refuse(ToolError::Denied(format!(

@@ -101,9 +101,39 @@ impl HttpOptions {
         self
     }
 
-    /// Keep no sessions: each POST is answered on its own (for servers behind
-    /// a load balancer). Server-to-client notifications outside a request's
-    /// response, such as `tools/list_changed`, are then not delivered.
+    /// Keep no sessions: each POST is answered on its own, so that replicas
+    /// of the same toolset behind a round-robin load balancer can each
+    /// answer any request (off by default).
+    ///
+    /// What still works, whichever replica a request reaches: `initialize`,
+    /// `tools/list`, `tools/call`, the progress of a call (it travels on
+    /// the call's own answer, which is then an event stream, not JSON), and
+    /// approval for clients at MCP 2026-07-28, which call again with the
+    /// person's answer. What does not: approval for older clients (the
+    /// server would have to send them a request whose answer has no way
+    /// back; their calls that need approval are refused, saying so),
+    /// `notifications/cancelled` (acknowledged and dropped: closing the
+    /// call's connection cancels it instead), the event stream (GET gets
+    /// 405) and with it `tools/list_changed`, and resumption with
+    /// `Last-Event-ID`. With sessions (the default), put the
+    /// replicas behind a balancer sticky on `Mcp-Session-Id` instead: the
+    /// MCP guide has an HAProxy configuration.
+    ///
+    /// ```no_run
+    /// use toolcall_core::Toolset;
+    /// use toolcall_mcp::{HttpOptions, McpServer};
+    /// # async fn run(tools: Toolset) -> std::io::Result<()> {
+    /// // One replica; start as many as needed, the same way.
+    /// HttpOptions::new()
+    ///     .with_stateless(true)
+    ///     .with_bearer_token("s3cret")
+    ///     .with_allowed_hosts(["mcp.example.com"])
+    ///     .bind(McpServer::new(tools), "0.0.0.0:8000".parse().unwrap())
+    ///     .await?
+    ///     .serve()
+    ///     .await
+    /// # }
+    /// ```
     pub fn with_stateless(mut self, yes: bool) -> Self {
         self.stateless = yes;
         self

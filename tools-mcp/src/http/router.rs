@@ -44,6 +44,7 @@ impl HttpOptions {
             .with_json_response(self.stateless)
             .with_max_request_body_bytes(MAX_BODY)
             .with_cancellation_token(sessions);
+        let server = server.answering_statelessly(self.stateless);
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(self.session_idle);
         let manager = Arc::new(manager);

@@ -69,7 +69,7 @@ impl McpServer {
         };
         let approved = state.toolset.needs_approval(&ctx, &call);
         if approved {
-            match ask(&call, &request, &context, self.approval_timeout).await {
+            match ask(&call, &request, &context, self.approval_timeout, self.stateless).await {
                 Verdict::Run => {}
                 Verdict::Refuse(error) => {
                     return Ok(error_result(error.outcome(), error.model_content()).into());

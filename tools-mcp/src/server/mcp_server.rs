@@ -51,6 +51,9 @@ pub struct McpServer {
     pub(super) initialized: AtomicBool,
     /// How long a person has to answer an approval request.
     pub(super) approval_timeout: Duration,
+    /// Served over HTTP without sessions ([`crate::HttpOptions::with_stateless`]):
+    /// before 2026-07-28 the server cannot ask the client anything.
+    pub(super) stateless: bool,
 }
 
 impl Clone for McpServer {
@@ -62,6 +65,7 @@ impl Clone for McpServer {
             stopping: self.stopping.clone(),
             initialized: AtomicBool::new(false),
             approval_timeout: self.approval_timeout,
+            stateless: self.stateless,
         }
     }
 }
@@ -85,6 +89,7 @@ impl McpServer {
             stopping: None,
             initialized: AtomicBool::new(false),
             approval_timeout: Duration::from_secs(600),
+            stateless: false,
         }
     }
 
@@ -177,6 +182,13 @@ impl McpServer {
         // The last answers are still on their way to stdout.
         writer.finish().await;
         Ok(())
+    }
+
+    /// This server, answering each HTTP request on its own: its approval
+    /// refusals then say why the client could not be asked.
+    pub(crate) fn answering_statelessly(mut self, yes: bool) -> Self {
+        self.stateless = yes;
+        self
     }
 
     pub(super) fn state(&self) -> Arc<State> {

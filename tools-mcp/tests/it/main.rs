@@ -26,3 +26,6 @@ mod http_limits;
 mod resume;
 // A client that disconnects mid-call.
 mod disconnect;
+// Replicas behind HAProxy's round robin: stateless, and sticky sessions
+// (ignored by default: they need haproxy).
+mod balanced;
