@@ -455,6 +455,31 @@ impl RunState {
         Self { transcript, turn }
     }
 
+    /// The run's transcript once the run that took these decisions was
+    /// cut off before its turn's results were kept: the turn's results
+    /// after its calls, each approved call (and each call whose sub-agent
+    /// went on) [`cut_off`](crate::cut_off) rather than run again, each
+    /// denied one its reason, each undecided one denied (no one decided
+    /// before the cut). A new run goes on from it; nothing runs twice.
+    pub fn cut_off(self) -> Transcript {
+        let calls = self.transcript.pending_calls();
+        let PausedTurn { done: mut placed, pending, nested, .. } = self.turn;
+        for pending in pending.into_iter().filter(|pending| pending.path.is_empty()) {
+            let result = match &pending.decision {
+                Some(Decision::Deny { reason }) => denied(&pending.call, reason),
+                Some(_) => crate::cut_off(&pending.call),
+                None => denied(&pending.call, "no one decided about it before its run was cut off"),
+            };
+            placed.push(Placed { position: pending.position, result });
+        }
+        for below in nested {
+            placed.push(Placed { position: below.position, result: crate::cut_off(&below.call) });
+        }
+        let mut transcript = self.transcript;
+        transcript.push(crate::Message::Tool { results: in_turn_order(&calls, placed) });
+        transcript
+    }
+
     /// The calls that wait, with what was decided so far: the run's own in
     /// turn order, then its sub-agents' (those with a
     /// [`path`](Pending::path)), each named by its [`id`](Pending::id).

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use toolcall_core::{ToolCall, ToolContext, ToolResult, Toolset};
 
-use crate::{AgentEvent, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RunState};
+use crate::{AgentEvent, Model, ModelError, ModelEvent, ModelRequest, ModelResponse, RunState, Transcript};
 
 /// How a run's side effects happen ([`Agent::run_with`](crate::Agent::run_with)).
 ///
@@ -141,6 +141,25 @@ pub trait Effects: Send + Sync {
         let _ = event;
     }
 
+    /// The run's transcript grew to a point it can go on from: a model
+    /// response whose calls are about to run, or a turn's results before
+    /// the model is asked again. Keep it, so a run cut off later (its
+    /// process killed, its model failing) leaves what its tools did, and
+    /// which calls were in flight: a session store appends it under the
+    /// run's lease (`toolcall-session`). Called before each request and
+    /// each turn's calls whenever the transcript changed since the last
+    /// time, never for a sub-agent's run; an error ends the run (a lease
+    /// another run took, a store that fails). Nothing by default.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Engine`]: the transcript could not be kept, and the
+    /// run must not go on.
+    fn checkpoint<'a>(&'a self, transcript: &'a Transcript) -> BoxFuture<'a, Result<(), ModelError>> {
+        let _ = transcript;
+        Box::pin(async { Ok(()) })
+    }
+
     /// The effects a sub-agent's run takes its steps through: the run of
     /// an agent tool that one of this run's calls runs (its spec says
     /// [`has_nested_steps`](toolcall_core::ToolSpec::has_nested_steps)).
@@ -175,4 +194,18 @@ pub enum Approval {
     /// approval, which refuses it. The loop sends here only the calls
     /// that need none.
     Required,
+}
+
+/// The result the model reads for a call that was cut off: its run
+/// stopped (its process killed, its lease lost) after the call may have
+/// started and before its result was kept, so whether it took effect is
+/// unknown. A session gives it to such a call rather than running it
+/// again: at most once, whatever the tool.
+pub fn cut_off(call: &ToolCall) -> ToolResult {
+    let error = toolcall_core::ToolError::failed(format!(
+        "the call of `{}` was cut off (the run stopped) before its result was kept; it may or may not have \
+         taken effect, and it was not run again. Check its effect before calling it again.",
+        call.name
+    ));
+    ToolResult::error(call, &error)
 }

@@ -109,7 +109,7 @@ pub use budget::{LimitExceeded, RunBudget, RunLimits};
 #[cfg(feature = "clients")]
 pub use clients::{Anthropic, ApiKey, Client, Gemini, OpenAiChat, OpenAiResponses, ResendPolicy};
 pub use context::{ContextPolicy, NativeContext, Strategy, Summarizer};
-pub use effects::{Approval, Effects, InProcess};
+pub use effects::{Approval, Effects, InProcess, cut_off};
 pub use error::{AgentError, ModelError};
 pub use fallback::FallbackModel;
 pub use handoff::{Handoff, HandoffError, HandoffHistory};

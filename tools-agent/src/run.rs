@@ -81,6 +81,9 @@ pub(crate) struct Run<'a> {
     tools: Cow<'a, Toolset>,
     /// The typed answer, once one was read.
     pub(crate) typed_answer: Option<Value>,
+    /// How many messages the transcript had when it was last kept
+    /// ([`Effects::checkpoint`]).
+    kept: usize,
     /// The input tokens the provider reported for the run's last request
     /// under a context policy, and the tokens estimated for what it sent:
     /// the policy's calibration.
@@ -117,6 +120,7 @@ impl<'a> Run<'a> {
             .with_extension(nesting);
         // Each request prepares its turn's tools; calls left pending by a
         // saved or paused run answer to the tools shown now.
+        let progress_len = progress.transcript.messages.len();
         let tools = if progress.transcript.pending_calls().is_empty() {
             Cow::Borrowed(&agent.toolset)
         } else {
@@ -135,12 +139,14 @@ impl<'a> Run<'a> {
             repairs: (repairs, given),
             tools,
             typed_answer: None,
+            kept: progress_len,
             calibration: None,
         }
     }
 
     pub(crate) async fn go(&mut self) -> Result<Ended, ModelError> {
         loop {
+            self.keep().await?;
             // The agent the run is with: a handoff changes it.
             let agent = self.agent;
             let pending = self.progress.transcript.pending_calls();
@@ -203,6 +209,17 @@ impl<'a> Run<'a> {
                 return Ok(ended);
             }
         }
+    }
+
+    /// Keep the transcript if it changed since it was last kept: a
+    /// response whose calls are about to run, or a turn's results.
+    async fn keep(&mut self) -> Result<(), ModelError> {
+        let messages = self.progress.transcript.messages.len();
+        if messages != self.kept {
+            self.effects.checkpoint(&self.progress.transcript).await?;
+            self.kept = messages;
+        }
+        Ok(())
     }
 
     /// The model answered `text`: the run ends, but with an answer type

@@ -113,7 +113,7 @@ impl<'a> Filled<'a> {
         let start = Instant::now();
         let mut revision = 0;
         for chunk in messages.chunks(FILL_CHUNK) {
-            let append = Append { after: revision, keep: None, messages: chunk.to_vec(), paused: None };
+            let append = Append::new(revision, chunk.to_vec());
             revision = store.append(&key, append).await.expect("the fill appends");
         }
         let took = start.elapsed();
@@ -147,9 +147,7 @@ impl<'a> Filled<'a> {
             let batch = left.min(room);
             let first = self.revision.get();
             // The messages are the caller's to give: made before the clock starts.
-            let appends: Vec<Append> = (0..batch)
-                .map(|i| Append { after: first + i, keep: None, messages: run.to_vec(), paused: None })
-                .collect();
+            let appends: Vec<Append> = (0..batch).map(|i| Append::new(first + i, run.to_vec())).collect();
             let start = Instant::now();
             let mut revision = first;
             for append in appends {
@@ -165,12 +163,7 @@ impl<'a> Filled<'a> {
 
     /// Drop the messages the timed appends added.
     async fn cut_back(&self) {
-        let append = Append {
-            after: self.revision.get(),
-            keep: Some(self.size as u64),
-            messages: vec![],
-            paused: None,
-        };
+        let append = Append { keep: Some(self.size as u64), ..Append::new(self.revision.get(), vec![]) };
         self.revision.set(self.store.append(&self.key, append).await.expect("the cut"));
         self.messages.set(self.size);
     }

@@ -29,5 +29,6 @@ pub use session::{NotKept, Session, SessionError, SessionRun};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sql::SqlStore;
 pub use store::{
-    Append, Conversation, ConversationInfo, ConversationKey, MAX_KEY_BYTES, SessionStore, StoreError,
+    Append, Conversation, ConversationInfo, ConversationKey, Frame, Hold, Lease, MAX_KEY_BYTES, Renewal,
+    SessionStore, StoreError,
 };

@@ -1,13 +1,14 @@
 //! A store in this process's memory, bounded: for tests, and for a server
 //! that may forget.
 
+use futures::future::BoxFuture;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use futures::future::BoxFuture;
-
-use crate::{Append, Conversation, ConversationInfo, ConversationKey, SessionStore, StoreError};
+use crate::store::now_ms;
+use crate::{
+    Append, Conversation, ConversationInfo, ConversationKey, Frame, Lease, Renewal, SessionStore, StoreError,
+};
 
 /// Conversations in memory, at most a set number: past it, the least
 /// recently used is forgotten (its paused run with it). Nothing outlives
@@ -20,8 +21,7 @@ use crate::{Append, Conversation, ConversationInfo, ConversationKey, SessionStor
 /// # futures::executor::block_on(async {
 /// let store = MemoryStore::new(100);
 /// let key = ConversationKey::new("alice", "trip");
-/// let append = Append { after: 0, keep: None, messages: vec![Message::user("Hi")], paused: None };
-/// assert_eq!(store.append(&key, append).await.unwrap(), 1);
+/// assert_eq!(store.append(&key, Append::new(0, vec![Message::user("Hi")])).await.unwrap(), 1);
 /// assert_eq!(store.load(&key).await.unwrap().unwrap().messages, [Message::user("Hi")]);
 /// // Another owner's conversation of the same id is not there.
 /// assert!(store.load(&ConversationKey::new("bob", "trip")).await.unwrap().is_none());
@@ -46,6 +46,8 @@ struct Inner {
 #[derive(Debug)]
 struct Entry {
     conversation: Conversation,
+    /// The frames of the run that wrote last, and its id.
+    frames: (String, Vec<Frame>),
     used: u64,
     created_at: i64,
     updated_at: i64,
@@ -103,10 +105,6 @@ impl Inner {
     }
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as i64)
-}
-
 impl SessionStore for MemoryStore {
     fn load<'a>(
         &'a self,
@@ -127,13 +125,25 @@ impl SessionStore for MemoryStore {
         Box::pin(async move {
             key.check()?;
             let mut inner = self.inner();
-            let revision = inner.conversations.get(key).map_or(0, |entry| entry.conversation.revision);
-            if revision != append.after {
+            let stored = inner.conversations.get(key).map(|entry| &entry.conversation);
+            if let Some(holder) = stored.and_then(Conversation::running)
+                && append.hold.run() != Some(holder.run.as_str())
+            {
+                return Err(StoreError::Busy { key: key.clone() });
+            }
+            if stored.map_or(0, |conversation| conversation.revision) != append.after {
                 return Err(StoreError::Conflict { key: key.clone(), after: append.after });
             }
             let now = now_ms();
             let entry = inner.conversations.entry(key.clone()).or_insert_with(|| Entry {
-                conversation: Conversation { revision: 0, messages: Vec::new(), paused: None },
+                conversation: Conversation {
+                    revision: 0,
+                    messages: Vec::new(),
+                    paused: None,
+                    lease: None,
+                    stop_asked: false,
+                },
+                frames: (String::new(), Vec::new()),
                 used: 0,
                 created_at: now,
                 updated_at: now,
@@ -144,6 +154,12 @@ impl SessionStore for MemoryStore {
             }
             entry.conversation.messages.extend(append.messages);
             entry.conversation.paused = append.paused;
+            let lease = append.hold.lease().cloned();
+            let same_run = |a: Option<&Lease>, b: Option<&Lease>| a.map(|l| &l.run) == b.map(|l| &l.run);
+            if !same_run(entry.conversation.lease.as_ref(), lease.as_ref()) {
+                entry.conversation.stop_asked = false;
+            }
+            entry.conversation.lease = lease;
             entry.updated_at = now;
             let revision = entry.conversation.revision;
             inner.touch(key);
@@ -167,6 +183,7 @@ impl SessionStore for MemoryStore {
                     revision: entry.conversation.revision,
                     messages: entry.conversation.messages.len() as u64,
                     paused: entry.conversation.paused.is_some(),
+                    running: entry.conversation.running().is_some(),
                     created_at: entry.created_at,
                     updated_at: entry.updated_at,
                 })
@@ -178,5 +195,76 @@ impl SessionStore for MemoryStore {
 
     fn delete<'a>(&'a self, key: &'a ConversationKey) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move { Ok(self.inner().remove(key)) })
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        lease: &'a Lease,
+    ) -> BoxFuture<'a, Result<Renewal, StoreError>> {
+        Box::pin(async move {
+            let mut inner = self.inner();
+            let Some(entry) = inner.conversations.get_mut(key) else { return Ok(Renewal::Lost) };
+            let conversation = &mut entry.conversation;
+            match &mut conversation.lease {
+                Some(held) if held.run == lease.run => {
+                    held.until = lease.until;
+                    Ok(Renewal::Held { stop: conversation.stop_asked })
+                }
+                _ => Ok(Renewal::Lost),
+            }
+        })
+    }
+
+    fn stop<'a>(&'a self, key: &'a ConversationKey) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let mut inner = self.inner();
+            let Some(entry) = inner.conversations.get_mut(key) else { return Ok(false) };
+            let going = entry.conversation.running().is_some();
+            entry.conversation.stop_asked |= going;
+            Ok(going)
+        })
+    }
+
+    fn write_frames<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        run: &'a str,
+        first: u64,
+        frames: Vec<Frame>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut inner = self.inner();
+            let Some(entry) = inner.conversations.get_mut(key) else { return Ok(()) };
+            let (of, kept) = &mut entry.frames;
+            if of != run {
+                run.clone_into(of);
+                kept.clear();
+            }
+            // A batch written again (a retry) is kept once.
+            let skip = (kept.len() as u64).saturating_sub(first);
+            kept.extend(frames.into_iter().skip(usize::try_from(skip).unwrap_or(usize::MAX)));
+            Ok(())
+        })
+    }
+
+    fn read_frames<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        run: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<Vec<Frame>, StoreError>> {
+        Box::pin(async move {
+            let inner = self.inner();
+            let Some((of, kept)) = inner.conversations.get(key).map(|entry| &entry.frames) else {
+                return Ok(Vec::new());
+            };
+            let from = usize::try_from(from).unwrap_or(usize::MAX);
+            Ok(if of == run {
+                kept.get(from..).map(<[Frame]>::to_vec).unwrap_or_default()
+            } else {
+                Vec::new()
+            })
+        })
     }
 }

@@ -2,8 +2,6 @@
 //! of queries (sqlx's `Any` driver; `$1` parameters read the same in both),
 //! migrated by the store when it opens.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use futures::future::BoxFuture;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
@@ -11,12 +9,17 @@ use sqlx::{AnyPool, Row};
 use toolcall_agent::{Message, PausedTurn};
 
 use crate::record::{self, FORMAT, WRITER};
-use crate::{Append, Conversation, ConversationInfo, ConversationKey, SessionStore, StoreError};
+use crate::store::now_ms;
+use crate::{
+    Append, Conversation, ConversationInfo, ConversationKey, Frame, Lease, Renewal, SessionStore, StoreError,
+};
 
 /// The schema's versions, oldest first: each is applied once, in order,
 /// and recorded in `_sqlx_migrations`; a changed one is refused.
-const MIGRATIONS: &[(i64, &str, &str)] =
-    &[(1, "conversations", include_str!("../migrations/0001_conversations.sql"))];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (1, "conversations", include_str!("../migrations/0001_conversations.sql")),
+    (2, "runs", include_str!("../migrations/0002_runs.sql")),
+];
 
 /// How many messages one insert writes (5 parameters each, well under
 /// SQLite's 32,766 and PostgreSQL's 65,535).
@@ -39,7 +42,7 @@ const ROWS_PER_INSERT: usize = 500;
 /// let dir = tempfile::tempdir().unwrap();
 /// let store = SqlStore::sqlite(dir.path().join("chats.db")).await.unwrap();
 /// let key = ConversationKey::new("alice", "trip");
-/// let first = Append { after: 0, keep: None, messages: vec![Message::user("Hi")], paused: None };
+/// let first = Append::new(0, vec![Message::user("Hi")]);
 /// assert_eq!(store.append(&key, first.clone()).await.unwrap(), 1);
 /// // A second run that started from the same revision is refused.
 /// assert!(store.append(&key, first).await.is_err());
@@ -142,10 +145,6 @@ fn without_password(url: &str) -> String {
     }
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_millis() as i64)
-}
-
 fn database(error: sqlx::Error) -> StoreError {
     StoreError::Database(Box::new(error))
 }
@@ -185,8 +184,8 @@ impl SqlStore {
 
     async fn load_once(&self, key: &ConversationKey) -> Result<Option<Conversation>, StoreError> {
         let head = sqlx::query(
-            "SELECT revision, message_count, paused, paused_format, written_by FROM tools_conversations \
-             WHERE owner = $1 AND id = $2",
+            "SELECT revision, message_count, paused, paused_format, written_by, run, lease_until, stop_asked \
+             FROM tools_conversations WHERE owner = $1 AND id = $2",
         )
         .bind(&key.owner)
         .bind(&key.id)
@@ -199,6 +198,10 @@ impl SqlStore {
         let paused: Option<String> = head.try_get(2).map_err(database)?;
         let paused_format: Option<i64> = head.try_get(3).map_err(database)?;
         let written_by: String = head.try_get(4).map_err(database)?;
+        let run: Option<String> = head.try_get(5).map_err(database)?;
+        let until: Option<i64> = head.try_get(6).map_err(database)?;
+        let stop_asked = head.try_get::<i64, _>(7).map_err(database)? != 0;
+        let lease = run.zip(until).map(|(run, until)| Lease { run, until });
         let rows = sqlx::query(
             "SELECT seq, format, body FROM tools_messages WHERE owner = $1 AND conversation = $2 AND seq < $3 \
              ORDER BY seq",
@@ -222,12 +225,15 @@ impl SqlStore {
             )?),
             None => None,
         };
-        Ok(Some(Conversation { revision: u64::try_from(revision).unwrap_or(0), messages, paused }))
+        let revision = u64::try_from(revision).unwrap_or(0);
+        Ok(Some(Conversation { revision, messages, paused, lease, stop_asked }))
     }
 
     async fn append_to(&self, key: &ConversationKey, append: Append) -> Result<u64, StoreError> {
         key.check()?;
         let conflict = || StoreError::Conflict { key: key.clone(), after: append.after };
+        let holder = append.hold.run().map(str::to_owned);
+        let lease = append.hold.lease().cloned();
         let bodies = append.messages.iter().map(record::write).collect::<Result<Vec<_>, _>>()?;
         let paused = append.paused.as_ref().map(record::write).transpose()?;
         let paused_format = paused.as_ref().map(|_| FORMAT);
@@ -236,15 +242,21 @@ impl SqlStore {
         // The revision moves first: the write takes the row (or the new
         // key) before anything else, so a second append waits, then finds
         // the revision moved and is refused.
+        // A run's append also checks that no other run holds the
+        // conversation, in the same statement: one of two runs that start
+        // from the same revision moves it, and the other finds it moved.
         let sql = if append.after == 0 {
             "INSERT INTO tools_conversations (owner, id, revision, message_count, paused, paused_format, \
-             written_by, created_at, updated_at) VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7) \
+             written_by, created_at, updated_at, run, lease_until, stop_asked) \
+             VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $7, $8, $9, 0) \
              ON CONFLICT (owner, id) DO NOTHING RETURNING message_count"
         } else {
             "UPDATE tools_conversations SET revision = revision + 1, \
-             message_count = COALESCE(CAST($9 AS BIGINT), message_count) + $3, \
-             paused = $4, paused_format = $5, written_by = $6, updated_at = $7 \
-             WHERE owner = $1 AND id = $2 AND revision = $8 RETURNING message_count"
+             message_count = COALESCE(CAST($11 AS BIGINT), message_count) + $3, \
+             paused = $4, paused_format = $5, written_by = $6, updated_at = $7, \
+             stop_asked = CASE WHEN run = $8 THEN stop_asked ELSE 0 END, run = $8, lease_until = $9 \
+             WHERE owner = $1 AND id = $2 AND revision = $10 \
+             AND (run IS NULL OR lease_until <= $7 OR run = $12) RETURNING message_count"
         };
         let mut query = sqlx::query(sql)
             .bind(&key.owner)
@@ -253,12 +265,17 @@ impl SqlStore {
             .bind(paused)
             .bind(paused_format)
             .bind(WRITER)
-            .bind(now);
+            .bind(now)
+            .bind(lease.as_ref().map(|lease| lease.run.clone()))
+            .bind(lease.as_ref().map(|lease| lease.until));
         if append.after != 0 {
-            query = query.bind(int(append.after)).bind(append.keep.map(int));
+            query = query.bind(int(append.after)).bind(append.keep.map(int)).bind(holder);
         }
         let moved = query.fetch_optional(&mut *tx).await;
-        let Some(moved) = moved.map_err(database)? else { return Err(conflict()) };
+        let Some(moved) = moved.map_err(database)? else {
+            drop(tx);
+            return Err(self.refused(key, append.after, conflict()).await);
+        };
         let count: i64 = moved.try_get(0).map_err(database)?;
         let first = count - added;
         if append.keep.is_some() {
@@ -298,12 +315,25 @@ impl SqlStore {
         Ok(append.after + 1)
     }
 
+    /// Why an append moved nothing: another run holds the conversation,
+    /// or `otherwise` (the revision moved).
+    async fn refused(&self, key: &ConversationKey, after: u64, otherwise: StoreError) -> StoreError {
+        match self.load_once(key).await {
+            Ok(Some(conversation)) if conversation.running().is_some() && conversation.revision == after => {
+                StoreError::Busy { key: key.clone() }
+            }
+            _ => otherwise,
+        }
+    }
+
     async fn list_of(&self, owner: &str) -> Result<Vec<ConversationInfo>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, revision, message_count, CAST(CASE WHEN paused IS NULL THEN 0 ELSE 1 END AS BIGINT), \
-             created_at, updated_at FROM tools_conversations WHERE owner = $1 ORDER BY updated_at DESC, id",
+             created_at, updated_at, CAST(CASE WHEN run IS NOT NULL AND lease_until > $2 THEN 1 ELSE 0 END AS \
+             BIGINT) FROM tools_conversations WHERE owner = $1 ORDER BY updated_at DESC, id",
         )
         .bind(owner)
+        .bind(now_ms())
         .fetch_all(&self.pool)
         .await
         .map_err(database)?;
@@ -312,12 +342,12 @@ impl SqlStore {
 
     async fn delete_of(&self, key: &ConversationKey) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(database)?;
-        sqlx::query("DELETE FROM tools_messages WHERE owner = $1 AND conversation = $2")
-            .bind(&key.owner)
-            .bind(&key.id)
-            .execute(&mut *tx)
-            .await
-            .map_err(database)?;
+        for sql in [
+            "DELETE FROM tools_messages WHERE owner = $1 AND conversation = $2",
+            "DELETE FROM tools_frames WHERE owner = $1 AND conversation = $2",
+        ] {
+            sqlx::query(sql).bind(&key.owner).bind(&key.id).execute(&mut *tx).await.map_err(database)?;
+        }
         let deleted = sqlx::query("DELETE FROM tools_conversations WHERE owner = $1 AND id = $2")
             .bind(&key.owner)
             .bind(&key.id)
@@ -326,6 +356,120 @@ impl SqlStore {
             .map_err(database)?;
         tx.commit().await.map_err(database)?;
         Ok(deleted.rows_affected() > 0)
+    }
+}
+
+impl SqlStore {
+    async fn renew_of(&self, key: &ConversationKey, lease: &Lease) -> Result<Renewal, StoreError> {
+        let row = sqlx::query(
+            "UPDATE tools_conversations SET lease_until = $4 WHERE owner = $1 AND id = $2 AND run = $3 \
+             RETURNING stop_asked",
+        )
+        .bind(&key.owner)
+        .bind(&key.id)
+        .bind(&lease.run)
+        .bind(lease.until)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(database)?;
+        match row {
+            Some(row) => Ok(Renewal::Held { stop: row.try_get::<i64, _>(0).map_err(database)? != 0 }),
+            None => Ok(Renewal::Lost),
+        }
+    }
+
+    async fn stop_of(&self, key: &ConversationKey) -> Result<bool, StoreError> {
+        let asked = sqlx::query(
+            "UPDATE tools_conversations SET stop_asked = 1 WHERE owner = $1 AND id = $2 AND run IS NOT NULL \
+             AND lease_until > $3",
+        )
+        .bind(&key.owner)
+        .bind(&key.id)
+        .bind(now_ms())
+        .execute(&self.pool)
+        .await
+        .map_err(database)?;
+        Ok(asked.rows_affected() > 0)
+    }
+
+    async fn write_frames_of(
+        &self,
+        key: &ConversationKey,
+        run: &str,
+        first: u64,
+        frames: Vec<Frame>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await.map_err(database)?;
+        if first == 0 {
+            sqlx::query("DELETE FROM tools_frames WHERE owner = $1 AND conversation = $2 AND run <> $3")
+                .bind(&key.owner)
+                .bind(&key.id)
+                .bind(run)
+                .execute(&mut *tx)
+                .await
+                .map_err(database)?;
+        }
+        for (chunk_index, chunk) in frames.chunks(ROWS_PER_INSERT).enumerate() {
+            let values: Vec<String> = (0..chunk.len())
+                .map(|i| {
+                    format!(
+                        "(${}, ${}, ${}, ${}, ${})",
+                        i * 5 + 1,
+                        i * 5 + 2,
+                        i * 5 + 3,
+                        i * 5 + 4,
+                        i * 5 + 5
+                    )
+                })
+                .collect();
+            // A batch written again (a retry after a lost answer) is kept once.
+            let sql = format!(
+                "INSERT INTO tools_frames (owner, conversation, run, seq, body) VALUES {} \
+                 ON CONFLICT (owner, conversation, run, seq) DO NOTHING",
+                values.join(", ")
+            );
+            let mut insert = sqlx::query(&sql);
+            for (i, frame) in chunk.iter().enumerate() {
+                let seq = int(first + (chunk_index * ROWS_PER_INSERT + i) as u64);
+                let body = match frame {
+                    Frame::Data(text) => Some(text.as_str()),
+                    Frame::End => None,
+                };
+                insert = insert.bind(&key.owner).bind(&key.id).bind(run).bind(seq).bind(body);
+            }
+            insert.execute(&mut *tx).await.map_err(database)?;
+        }
+        tx.commit().await.map_err(database)
+    }
+
+    async fn read_frames_of(
+        &self,
+        key: &ConversationKey,
+        run: &str,
+        from: u64,
+    ) -> Result<Vec<Frame>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT seq, body FROM tools_frames WHERE owner = $1 AND conversation = $2 AND run = $3 AND seq >= $4 \
+             ORDER BY seq LIMIT 1000",
+        )
+        .bind(&key.owner)
+        .bind(&key.id)
+        .bind(run)
+        .bind(int(from))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(database)?;
+        let mut frames = Vec::with_capacity(rows.len());
+        // Only the frames that follow on from `from`, none skipped.
+        for (expected, row) in (from..).zip(&rows) {
+            let seq: i64 = row.try_get(0).map_err(database)?;
+            if seq != int(expected) {
+                break;
+            }
+            let body: Option<String> = row.try_get(1).map_err(database)?;
+            frames.push(body.map_or(Frame::End, Frame::Data));
+        }
+        Ok(frames)
     }
 }
 
@@ -345,6 +489,7 @@ fn info(row: &AnyRow) -> Result<ConversationInfo, sqlx::Error> {
         paused: row.try_get::<i64, _>(3)? != 0,
         created_at: row.try_get(4)?,
         updated_at: row.try_get(5)?,
+        running: row.try_get::<i64, _>(6)? != 0,
     })
 }
 
@@ -370,5 +515,36 @@ impl SessionStore for SqlStore {
 
     fn delete<'a>(&'a self, key: &'a ConversationKey) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(self.delete_of(key))
+    }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        lease: &'a Lease,
+    ) -> BoxFuture<'a, Result<Renewal, StoreError>> {
+        Box::pin(self.renew_of(key, lease))
+    }
+
+    fn stop<'a>(&'a self, key: &'a ConversationKey) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.stop_of(key))
+    }
+
+    fn write_frames<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        run: &'a str,
+        first: u64,
+        frames: Vec<Frame>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(self.write_frames_of(key, run, first, frames))
+    }
+
+    fn read_frames<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        run: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<Vec<Frame>, StoreError>> {
+        Box::pin(self.read_frames_of(key, run, from))
     }
 }

@@ -1,10 +1,12 @@
 //! The contract every store keeps: conversations owned by a user, each an
 //! append-only list of messages and at most one paused run, changed only by
-//! whole appends that name the revision they follow.
+//! whole appends that name the revision they follow; the run going in each,
+//! held by a lease, and the frames it streamed, for every process that
+//! shares the store.
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
-use toolcall_agent::{Message, PausedTurn};
+use toolcall_agent::{Message, PausedTurn, RunState, Transcript};
 
 /// Which conversation: its owner (a user or tenant id, from the
 /// application's own authentication) and its id. Two owners may use the
@@ -65,8 +67,148 @@ pub struct Conversation {
     /// Every message, oldest first: the transcript of all its runs.
     pub messages: Vec<Message>,
     /// The turn a run paused in, waiting for approval; it belongs after
-    /// the last message.
+    /// the last message. Its calls carry decisions while the run that took
+    /// them goes (or once it was cut off).
     pub paused: Option<PausedTurn>,
+    /// The run that holds the conversation, if one does (or did, and
+    /// stopped without letting go: its lease [lapsed](Lease::lapsed)).
+    pub lease: Option<Lease>,
+    /// Whether someone asked the run that holds it to stop
+    /// ([`SessionStore::stop`]).
+    pub stop_asked: bool,
+}
+
+impl Conversation {
+    /// The run going in it: one holds it, and its lease has not lapsed.
+    pub fn running(&self) -> Option<&Lease> {
+        self.lease.as_ref().filter(|lease| !lease.lapsed())
+    }
+
+    /// The conversation as the next run goes on from it: a run cut off
+    /// (its process killed, or failed) while its calls were in flight
+    /// leaves them answered, each [`cut_off`](toolcall_agent::cut_off)
+    /// rather than run again (each denied one with its reason), after a
+    /// paused turn whose decisions it had taken, or after the response
+    /// that made them. Otherwise the conversation as it is. The store is
+    /// not changed: the next run appends the answers before its question.
+    pub fn settled(mut self) -> Self {
+        if self.running().is_some() {
+            return self;
+        }
+        match self.paused.take() {
+            Some(turn) if turn.pending().iter().any(|pending| pending.decision.is_some()) => {
+                let transcript =
+                    Transcript { instructions: None, messages: std::mem::take(&mut self.messages) };
+                self.messages = RunState::join(transcript, turn).cut_off().messages;
+            }
+            Some(turn) => self.paused = Some(turn),
+            None => {
+                let results: Vec<_> = self
+                    .messages
+                    .last()
+                    .map(|last| last.calls().map(toolcall_agent::cut_off).collect())
+                    .unwrap_or_default();
+                if !results.is_empty() {
+                    self.messages.push(Message::Tool { results });
+                }
+            }
+        }
+        self
+    }
+}
+
+/// A run's hold on a conversation: while it lasts, no other run appends
+/// to it (in this process or another sharing the store), so a decision
+/// taken twice runs its calls once. The run renews it as it goes
+/// ([`SessionStore::renew`]); a run whose process died lets it lapse, and
+/// the next run may take the conversation.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Lease {
+    /// The run's id, new for each run.
+    pub run: String,
+    /// Until when, in milliseconds since the Unix epoch.
+    pub until: i64,
+}
+
+impl Lease {
+    /// A lease of `run` for `ttl` from now.
+    pub fn new(run: impl Into<String>, ttl: std::time::Duration) -> Self {
+        let ttl = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        Self { run: run.into(), until: now_ms().saturating_add(ttl) }
+    }
+
+    /// Whether it ran out: its run is taken for stopped.
+    pub fn lapsed(&self) -> bool {
+        self.until <= now_ms()
+    }
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_millis() as i64)
+}
+
+/// Who appends, and what becomes of the conversation's lease.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Hold {
+    /// No run's append: refused while a run holds the conversation; it
+    /// leaves no lease.
+    #[default]
+    Free,
+    /// A run's: taken (its first append) or kept (each one after), the
+    /// lease renewed to this one's end. Refused while another run holds
+    /// the conversation.
+    Take(Lease),
+    /// The last of the run `run`: it lets go of the conversation.
+    Release {
+        /// The run's id.
+        run: String,
+    },
+}
+
+impl Hold {
+    /// The run that appends, if one does.
+    pub fn run(&self) -> Option<&str> {
+        match self {
+            Self::Free => None,
+            Self::Take(lease) => Some(&lease.run),
+            Self::Release { run } => Some(run),
+        }
+    }
+
+    /// The lease the conversation holds after the append.
+    pub fn lease(&self) -> Option<&Lease> {
+        match self {
+            Self::Take(lease) => Some(lease),
+            _ => None,
+        }
+    }
+}
+
+/// What [`SessionStore::renew`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Renewal {
+    /// The run still holds the conversation; `stop` says whether someone
+    /// asked it to stop.
+    Held {
+        /// Someone asked the run to stop ([`SessionStore::stop`]).
+        stop: bool,
+    },
+    /// Another run holds the conversation now (this one's lease lapsed
+    /// and was taken), or none does: the run must stop.
+    Lost,
+}
+
+/// One frame a run streamed, as kept for readers in other processes: the
+/// text of its SSE event, or the end of the run's frames.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// An SSE event's text, as sent.
+    Data(String),
+    /// No frame comes after this one.
+    End,
 }
 
 /// A conversation in a list: what a page shows to pick one.
@@ -80,6 +222,10 @@ pub struct ConversationInfo {
     pub messages: u64,
     /// Whether a run waits for approval in it.
     pub paused: bool,
+    /// Whether a run is going in it now (it holds a lease that has not
+    /// lapsed).
+    #[serde(default)]
+    pub running: bool,
     /// When it was made, in milliseconds since the Unix epoch.
     pub created_at: i64,
     /// When it last changed, in milliseconds since the Unix epoch.
@@ -102,6 +248,16 @@ pub struct Append {
     pub messages: Vec<Message>,
     /// The turn the run paused in, if it did.
     pub paused: Option<PausedTurn>,
+    /// Who appends: refused while another run holds the conversation.
+    pub hold: Hold,
+}
+
+impl Append {
+    /// An append after revision `after` of `messages`, by no run, keeping
+    /// every stored message and leaving no paused run.
+    pub fn new(after: u64, messages: Vec<Message>) -> Self {
+        Self { after, keep: None, messages, paused: None, hold: Hold::Free }
+    }
 }
 
 /// Where conversations are kept: in memory ([`MemoryStore`](crate::MemoryStore)),
@@ -113,7 +269,13 @@ pub struct Append {
 /// - an [`Append`] lands whole (its messages and its paused turn) or not
 ///   at all, and only after the revision it names;
 /// - messages are never changed or reordered once stored; only an append
-///   that says so ([`Append::keep`]) drops the last ones first.
+///   that says so ([`Append::keep`]) drops the last ones first;
+/// - while a run holds a conversation ([`Lease`], not lapsed), only that
+///   run appends to it; the check and the append are one atomic step, so
+///   of two processes that decide about the same held call, one takes it
+///   and the other is refused before anything runs;
+/// - a run's frames are readable from every process that shares the
+///   store, until the next run of the conversation writes its first.
 pub trait SessionStore: Send + Sync {
     /// The conversation, or `None` if this owner has none with this id.
     fn load<'a>(
@@ -133,6 +295,38 @@ pub trait SessionStore: Send + Sync {
 
     /// Forget the conversation; whether there was one.
     fn delete<'a>(&'a self, key: &'a ConversationKey) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Move the run's lease on to `lease.until`, if the run still holds
+    /// the conversation; and say whether someone asked it to stop.
+    fn renew<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        lease: &'a Lease,
+    ) -> BoxFuture<'a, Result<Renewal, StoreError>>;
+
+    /// Ask the run going in the conversation to stop (it learns it when
+    /// it next renews its lease); whether one is going.
+    fn stop<'a>(&'a self, key: &'a ConversationKey) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Keep frames `first..` of the run `run` for readers elsewhere; the
+    /// first ones of a run (`first` 0) drop the frames of the
+    /// conversation's earlier runs.
+    fn write_frames<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        run: &'a str,
+        first: u64,
+        frames: Vec<Frame>,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// The frames of the run `run` from number `from` on, in order (as
+    /// many as are kept now, or a batch of them).
+    fn read_frames<'a>(
+        &'a self,
+        key: &'a ConversationKey,
+        run: &'a str,
+        from: u64,
+    ) -> BoxFuture<'a, Result<Vec<Frame>, StoreError>>;
 }
 
 /// What a store could not do.
@@ -150,6 +344,13 @@ pub enum StoreError {
         key: ConversationKey,
         /// The revision the append named.
         after: u64,
+    },
+    /// Another run holds the conversation: it is going now (its lease has
+    /// not lapsed). Nothing of this append was kept.
+    #[error("conversation {key} has a run going: wait for its end, or stop it")]
+    Busy {
+        /// The conversation.
+        key: ConversationKey,
     },
     /// An owner or id the store does not take.
     #[error("{reason}")]

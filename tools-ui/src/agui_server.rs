@@ -350,7 +350,7 @@ fn refusal(error: SessionError) -> Refusal {
             StatusCode::CONFLICT,
             format!("thread `{}` has no run waiting on these interrupts", key.id),
         ),
-        SessionError::Store(error @ StoreError::Conflict { .. }) => {
+        SessionError::Store(error @ (StoreError::Conflict { .. } | StoreError::Busy { .. })) => {
             refuse(StatusCode::CONFLICT, error.to_string())
         }
         SessionError::Store(error) => unavailable(error),

@@ -2,7 +2,7 @@
 //! `messages`: what a page that reloads shows again.
 
 use serde_json::{Map, Value, json};
-use toolcall_agent::{Content, Message, PausedTurn, Reasoning};
+use toolcall_agent::{Content, Decision, Message, PausedTurn, Reasoning};
 use toolcall_core::Outcome;
 
 use crate::adapter::{extras, output_value};
@@ -14,7 +14,8 @@ use crate::files::FileLinks;
 /// its reasoning (visible text only), text and tool parts, each call in
 /// the state its result left it (`output-available`, its output as JSON
 /// when it is a JSON object or array, `output-error`, `output-denied`), or
-/// `approval-requested` while the paused run holds it; after a result, its
+/// `approval-requested` while the paused run holds it (`approval-responded`
+/// once decided, while the run that took the decision goes); after a result, its
 /// images and files (`file` parts, as [`UiAdapter`](crate::UiAdapter) sends them with its
 /// default size; [`ChatServer`](crate::ChatServer) links bigger ones to its
 /// file route, as its stream does) and its artifact (the `data-{tool}` part). The typed
@@ -89,8 +90,16 @@ pub(crate) fn page(messages: &[Message], paused: Option<&PausedTurn>, links: &Fi
         for pending in turn.pending() {
             // A sub-agent's call is asked on the agent-tool call it is inside.
             let asks = pending.call_path.first().map_or(pending.call.id.as_str(), String::as_str);
+            // A decision taken by a run going now, or cut off, shows as given.
+            let update = match &pending.decision {
+                None => json!({"state": "approval-requested", "approval": {"id": pending.id()}}),
+                Some(decision) => json!({
+                    "state": "approval-responded",
+                    "approval": {"id": pending.id(), "approved": !matches!(decision, Decision::Deny { .. })},
+                }),
+            };
             if let Some(call) = parts.iter_mut().rev().find(|part| part["toolCallId"] == asks) {
-                merge(call, json!({"state": "approval-requested", "approval": {"id": pending.id()}}));
+                merge(call, update);
             }
         }
     }

@@ -13,15 +13,22 @@
 //! is kept in the store). The frames are freed when the run has ended and
 //! its last reader is done.
 //!
+//! **Any replica.** Each run's frames also go to the store, a few at a
+//! time ([`SessionStore::write_frames`]), so that a page that reloads on
+//! another server sharing the store reads the same stream there
+//! ([`Host::follow`]), chunk for chunk; a run whose server died is noticed
+//! when its lease lapses, and such a stream ends with the protocol's
+//! error.
+//!
 //! **Keep-alive.** The responses go through axum's [`Sse`] with a
 //! [`KeepAlive`]: a comment frame (`:`) every [`KEEP_ALIVE`] while no frame
 //! comes (a tool call that runs long), so proxies and browsers do not take
 //! the connection for dead.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::{Bytes, to_bytes};
 use axum::extract::Request;
@@ -33,7 +40,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use toolcall_agent::{Agent, AgentEvent, Runner};
 use toolcall_core::{CancellationToken, Media, ToolResult};
-use toolcall_session::{ConversationKey, MemoryStore, Session, SessionRun, SessionStore, StoreError};
+use toolcall_session::{ConversationKey, Frame, MemoryStore, Session, SessionRun, SessionStore, StoreError};
 
 use crate::{ANONYMOUS, Auth};
 
@@ -42,6 +49,18 @@ const MAX_BODY: usize = 4 << 20;
 
 /// The default interval between keep-alive comments while no frame comes.
 pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How long frames wait to be written to the store with those that follow.
+const BATCH: Duration = Duration::from_millis(20);
+
+/// How often a reader in another process looks for new frames.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How often such a reader checks that the run still holds its
+/// conversation, and how long it waits for the last frames after it let
+/// go (they are written after its end is kept).
+const CHECK: Duration = Duration::from_secs(1);
+const GRACE: Duration = Duration::from_secs(2);
 
 /// A refusal before the stream: status and a plain-text reason.
 pub(crate) type Refusal = (StatusCode, String);
@@ -174,6 +193,7 @@ impl Host {
         S: Stream<Item = String> + Send + 'static,
     {
         live.state().stop = Some(run.cancellation().clone());
+        let kept = write_frames(self.store.clone(), key.clone(), run.id().to_owned());
         let run = match &self.runner {
             Some(runner) => run.with_runner(runner.clone()),
             None => run,
@@ -187,10 +207,141 @@ impl Host {
             });
             let mut frames = std::pin::pin!(render(events.boxed()));
             while let Some(frame) = frames.next().await {
+                let _ = kept.unbounded_send(Frame::Data(frame.clone()));
                 live.push(Bytes::from(frame));
             }
+            let _ = kept.unbounded_send(Frame::End);
             live.end();
         });
+    }
+
+    /// The frames of the run `run` of the conversation, made in another
+    /// process, read from the store from the first as they are written,
+    /// until the last; `cut` ends them if the run stops without its end
+    /// (its server died, and its lease lapsed).
+    pub(crate) fn follow(
+        &self,
+        key: ConversationKey,
+        run: String,
+        cut: Vec<Bytes>,
+    ) -> BoxStream<'static, Bytes> {
+        let now = Instant::now();
+        let state = Follow {
+            store: self.store.clone(),
+            key,
+            run,
+            next: 0,
+            ready: VecDeque::new(),
+            checked: now,
+            gone: None,
+            done: false,
+            cut,
+        };
+        futures::stream::unfold(state, |mut follow| async move {
+            let frame = follow.next().await?;
+            Some((frame, follow))
+        })
+        .boxed()
+    }
+}
+
+/// The frames a run sends, written to the store a few at a time in a task
+/// of their own (the run never waits on the store for them), until the end.
+fn write_frames(
+    store: Arc<dyn SessionStore>,
+    key: ConversationKey,
+    run: String,
+) -> futures::channel::mpsc::UnboundedSender<Frame> {
+    let (frames, mut received) = futures::channel::mpsc::unbounded::<Frame>();
+    tokio::spawn(async move {
+        let mut next = 0u64;
+        while let Some(first) = received.next().await {
+            // One write for the frames that come meanwhile.
+            tokio::time::sleep(BATCH).await;
+            let mut batch = vec![first];
+            while let Ok(frame) = received.try_recv() {
+                batch.push(frame);
+            }
+            let (count, ended) = (batch.len() as u64, batch.last() == Some(&Frame::End));
+            if let Err(error) = store.write_frames(&key, &run, next, batch).await {
+                tracing::warn!(target: "toolcall_ui", key = %key, %error, "a run's frames could not be kept for other servers");
+            }
+            next += count;
+            if ended {
+                return;
+            }
+        }
+    });
+    frames
+}
+
+/// A reader of a run's frames in the store ([`Host::follow`]).
+struct Follow {
+    store: Arc<dyn SessionStore>,
+    key: ConversationKey,
+    run: String,
+    /// The number of the next frame to read.
+    next: u64,
+    /// Frames read and not yet given.
+    ready: VecDeque<Bytes>,
+    /// When the run's hold on the conversation was last checked.
+    checked: Instant,
+    /// Since when the run no longer holds it, if it does not.
+    gone: Option<Instant>,
+    /// No frame comes after those ready.
+    done: bool,
+    /// The frames that end a stream cut off.
+    cut: Vec<Bytes>,
+}
+
+impl Follow {
+    /// The next frame, or `None` after the last.
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(frame) = self.ready.pop_front() {
+                return Some(frame);
+            }
+            if self.done {
+                return None;
+            }
+            match self.store.read_frames(&self.key, &self.run, self.next).await {
+                Ok(frames) if !frames.is_empty() => {
+                    for frame in frames {
+                        self.next += 1;
+                        match frame {
+                            Frame::Data(text) => self.ready.push_back(Bytes::from(text)),
+                            Frame::End => {
+                                self.done = true;
+                                break;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    tracing::warn!(target: "toolcall_ui", key = %self.key, %error, "a run's frames could not be read")
+                }
+            }
+            if self.gone.is_none() && self.checked.elapsed() >= CHECK {
+                self.checked = Instant::now();
+                if let Ok(conversation) = self.store.load(&self.key).await {
+                    let holds = conversation
+                        .as_ref()
+                        .and_then(|c| c.running())
+                        .is_some_and(|lease| lease.run == self.run);
+                    if !holds {
+                        self.gone = Some(Instant::now());
+                    }
+                }
+            }
+            if self.gone.is_some_and(|since| since.elapsed() >= GRACE) {
+                self.ready.extend(std::mem::take(&mut self.cut));
+                self.done = true;
+                continue;
+            }
+            tokio::time::sleep(POLL).await;
+        }
     }
 }
 
@@ -204,9 +355,6 @@ pub(crate) struct Live {
 
 #[derive(Default)]
 pub(crate) struct LiveState {
-    /// What started the run, as the chat server needs it for a page that
-    /// reloads (the store holds it only once the run ends).
-    pub(crate) asked: crate::server::Asked,
     frames: Vec<Bytes>,
     ended: bool,
     /// Cancels the run alone (the agent's other runs go on).

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use toolcall_agent::{Agent, AgentEvent, Message, PausedTurn, RunInput, Runner};
+use toolcall_agent::{Agent, AgentEvent, RunInput, Runner};
 use toolcall_core::{Media, Source};
 use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
@@ -114,64 +114,6 @@ pub struct ChatServer {
 impl std::fmt::Debug for ChatServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChatServer").field("running", &self.host.running()).finish_non_exhaustive()
-    }
-}
-
-/// What started a run, for a page that reloads while it goes: the store
-/// holds it only once the run ends.
-#[derive(Clone, Debug, Default)]
-pub(crate) enum Asked {
-    #[default]
-    Nothing,
-    /// A question (again, in place of the last one, when `again`).
-    Question { text: String, again: bool },
-    /// Decisions about held calls: each call's id, and whether approved.
-    Decisions(Vec<(String, bool)>),
-}
-
-impl Asked {
-    fn of(request: &ChatRequest) -> Self {
-        let Some(last) = request.messages.last() else { return Self::Nothing };
-        if last.role == "assistant" {
-            let decided =
-                last.approval_responses().into_iter().map(|r| (r.approval_id, r.approved)).collect();
-            return Self::Decisions(decided);
-        }
-        let again = request.trigger.as_deref() == Some("regenerate-message");
-        Self::Question { text: last.text(), again }
-    }
-
-    /// The stored chat as the page shows it while the run goes.
-    fn shown(
-        &self,
-        mut messages: Vec<Message>,
-        paused: Option<&PausedTurn>,
-        links: &FileLinks,
-    ) -> Vec<serde_json::Value> {
-        match self {
-            Self::Nothing => page(&messages, paused, links),
-            Self::Question { text, again } => {
-                if *again
-                    && let Some(asked_at) = messages.iter().rposition(|m| matches!(m, Message::User { .. }))
-                {
-                    messages.truncate(asked_at);
-                }
-                messages.push(Message::user(text.clone()));
-                page(&messages, None, links)
-            }
-            Self::Decisions(decided) => {
-                let mut page = page(&messages, paused, links);
-                let parts = page.last_mut().and_then(|last| last["parts"].as_array_mut());
-                for part in parts.into_iter().flatten() {
-                    let decision = decided.iter().find(|(id, _)| part["toolCallId"] == id.as_str());
-                    if let Some((id, approved)) = decision {
-                        part["state"] = "approval-responded".into();
-                        part["approval"] = serde_json::json!({"id": id, "approved": approved});
-                    }
-                }
-                page
-            }
-        }
     }
 }
 
@@ -278,10 +220,7 @@ impl ChatServer {
             return refuse(StatusCode::CONFLICT, reason).into_response();
         };
         match self.begin(&key, &request).await {
-            Ok((run, resumed)) => {
-                live.state().asked = Asked::of(&request);
-                self.stream(key, live, run, resumed)
-            }
+            Ok((run, resumed)) => self.stream(key, live, run, resumed),
             Err(refused) => {
                 self.host.release(&key);
                 refused.into_response()
@@ -407,7 +346,7 @@ fn refusal(error: SessionError) -> Refusal {
         SessionError::NotPaused { key } => {
             refuse(StatusCode::CONFLICT, format!("chat `{}` has no run waiting for these calls", key.id))
         }
-        SessionError::Store(error @ StoreError::Conflict { .. }) => {
+        SessionError::Store(error @ (StoreError::Conflict { .. } | StoreError::Busy { .. })) => {
             refuse(StatusCode::CONFLICT, error.to_string())
         }
         SessionError::Store(error) => unavailable(error),
@@ -437,20 +376,14 @@ async fn messages(State(server): State<ChatServer>, Path(id): Path<String>, part
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    let live = server.host.live(&key).map(|live| live.state().asked.clone());
+    // A run going kept its question (or its decisions) as it started, and
+    // each of its turns as it came; one cut off shows its calls ended.
     let stored = match server.host.store.load(&key).await {
-        Ok(stored) => stored,
+        Ok(Some(stored)) => stored.settled(),
+        Ok(None) => return no_chat(&key).into_response(),
         Err(error) => return unavailable(error).into_response(),
     };
-    // A run going shows what started it; the store has it once it ends.
-    let page = match (stored, live) {
-        (None, None) => return no_chat(&key).into_response(),
-        (Some(stored), None) => page(&stored.messages, stored.paused.as_ref(), &server.links(&key)),
-        (stored, Some(asked)) => {
-            let (messages, paused) = stored.map(|s| (s.messages, s.paused)).unwrap_or_default();
-            asked.shown(messages, paused.as_ref(), &server.links(&key))
-        }
-    };
+    let page = page(&stored.messages, stored.paused.as_ref(), &server.links(&key));
     let mut response = Response::new(Body::from(serde_json::Value::from(page).to_string()));
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
@@ -464,11 +397,28 @@ async fn reattach(State(server): State<ChatServer>, Path(id): Path<String>, part
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    let live = server.host.live(&key);
-    match live {
-        Some(live) => sse(&server.host, live.listen()),
-        None => StatusCode::NO_CONTENT.into_response(),
+    if let Some(live) = server.host.live(&key) {
+        return sse(&server.host, live.listen());
     }
+    // A run going on another server sharing the store: its frames from there.
+    match server.host.store.load(&key).await {
+        Ok(Some(stored)) => match stored.running() {
+            Some(lease) => sse(&server.host, server.host.follow(key, lease.run.clone(), cut_off())),
+            None => StatusCode::NO_CONTENT.into_response(),
+        },
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
+        Err(error) => unavailable(error).into_response(),
+    }
+}
+
+/// How a stream followed from the store ends when its run was cut off
+/// without its end: an `error` chunk, then the stream's end.
+fn cut_off() -> Vec<Bytes> {
+    let error = crate::UiChunk::Error {
+        error_text: "the run was cut off: the server running it stopped; what it did so far is kept"
+            .to_owned(),
+    };
+    vec![Bytes::from(error.to_sse()), Bytes::from_static(crate::DONE.as_bytes())]
 }
 
 /// `POST /api/chat/{id}/stop`: end the run going.
@@ -481,6 +431,12 @@ async fn stop(State(server): State<ChatServer>, Path(id): Path<String>, parts: P
     if let Some(stop) = live.and_then(|live| live.state().stop.clone()) {
         stop.cancel();
         return StatusCode::NO_CONTENT.into_response();
+    }
+    // A run on another server: it reads the stop when it renews its lease.
+    match server.host.store.stop(&key).await {
+        Ok(true) => return StatusCode::NO_CONTENT.into_response(),
+        Ok(false) => {}
+        Err(error) => return unavailable(error).into_response(),
     }
     match server.host.store.load(&key).await {
         Ok(Some(_)) => {
@@ -497,7 +453,11 @@ async fn delete(State(server): State<ChatServer>, Path(id): Path<String>, parts:
         Ok(key) => key,
         Err(refused) => return refused,
     };
-    if server.host.live(&key).is_some() {
+    let going = match server.host.store.load(&key).await {
+        Ok(stored) => stored.is_some_and(|stored| stored.running().is_some()),
+        Err(error) => return unavailable(error).into_response(),
+    };
+    if going || server.host.live(&key).is_some() {
         return refuse(StatusCode::CONFLICT, format!("chat `{}` has a run going: stop it first", key.id))
             .into_response();
     }

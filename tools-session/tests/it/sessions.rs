@@ -66,7 +66,9 @@ async fn a_paused_run_resumes_from_the_file_in_a_new_store() {
     let Message::Tool { results } = &sent[2] else { panic!("{sent:?}") };
     assert_eq!((results[0].content.as_str(), results[0].outcome), ("refunded A-1", Outcome::Success));
     let stored = session.store().load(&key).await.unwrap().unwrap();
-    assert_eq!((stored.messages.len(), stored.paused, stored.revision), (4, None, 2));
+    // Each run took the conversation (1, 4), kept the turn whose calls ran
+    // or waited (2, 5) and let go at its end (3, 6).
+    assert_eq!((stored.messages.len(), stored.paused, stored.revision), (4, None, 6));
     // The same decision sent again is refused: the run was resumed.
     let again = session.run(&agent, twice).await.unwrap_err();
     assert!(matches!(again, SessionError::NotPaused { .. }), "{again}");
@@ -101,7 +103,7 @@ async fn done_state_of_other(session: &Session) -> toolcall_agent::RunState {
 }
 
 #[tokio::test]
-async fn a_failed_run_leaves_the_conversation_as_it_was() {
+async fn a_failed_run_keeps_its_question_and_lets_go() {
     let (store, _dir) = support::sqlite().await;
     let session = Session::new(Arc::new(store), key("failed"));
     let refunds = Refunds::default();
@@ -110,11 +112,16 @@ async fn a_failed_run_leaves_the_conversation_as_it_was() {
     let failed = session.run(&support::agent(failing, &refunds), "And now?").await.unwrap_err();
     assert!(matches!(failed, SessionError::Run(_)), "{failed}");
     let messages = session.messages().await.unwrap();
-    assert_eq!(messages.iter().map(Message::text).collect::<Vec<_>>(), ["Hi", "Hello."]);
+    assert_eq!(messages.iter().map(Message::text).collect::<Vec<_>>(), ["Hi", "Hello.", "And now?"]);
+    // The conversation is free: the next question goes on from it.
+    let model = Arc::new(ScriptedModel::new().then_text("Now it works."));
+    session.run(&support::shared_agent(model.clone(), &refunds), "Again?").await.unwrap();
+    let sent: Vec<String> = model.seen()[0].messages.iter().map(Message::text).collect();
+    assert_eq!(sent, ["Hi", "Hello.", "And now?", "Again?"]);
 }
 
 #[tokio::test]
-async fn of_two_runs_at_once_the_second_to_end_is_refused() {
+async fn of_two_runs_at_once_the_second_is_refused_before_it_runs() {
     let (store, _dir) = support::sqlite().await;
     let store: Arc<dyn SessionStore> = Arc::new(store);
     let session = Session::new(store, key("two"));
@@ -123,12 +130,12 @@ async fn of_two_runs_at_once_the_second_to_end_is_refused() {
         support::agent(ScriptedModel::new().then_text("First answer."), &refunds),
         support::agent(ScriptedModel::new().then_text("Second answer."), &refunds),
     );
-    // Both load the same revision before either ends.
+    // The first takes the conversation as it begins: the second is refused
+    // then, before its model is asked.
     let one = session.begin(&first, "Question one").await.unwrap();
-    let two = session.begin(&second, "Question two").await.unwrap();
+    let refused = session.begin(&second, "Question two").await.unwrap_err();
+    assert!(matches!(refused, SessionError::Store(StoreError::Busy { .. })), "{refused}");
     one.run().await.unwrap();
-    let refused = two.run().await.unwrap_err();
-    assert!(matches!(refused, SessionError::Store(StoreError::Conflict { after: 0, .. })), "{refused}");
     let messages = session.messages().await.unwrap();
     assert_eq!(messages.iter().map(Message::text).collect::<Vec<_>>(), ["Question one", "First answer."]);
 }

@@ -23,7 +23,7 @@ fn turn(question: &str) -> Vec<Message> {
 }
 
 fn append(after: u64, messages: Vec<Message>) -> Append {
-    Append { after, keep: None, messages, paused: None }
+    Append::new(after, messages)
 }
 
 /// Appends land in order; a load gives every message back as it was.
@@ -108,15 +108,7 @@ async fn a_paused_turn_lands_with_its_messages(store: &dyn SessionStore) {
     let StopReason::Paused(state) = result.stop else { panic!("{:?}", result.stop) };
     let (transcript, turn) = state.split();
     store
-        .append(
-            &key,
-            Append {
-                after: 0,
-                keep: None,
-                messages: transcript.messages.clone(),
-                paused: Some(turn.clone()),
-            },
-        )
+        .append(&key, Append { paused: Some(turn.clone()), ..Append::new(0, transcript.messages.clone()) })
         .await
         .unwrap();
     let loaded = store.load(&key).await.unwrap().unwrap();
@@ -130,7 +122,7 @@ async fn a_paused_turn_lands_with_its_messages(store: &dyn SessionStore) {
 async fn an_append_can_replace_the_last_messages(store: &dyn SessionStore) {
     let key = key("regenerate");
     store.append(&key, append(0, [turn("one"), turn("two")].concat())).await.unwrap();
-    let again = Append { after: 1, keep: Some(2), messages: turn("two, again"), paused: None };
+    let again = Append { keep: Some(2), ..Append::new(1, turn("two, again")) };
     store.append(&key, again).await.unwrap();
     assert_eq!(store.load(&key).await.unwrap().unwrap().messages, [turn("one"), turn("two, again")].concat());
     store.append(&key, append(2, turn("three"))).await.unwrap();

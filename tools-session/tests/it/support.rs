@@ -46,11 +46,18 @@ pub(crate) fn key(id: &str) -> ConversationKey {
 #[derive(Clone, Default)]
 pub(crate) struct Refunds(pub(crate) Arc<Mutex<Vec<String>>>);
 
+/// The idempotency keys the tool's calls had, shared through the context.
+#[derive(Clone, Default)]
+pub(crate) struct Keys(pub(crate) Arc<Mutex<Vec<String>>>);
+
 /// Refund an order.
 #[tool(args, destructive, needs_approval, crate = "toolcall_core")]
-async fn refund(ctx: &ToolContext, order: String) -> Result<String, ToolError> {
+pub(crate) async fn refund(ctx: &ToolContext, order: String) -> Result<String, ToolError> {
     if let Some(refunds) = ctx.get::<Refunds>() {
         refunds.0.lock().unwrap().push(order.clone());
+    }
+    if let Some(keys) = ctx.get::<Keys>() {
+        keys.0.lock().unwrap().push(ctx.idempotency_key().unwrap_or_default());
     }
     Ok(format!("refunded {order}"))
 }

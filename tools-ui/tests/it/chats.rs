@@ -205,14 +205,21 @@ async fn a_reloaded_page_reattaches_to_the_running_stream_from_its_start() {
         let alice = alice.clone();
         async move { alice.get("/api/chat/c1/stream").await }
     });
-    // The reloaded page's messages: the question, though the store has it
-    // only once the run ends.
+    // The reloaded page's messages: the question, kept as the run began,
+    // and the call running, kept before it ran.
     let (status, body) = alice.get("/api/chat/c1").await;
     assert_eq!(status, 200, "{body}");
     let page: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(
         page,
-        json!([{"id": "msg-0", "role": "user", "parts": [{"type": "text", "text": "Find it"}]}])
+        json!([
+            {"id": "msg-0", "role": "user", "parts": [{"type": "text", "text": "Find it"}]},
+            {"id": "msg-1", "role": "assistant", "parts": [
+                {"type": "step-start"},
+                {"type": "tool-slow_lookup", "toolCallId": "call_1", "state": "input-available",
+                 "input": {"what": "the answer"}},
+            ]},
+        ])
     );
     // A new question while it runs is refused.
     let (status, body) = alice.post(&ask("c1", "Anything else?")).await;
@@ -332,6 +339,41 @@ impl SessionStore for Failing {
     ) -> futures::future::BoxFuture<'a, Result<bool, toolcall_session::StoreError>> {
         self.inner.delete(key)
     }
+
+    fn renew<'a>(
+        &'a self,
+        key: &'a toolcall_session::ConversationKey,
+        lease: &'a toolcall_session::Lease,
+    ) -> futures::future::BoxFuture<'a, Result<toolcall_session::Renewal, toolcall_session::StoreError>> {
+        self.inner.renew(key, lease)
+    }
+
+    fn stop<'a>(
+        &'a self,
+        key: &'a toolcall_session::ConversationKey,
+    ) -> futures::future::BoxFuture<'a, Result<bool, toolcall_session::StoreError>> {
+        self.inner.stop(key)
+    }
+
+    fn write_frames<'a>(
+        &'a self,
+        key: &'a toolcall_session::ConversationKey,
+        run: &'a str,
+        first: u64,
+        frames: Vec<toolcall_session::Frame>,
+    ) -> futures::future::BoxFuture<'a, Result<(), toolcall_session::StoreError>> {
+        self.inner.write_frames(key, run, first, frames)
+    }
+
+    fn read_frames<'a>(
+        &'a self,
+        key: &'a toolcall_session::ConversationKey,
+        run: &'a str,
+        from: u64,
+    ) -> futures::future::BoxFuture<'a, Result<Vec<toolcall_session::Frame>, toolcall_session::StoreError>>
+    {
+        self.inner.read_frames(key, run, from)
+    }
 }
 
 #[tokio::test]
@@ -342,16 +384,17 @@ async fn a_store_that_fails_leaves_the_chat_as_it_was() {
     let chat = ChatServer::new(agent).with_store(store.clone());
     let alice = Client::new(&serve(&chat).await, "alice");
     alice.post(&ask("c1", "Weather in Paris?")).await;
-    // The approved run's end cannot be kept: its stream ends in an error,
-    // and the call still waits, as before the run.
+    // The decision cannot be kept: refused before the tool runs (a store
+    // that fails after it would leave a call that ran and looks undone),
+    // and the call still waits, as before.
     store.appends_fail.store(true, Relaxed);
+    let asked = model.requests().len();
     let (status, body) = alice.post(&approve("c1", "call_1", true)).await;
-    assert_eq!(status, 200);
-    let chunks = chunks(&body);
-    let last = chunks.last().unwrap();
-    assert_eq!(last["type"], "error", "{chunks:?}");
-    let said = last["errorText"].as_str().unwrap();
-    assert!(said.contains("the run was not kept") && said.contains("the disk is full"), "{said}");
+    assert_eq!(
+        (status, body.as_str()),
+        (500, "the chat could not be read: the session store failed: the disk is full")
+    );
+    assert_eq!(model.requests().len(), asked);
     store.appends_fail.store(false, Relaxed);
     assert_eq!(chat.pending(toolcall_ui::ANONYMOUS, "c1").await.unwrap(), ["call_1"]);
     // A store that cannot be read: 500 before any stream, and no model request.

@@ -13,6 +13,7 @@ mod server;
 
 // The server on a session store: restarts, users, reloads, stops.
 mod chats;
+mod doors;
 // A tool's big image served under the chat, to its owner alone.
 mod files;
 
