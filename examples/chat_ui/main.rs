@@ -15,7 +15,20 @@
 //! page keeps its chat's id in its address (`?chat=...`): reloaded, it
 //! shows the chat again and reattaches to a run still going.
 //!
-//! It prints `listening on http://127.0.0.1:PORT` once it listens, and
+//! With the feature `postgres` too, `CHAT_DATABASE_URL` puts the chats in
+//! PostgreSQL instead, for several copies of the example behind one load
+//! balancer, as tests/replicas/run.mjs runs three (without the feature,
+//! the variable set is an error):
+//!
+//! ```sh
+//! CHAT_DATABASE_URL=postgres://user@127.0.0.1:5432/chats \
+//!     cargo run --example chat_ui --features ui,postgres
+//! ```
+//!
+//! It prints `listening on http://127.0.0.1:PORT` once it listens, then
+//! `get_weather ran: KEY` each time the tool runs, the call's idempotency
+//! key (`{user}/{chat}:{message}:{call id}`, so a test counts the runs of a
+//! call across copies), and
 //! serves `GET /` (index.html), `GET /app.js` (dist/app.js, the bundled
 //! page), the chat routes of [`ChatServer`] (`POST /api/chat`, `GET
 //! /api/chat/{id}` and `/api/chat/{id}/stream`, `POST
@@ -24,7 +37,9 @@
 //! store, a run paused on the call resumed by the client's `resume`). Offline, the model is a [`ScriptedServer`]
 //! on loopback, reached through the real OpenAI client, streamed: asked
 //! anything, it calls `get_weather {"city":"Paris"}` (the arguments in
-//! several pieces); given the weather it says it, told the person declined
+//! several pieces; the call's id is its place in the conversation, the
+//! number of messages the request holds, `call_weather_N`, so copies
+//! sharing a store never give two calls of a chat one id); given the weather it says it, told the person declined
 //! it says so, and either way it ends with its typed answer, a
 //! [`Forecast`] (the `final_answer` tool: [`AnswerMode::Tool`]). With
 //! `OPENAI_API_KEY` set, the model is OpenAI's (`OPENAI_MODEL`, default
@@ -61,7 +76,6 @@ use std::error::Error;
 use std::future::IntoFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
 use axum::http::{StatusCode, header};
@@ -96,7 +110,10 @@ const HOURS: [(&str, u8, &str); 4] =
 
 /// The current weather in a city.
 #[tool(args, needs_approval)]
-async fn get_weather(_ctx: &ToolContext, city: String) -> Result<Output, ToolError> {
+async fn get_weather(ctx: &ToolContext, city: String) -> Result<Output, ToolError> {
+    // One line a run, for a test that counts the runs of a call across
+    // copies of the example sharing a store.
+    println!("get_weather ran: {}", ctx.idempotency_key().unwrap_or_else(|| ctx.call_id().to_owned()));
     let (_, celsius, sky) = HOURS[2];
     let chart =
         day_chart().map_err(|error| ToolError::failed(format!("drawing the chart failed: {error}")))?;
@@ -143,11 +160,14 @@ fn day_chart() -> Result<Vec<u8>, png::EncodingError> {
 }
 
 /// The offline model's next turn, from the request OpenAI's client sent:
-/// a user's question calls the tool (call ids count the requests, so each
-/// is new in the chat); the tool's result is answered, in text and with
-/// the typed answer (`final_answer`, which ends the run).
-fn scripted_turn(request: &Value, count: usize) -> Option<Reply> {
-    let Some(result) = tool_result(request["messages"].as_array()?) else {
+/// a user's question calls the tool (call ids are the number of messages
+/// the request holds, so each is new in the chat, whichever copy of the
+/// example sharing the store made it); the tool's result is answered, in
+/// text and with the typed answer (`final_answer`, which ends the run).
+fn scripted_turn(request: &Value) -> Option<Reply> {
+    let messages = request["messages"].as_array()?;
+    let count = messages.len();
+    let Some(result) = tool_result(messages) else {
         let id = format!("call_weather_{count}");
         return Some(Reply::calls([ToolCall::new(id.as_str(), "get_weather", r#"{"city":"Paris"}"#)]));
     };
@@ -201,11 +221,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
     let model = if std::env::var_os("OPENAI_API_KEY").is_some() {
         OpenAiChat::new(std::env::var("OPENAI_MODEL").unwrap_or_else(|_| "gpt-4o-mini".into()))
     } else {
-        let requests = AtomicUsize::new(0);
-        let server = ScriptedServer::answering(move |request| {
-            scripted_turn(request, requests.fetch_add(1, Ordering::Relaxed) + 1)
-        })
-        .await?;
+        let server = ScriptedServer::answering(scripted_turn).await?;
         let model = OpenAiChat::from_values("scripted", None, Some(server.base_url()));
         _offline = Some(server);
         model
@@ -217,9 +233,16 @@ async fn main() -> Result<(), Box<dyn Error>> {
              in one sentence, then give your answer with final_answer.",
         )
         .with_answer_type(AnswerType::of::<Forecast>().with_mode(AnswerMode::Tool))?;
-    let path = std::env::var_os("CHAT_DB")
-        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chat_ui.db"), PathBuf::from);
-    let store = Arc::new(SqlStore::sqlite(&path).await?);
+    let store = match std::env::var("CHAT_DATABASE_URL") {
+        Ok(url) => Arc::new(postgres_store(&url).await?),
+        Err(_) => {
+            let path = std::env::var_os("CHAT_DB").map_or_else(
+                || Path::new(env!("CARGO_MANIFEST_DIR")).join("target/chat_ui.db"),
+                PathBuf::from,
+            );
+            Arc::new(SqlStore::sqlite(&path).await?)
+        }
+    };
     let mut agui = AguiServer::new(agent.clone()).with_store(store.clone());
     let mut chat = ChatServer::new(agent.clone()).with_store(store);
     // Durable runs: made by the worker this process serves, through Restate.
@@ -250,6 +273,21 @@ async fn main() -> Result<(), Box<dyn Error>> {
         None => serving.await?,
     }
     Ok(())
+}
+
+/// The chats' store in the PostgreSQL database at `url` (`CHAT_DATABASE_URL`).
+#[cfg(feature = "postgres")]
+async fn postgres_store(url: &str) -> Result<SqlStore, Box<dyn Error>> {
+    Ok(SqlStore::postgres(url).await?)
+}
+
+/// Without the feature `postgres`, no PostgreSQL store.
+#[cfg(not(feature = "postgres"))]
+async fn postgres_store(url: &str) -> Result<SqlStore, Box<dyn Error>> {
+    let _ = url;
+    Err("CHAT_DATABASE_URL is set: a PostgreSQL store needs the feature postgres too \
+         (cargo run --example chat_ui --features ui,postgres)"
+        .into())
 }
 
 /// What the example's worker serving durable runs is: its task.

@@ -36,7 +36,10 @@
 // Without a URL it builds the example (the test command's features, so cargo
 // reuses that build) and starts it on a free port, its chats in a new
 // temporary file (the reload, restart and durable flows always start their
-// own, so they need the build). Screenshots go to
+// own, so they need the build). With CHAT_URL set instead, the approve and
+// deny flows alone, against that URL: an example someone else started
+// (tests/replicas/run.mjs: three replicas behind a load balancer), which
+// this script neither builds nor restarts. Screenshots go to
 // target/browser/ (under CARGO_TARGET_DIR if set): one per flow, and one
 // named *-failed.png when a flow fails. The browser is /usr/bin/chromium, or
 // CHROMIUM; playwright-core downloads none.
@@ -676,7 +679,9 @@ async function durableFlow(browser, example, restate, name, run) {
   check(made === 2, `${name}: two workflow runs ended on Restate (the question, the answer), not ${made}`);
 }
 
-let url = process.argv[2];
+// Only the page flows, against an example started elsewhere.
+const only = process.env.CHAT_URL;
+let url = only ?? process.argv[2];
 if (url === undefined) {
   ({ url } = await startExample("chat_ui", { env: { CHAT_DB: freshDb("flows") }, waitMs: WAIT_MS }));
 }
@@ -712,6 +717,10 @@ try {
     ["deny", deny(askAndSeeHeldCall)],
   ]) {
     await attempt(name, () => flow(browser, url, name, run));
+  }
+  if (only !== undefined) {
+    await browser.close();
+    process.exit(failed ? 1 : 0);
   }
   await attempt("reload", async () => {
     const model = await startModel();

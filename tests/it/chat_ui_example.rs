@@ -82,7 +82,7 @@ async fn the_chat_ui_example_asks_then_answers_an_approval_and_a_denial() {
         types.ends_with(&["tool-approval-request".into(), "finish-step".into(), "finish".into()]),
         "{types:?}"
     );
-    let (types, text) = chat(&url, answer("approved", "call_weather_1", true)).await;
+    let (types, text) = chat(&url, answer("approved", "call_weather_2", true)).await;
     assert_eq!(types[1], "tool-output-available");
     assert!(text.contains("Paris") && text.contains("18°C"), "{text}");
     // The chart, the hourly forecast, then the typed answer at the end.
@@ -91,7 +91,7 @@ async fn the_chat_ui_example_asks_then_answers_an_approval_and_a_denial() {
 
     chat(&url, ask("denied")).await;
     // The offline model numbers its calls by request: the third.
-    let (types, text) = chat(&url, answer("denied", "call_weather_3", false)).await;
+    let (types, text) = chat(&url, answer("denied", "call_weather_2", false)).await;
     assert_eq!(types[1], "tool-output-denied");
     assert!(text.contains("declined"), "{text}");
     // The tool did not run: no chart, no forecast; still a typed answer.
