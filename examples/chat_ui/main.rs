@@ -73,6 +73,7 @@
 //! whole, not as its arguments stream: the workers record whole steps.
 
 use std::error::Error;
+use std::io::Write;
 use std::future::IntoFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -112,8 +113,9 @@ const HOURS: [(&str, u8, &str); 4] =
 #[tool(args, needs_approval)]
 async fn get_weather(ctx: &ToolContext, city: String) -> Result<Output, ToolError> {
     // One line a run, for a test that counts the runs of a call across
-    // copies of the example sharing a store.
-    println!("get_weather ran: {}", ctx.idempotency_key().unwrap_or_else(|| ctx.call_id().to_owned()));
+    // copies of the example sharing a store; a reader that left is no error.
+    let key = ctx.idempotency_key().unwrap_or_else(|| ctx.call_id().to_owned());
+    let _ = writeln!(std::io::stdout(), "get_weather ran: {key}");
     let (_, celsius, sky) = HOURS[2];
     let chart =
         day_chart().map_err(|error| ToolError::failed(format!("drawing the chart failed: {error}")))?;
