@@ -288,21 +288,9 @@ impl SqlStore {
                 .map_err(database)?;
         }
         for (chunk_index, chunk) in bodies.chunks(ROWS_PER_INSERT).enumerate() {
-            let values: Vec<String> = (0..chunk.len())
-                .map(|i| {
-                    format!(
-                        "(${}, ${}, ${}, ${}, ${})",
-                        i * 5 + 1,
-                        i * 5 + 2,
-                        i * 5 + 3,
-                        i * 5 + 4,
-                        i * 5 + 5
-                    )
-                })
-                .collect();
             let sql = format!(
                 "INSERT INTO tools_messages (owner, conversation, seq, format, body) VALUES {}",
-                values.join(", ")
+                rows_of_five(chunk.len())
             );
             let mut insert = sqlx::query(&sql);
             for (i, body) in chunk.iter().enumerate() {
@@ -410,23 +398,11 @@ impl SqlStore {
                 .map_err(database)?;
         }
         for (chunk_index, chunk) in frames.chunks(ROWS_PER_INSERT).enumerate() {
-            let values: Vec<String> = (0..chunk.len())
-                .map(|i| {
-                    format!(
-                        "(${}, ${}, ${}, ${}, ${})",
-                        i * 5 + 1,
-                        i * 5 + 2,
-                        i * 5 + 3,
-                        i * 5 + 4,
-                        i * 5 + 5
-                    )
-                })
-                .collect();
             // A batch written again (a retry after a lost answer) is kept once.
             let sql = format!(
                 "INSERT INTO tools_frames (owner, conversation, run, seq, body) VALUES {} \
                  ON CONFLICT (owner, conversation, run, seq) DO NOTHING",
-                values.join(", ")
+                rows_of_five(chunk.len())
             );
             let mut insert = sqlx::query(&sql);
             for (i, frame) in chunk.iter().enumerate() {
@@ -471,6 +447,15 @@ impl SqlStore {
         }
         Ok(frames)
     }
+}
+
+/// The `VALUES` of an insert of `rows` rows of five parameters each:
+/// `($1, $2, $3, $4, $5), ($6, ...)`.
+fn rows_of_five(rows: usize) -> String {
+    let row = |i: usize| {
+        format!("(${}, ${}, ${}, ${}, ${})", i * 5 + 1, i * 5 + 2, i * 5 + 3, i * 5 + 4, i * 5 + 5)
+    };
+    (0..rows).map(row).collect::<Vec<_>>().join(", ")
 }
 
 fn read_message(key: &ConversationKey, row: &AnyRow, written_by: &str) -> Result<Message, StoreError> {

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use toolcall_agent::{Agent, AgentEvent, RunInput, Runner};
+use toolcall_agent::{Agent, AgentEvent, Message, RunInput, Runner};
 use toolcall_core::{Media, Source};
 use toolcall_session::{ConversationKey, SessionError, SessionRun, SessionStore, StoreError};
 
@@ -64,24 +64,38 @@ pub type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response
 ///
 /// **What is kept where.** A chat's messages and its paused run live in
 /// the store (by default a bounded [`MemoryStore`](toolcall_session::MemoryStore); [`ChatServer::with_store`]
-/// for SQLite or PostgreSQL), appended when a run ends and before its
-/// `finish` chunk is sent, so an approval sent at once finds it, and a
-/// restarted server loses nothing: a call held before a restart is
-/// approved after it. A paused run is found again on the server, never
-/// rebuilt from the page's messages: an approval names a call by its id,
-/// so a page can approve only the calls the agent holds, with the model's
-/// arguments. The process keeps only the runs going now, each with the
-/// chunks it sent so far (for a page that reattaches), dropped when the
-/// run ends: a reattach after a restart gets 204, and the page shows the
-/// stored messages. A run goes on when its page leaves.
+/// for SQLite or PostgreSQL). A run takes its chat in the store before
+/// anything runs (its question, or the page's decisions, kept with a
+/// lease: see `toolcall_session::Session`), keeps each turn as it goes,
+/// and lets go before its `finish` chunk is sent, so an approval sent at
+/// once finds it, and a restarted server loses nothing: a call held before
+/// a restart is approved after it, and a call that ran before a crash is
+/// shown done (or, cut mid-flight, as cut off) and never runs again. A
+/// paused run is found again on the server, never rebuilt from the page's
+/// messages: an approval names a call by its id, so a page can approve
+/// only the calls the agent holds, with the model's arguments. A run goes
+/// on when its page leaves.
+///
+/// **Many servers.** Several servers on one store (replicas on one
+/// PostgreSQL behind a balancer, or the useChat and AG-UI routes of one
+/// server) share the chats: of two decisions about one held call sent to
+/// two of them at once, one runs and the other is refused with 409 before
+/// anything runs. A run's chunks are written to the store as they are sent
+/// (a few at a time), so a page that reloads onto another server gets the
+/// running stream there from its first chunk, and a stop sent to any
+/// server stops it (within a second: the run reads it when it renews its
+/// lease). A server that dies lets its runs' leases lapse (10 s): a page
+/// following one of its streams from another server gets an `error` chunk,
+/// and the chat shows the run ended, its question kept.
 ///
 /// **Refused** before any stream, with a plain-text reason: a body that is
 /// not a chat request (400) or too large (413), an approval whose id no
 /// held call has (400; the run stays paused), approvals for a chat with
 /// no paused run (409) or no chat at all (404), a new question while
-/// calls wait (409), any request while the chat's run is going (409), a
-/// store that fails (500; the chat stays as it was). A store that fails
-/// to keep a run's end ends its stream with an `error` chunk.
+/// calls wait (409), any request while the chat's run is going, on this
+/// server or another (409), a store that fails (500; the chat stays as it
+/// was, and nothing ran). A store that fails to keep a run's end ends its
+/// stream with an `error` chunk.
 ///
 /// ```no_run
 /// # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
@@ -250,9 +264,13 @@ impl ChatServer {
             }
             let Some(mut state) = session.paused().await.map_err(unavailable)? else {
                 return Err(match session.store().load(key).await.map_err(unavailable)? {
-                    Some(_) => refuse(
+                    Some(stored) => refuse(
                         StatusCode::CONFLICT,
-                        format!("chat `{}` has no run waiting for approval", key.id),
+                        format!(
+                            "chat `{}` has no run waiting for approval{}",
+                            key.id,
+                            ended(&stored.messages)
+                        ),
                     ),
                     None => no_chat(key),
                 });
@@ -324,6 +342,15 @@ fn sse(host: &Host, frames: BoxStream<'static, Bytes>) -> Response {
     host.sse(frames, &HEADERS)
 }
 
+/// How the chat's last run ended, for a decision that came after: what
+/// it answered (nothing for a run that answered no text).
+fn ended(messages: &[Message]) -> String {
+    match messages.last().filter(|last| matches!(last, Message::Assistant { .. })).map(Message::text) {
+        Some(answer) if !answer.is_empty() => format!(": its run ended, answering `{answer}`"),
+        _ => String::new(),
+    }
+}
+
 fn no_chat(key: &ConversationKey) -> Refusal {
     refuse(StatusCode::NOT_FOUND, format!("there is no chat `{}`", key.id))
 }
@@ -378,7 +405,8 @@ async fn messages(State(server): State<ChatServer>, Path(id): Path<String>, part
     };
     // A run going kept its question (or its decisions) as it started, and
     // each of its turns as it came; one cut off shows its calls ended.
-    let stored = match server.host.store.load(&key).await {
+    // A run made elsewhere that this server lost has its end learned there.
+    let stored = match server.host.session(key.clone()).load().await {
         Ok(Some(stored)) => stored.settled(),
         Ok(None) => return no_chat(&key).into_response(),
         Err(error) => return unavailable(error).into_response(),

@@ -9,14 +9,11 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
-use toolcall_agent::testing::{Reply, ScriptedServer};
-use toolcall_agent::{Agent, OpenAiChat};
-use toolcall_core::toolset::Toolset;
-use toolcall_core::{ToolCall, ToolContext};
+use toolcall_agent::Agent;
 use toolcall_session::{SessionStore, SqlStore};
 use toolcall_ui::ChatServer;
 
-use crate::support::{Gate, SlowLookup, chunks, text, types, weather_agent};
+use crate::support::{Gate, chunks, slow_agent, text, types, weather_agent};
 
 /// A server of `chat` on loopback: its base URL.
 async fn serve(chat: &ChatServer) -> String {
@@ -162,24 +159,6 @@ async fn another_users_chat_is_not_there() {
     assert_eq!(chat.pending("alice", "c1").await.unwrap(), ["call_1"]);
     let (status, _) = alice.post(&approve("c1", "call_1", true)).await;
     assert_eq!(status, 200);
-}
-
-async fn slow_agent() -> (Agent, ScriptedServer, Gate) {
-    let server = ScriptedServer::answering(|request: &Value| {
-        let last = request["messages"].as_array()?.last()?;
-        if last["role"] != "tool" {
-            return Some(Reply::calls([ToolCall::new("call_1", "slow_lookup", r#"{"what":"the answer"}"#)]));
-        }
-        Some(Reply::text(format!("Done: {}", last["content"].as_str()?)))
-    })
-    .await
-    .unwrap();
-    let gate = Gate::default();
-    let model = OpenAiChat::from_values("gpt-4o", None, Some(server.base_url()));
-    let tools = Toolset::builder().add(SlowLookup).build().unwrap();
-    let agent =
-        Agent::new(model, tools).unwrap().with_context(ToolContext::new().with_extension(gate.clone()));
-    (agent, server, gate)
 }
 
 /// Alice asks in chat `c1` of a server on `agent`, and the slow call

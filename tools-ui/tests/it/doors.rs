@@ -16,7 +16,7 @@ use toolcall_macros::tool;
 use toolcall_session::{SessionStore, SqlStore};
 use toolcall_ui::{AguiServer, ChatServer};
 
-use crate::support::{Gate, SlowLookup, chunks, text};
+use crate::support::{chunks, slow_agent, text};
 
 /// How many times the weather was looked up, shared through the context.
 #[derive(Clone, Default)]
@@ -166,20 +166,7 @@ async fn a_held_call_approved_through_two_servers_at_once_runs_once() {
 /// A slow run on one server; the page reloads on the other.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reload_on_another_server_reads_the_stream_and_a_stop_there_stops_it() {
-    let server = ScriptedServer::answering(|request: &Value| {
-        let last = request["messages"].as_array()?.last()?;
-        if last["role"] != "tool" {
-            return Some(Reply::calls([ToolCall::new("call_1", "slow_lookup", r#"{"what":"the answer"}"#)]));
-        }
-        Some(Reply::text(format!("Done: {}", last["content"].as_str()?)))
-    })
-    .await
-    .unwrap();
-    let gate = Gate::default();
-    let model = OpenAiChat::from_values("gpt-4o", None, Some(server.base_url()));
-    let tools = Toolset::builder().add(SlowLookup).build().unwrap();
-    let agent =
-        Agent::new(model, tools).unwrap().with_context(ToolContext::new().with_extension(gate.clone()));
+    let (agent, _model, gate) = slow_agent().await;
     let (one, two, _dir) = two_servers(&agent).await;
     let first = tokio::spawn({
         let one = one.clone();

@@ -86,3 +86,23 @@ impl Default for Gate {
         Self { started: closed(), release: closed() }
     }
 }
+
+/// An agent whose model calls `slow_lookup` once (id `call_1`) and answers
+/// with its result; the gate that holds the call.
+pub(crate) async fn slow_agent() -> (Agent, ScriptedServer, Gate) {
+    let server = ScriptedServer::answering(|request: &Value| {
+        let last = request["messages"].as_array()?.last()?;
+        if last["role"] != "tool" {
+            return Some(Reply::calls([ToolCall::new("call_1", "slow_lookup", r#"{"what":"the answer"}"#)]));
+        }
+        Some(Reply::text(format!("Done: {}", last["content"].as_str()?)))
+    })
+    .await
+    .unwrap();
+    let gate = Gate::default();
+    let model = OpenAiChat::from_values("gpt-4o", None, Some(server.base_url()));
+    let tools = Toolset::builder().add(SlowLookup).build().unwrap();
+    let agent =
+        Agent::new(model, tools).unwrap().with_context(ToolContext::new().with_extension(gate.clone()));
+    (agent, server, gate)
+}
