@@ -15,7 +15,9 @@
 //!   for approval makes the task `input-required`, and the client's
 //!   `approve` / `deny` on the task resumes it; an auth hook
 //!   ([`A2aServer::with_auth`]) names each request's user, and a task is
-//!   its owner's alone (another's id is not found);
+//!   its owner's alone (another's id is not found); tasks live in a
+//!   session store ([`A2aServer::with_store`]), so servers sharing it
+//!   serve every task, and a held call decided on two at once runs once;
 //! - [`A2aAgent`]: a remote A2A agent as a [`Tool`](toolcall_core::Tool)
 //!   the model calls with a prompt, streamed (`SendStreamingMessage`)
 //!   when the peer's card says it streams, polled (`GetTask`) otherwise;
@@ -31,6 +33,7 @@
 
 mod client;
 mod server;
+mod tasks;
 pub mod wire;
 
 pub use client::{A2aAgent, A2aError, INPUT_REQUIRED_ID, INPUT_REQUIRED_NAME};

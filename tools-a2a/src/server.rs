@@ -1,8 +1,8 @@
-//! [`A2aServer`]: an [`Agent`] behind the A2A JSON-RPC binding, each run a
-//! task kept in memory.
+//! [`A2aServer`]: an [`Agent`] behind the A2A JSON-RPC binding, each task's
+//! runs a conversation of a session store (`tasks`).
 
 use crate::new_id;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -22,6 +22,11 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use toolcall_agent::{Agent, AgentEvent, Decision, RunInput, RunResult, RunState, StopReason};
 use toolcall_core::{CancellationToken, Media, Source, ToolResult};
+use toolcall_session::{
+    ConversationKey, MemoryStore, Session, SessionError, SessionRun, SessionStore, StoreError,
+};
+
+use crate::tasks::{self, Record, run_key, status_message_id};
 
 use crate::wire::{
     AGENT_CARD_PATH, AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Artifact, CancelTaskRequest,
@@ -55,8 +60,25 @@ type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> +
 /// status message naming the held calls; the client's next message on the
 /// task (same `taskId`) decides: the text `approve` or `deny` for all, or a
 /// data part `{"decisions": {"<call id>": "approve" | "deny" | {"decision": ...}}}`,
-/// and the run resumes. Tasks are kept in memory, the oldest finished ones
-/// dropped past [`A2aServer::with_max_tasks`].
+/// and the run resumes.
+///
+/// **Where tasks are kept.** In a session store ([`A2aServer::with_store`];
+/// by default one in memory, [`A2aServer::with_max_tasks`] of them), the
+/// chat server's: each task's runs are a [`Session`] of the conversation
+/// `(owner, task id)`, which holds the transcript, the paused run while
+/// the task is `input-required`, and the lease of the run going; beside it
+/// a log, `(owner, "a2a-task:{task id}")`, keeps what the wire shows that
+/// no run holds (the context, the client's messages as sent, each run's
+/// final status). Every server sharing the store (replicas behind a
+/// balancer, on one PostgreSQL or one SQLite file) serves every task:
+/// `GetTask` rebuilds it from the store (working while a run holds the
+/// conversation anywhere, input-required, completed, failed for a run
+/// that failed or whose server stopped, canceled); a message that decides
+/// held calls claims the conversation before anything runs, so two
+/// requests deciding the same calls at once, on one server or two, run
+/// them once and the second is answered `UnsupportedOperationError`
+/// (-32004); `CancelTask` reaches a run going on another server through
+/// the store (at its next lease renewal, within a second).
 ///
 /// **Whose task.** The auth hook ([`A2aServer::with_auth`]) runs first on
 /// every JSON-RPC request and names the user (the card stays public); a
@@ -65,14 +87,15 @@ type Auth = Arc<dyn Fn(&Parts) -> BoxFuture<'static, Result<String, Response>> +
 /// -32001), by `GetTask`, `CancelTask`, and a message that continues the
 /// task or decides its held calls (streamed or not), as A2A 1.0 asks
 /// (servers "MUST NOT reveal the existence of resources the client is not
-/// authorized to access"). Contexts are each user's own: a `contextId`
-/// another user made, named in a new message, is not refused (that would
-/// tell that it exists, where an unknown one is taken) but is a context of
-/// the sender's own under that id, sharing nothing with the other's (the
-/// spec lets an agent accept and keep a client's `contextId`, and refusing
-/// one it cannot accept must not make up another). Without a hook every
-/// request is the same user, [`ANONYMOUS`]: a demo's, or a private
-/// network's, setting.
+/// authorized to access"): the store keeps a task under its owner's key,
+/// so another user's lookup finds nothing there, on any server. Contexts
+/// are each user's own: a `contextId` another user made, named in a new
+/// message, is not refused (that would tell that it exists, where an
+/// unknown one is taken) but is a context of the sender's own under that
+/// id, sharing nothing with the other's (the spec lets an agent accept and
+/// keep a client's `contextId`, and refusing one it cannot accept must not
+/// make up another). Without a hook every request is the same user,
+/// [`ANONYMOUS`]: a demo's, or a private network's, setting.
 ///
 /// ```no_run
 /// # async fn run(agent: toolcall_agent::Agent) -> std::io::Result<()> {
@@ -90,7 +113,13 @@ pub struct A2aServer {
 struct Inner {
     agent: Agent,
     card: CardSettings,
-    tasks: Mutex<Tasks>,
+    /// Where the tasks are kept.
+    store: Arc<dyn SessionStore>,
+    /// Whether `store` is the default one, which [`A2aServer::with_max_tasks`] sizes.
+    default_store: bool,
+    /// The runs going in this process, by task (owner and id): what only
+    /// this process holds of them, the token that stops one at once.
+    live: Mutex<HashMap<ConversationKey, CancellationToken>>,
     auth: Option<Auth>,
     max_body: usize,
     keep_alive: Duration,
@@ -107,33 +136,15 @@ struct CardSettings {
     security: BTreeMap<String, SecurityScheme>,
 }
 
-/// The tasks in memory, and the order they came in (for dropping the
-/// oldest).
-struct Tasks {
-    by_id: HashMap<String, Entry>,
-    order: VecDeque<String>,
-    max: usize,
-}
-
-/// One task and what runs it.
-struct Entry {
-    task: Task,
-    /// The user whose message started it: only they read or touch it.
-    owner: String,
-    /// The paused run, while the task is `input-required`.
-    paused: Option<RunState>,
-    /// Cancels the running run.
-    cancel: Option<CancellationToken>,
-    /// Set when the run ends (blocking senders wait on it).
-    done: watch::Receiver<bool>,
-}
+/// How many tasks the default store keeps.
+const MAX_TASKS: usize = 1024;
 
 impl std::fmt::Debug for A2aServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("A2aServer")
             .field("name", &self.inner.card.name)
             .field("url", &self.inner.card.url)
-            .field("tasks", &self.tasks().by_id.len())
+            .field("running", &self.live().len())
             .finish_non_exhaustive()
     }
 }
@@ -165,12 +176,13 @@ impl A2aServer {
             skills,
             security: BTreeMap::new(),
         };
-        let tasks = Tasks { by_id: HashMap::new(), order: VecDeque::new(), max: 1024 };
         Self {
             inner: Arc::new(Inner {
                 agent,
                 card,
-                tasks: Mutex::new(tasks),
+                store: Arc::new(MemoryStore::new(2 * MAX_TASKS)),
+                default_store: true,
+                live: Mutex::default(),
                 auth: None,
                 max_body: 4 << 20,
                 keep_alive: Duration::from_secs(15),
@@ -270,10 +282,47 @@ impl A2aServer {
         self
     }
 
-    /// How many tasks stay in memory (1024 by default); past it the oldest
-    /// task that is not running is dropped, and reads of it find nothing.
+    /// Keep the tasks in `store` (`toolcall_session::SqlStore` for SQLite
+    /// or PostgreSQL; the one a `ChatServer` keeps its chats in, if you
+    /// like, since the owners are the same users): they outlive the
+    /// process, and every server sharing the store serves them (see
+    /// "Where tasks are kept" on [`A2aServer`]). A task takes two of the
+    /// store's conversations, its runs' and its log (`a2a-task:{id}`),
+    /// both listed among the owner's ([`SessionStore::list`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolcall_a2a::A2aServer;
+    /// use toolcall_agent::{Agent, testing::ScriptedModel};
+    /// use toolcall_core::Toolset;
+    /// use toolcall_session::SqlStore;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let store = Arc::new(SqlStore::sqlite(dir.path().join("tasks.db")).await.unwrap());
+    /// let agent = Agent::new(ScriptedModel::new().then_text("Hello."), Toolset::new()).unwrap();
+    /// // Replicas each build theirs on the same store.
+    /// let server = A2aServer::new(agent).with_store(store);
+    /// let _app = server.router();
+    /// # });
+    /// ```
+    pub fn with_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        let inner = self.inner_mut();
+        inner.store = store;
+        inner.default_store = false;
+        self
+    }
+
+    /// How many tasks the default store keeps (1024): it is a
+    /// `MemoryStore` of twice as many conversations (a task's runs and its
+    /// log), which forgets the least recently used past it; a task
+    /// forgotten is not found. It means nothing with a store of your own
+    /// ([`A2aServer::with_store`]), which keeps what it keeps.
     pub fn with_max_tasks(mut self, tasks: usize) -> Self {
-        self.inner_mut().tasks.get_mut().unwrap_or_else(|e| e.into_inner()).max = tasks.max(1);
+        let inner = self.inner_mut();
+        if inner.default_store {
+            inner.store = Arc::new(MemoryStore::new(tasks.max(1).saturating_mul(2)));
+        }
         self
     }
 
@@ -348,18 +397,27 @@ impl A2aServer {
         toolcall_serve::serve(listener, self.router()).await
     }
 
-    /// A task as it is now, with at most `history` of its latest messages:
-    /// the process's own view, whoever owns the task (a client's `GetTask`
-    /// reads only its own).
-    pub fn task(&self, id: &str, history: Option<i32>) -> Option<Task> {
-        self.tasks().by_id.get(id).map(|entry| limit_history(entry.task.clone(), history))
+    /// The task `id` of `owner` as it is now, with at most `history` of
+    /// its latest messages, as the store has it (whichever server sharing
+    /// it runs the task); `None` when `owner` has no task of this id
+    /// (another owner's included).
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    pub async fn task(
+        &self,
+        owner: &str,
+        id: &str,
+        history: Option<i32>,
+    ) -> Result<Option<Task>, StoreError> {
+        let stored = tasks::load(self.store().as_ref(), owner, id).await?;
+        Ok(stored.map(|stored| limit_history(tasks::task(id, &stored), history)))
     }
 
     /// The task `id` as `owner` may read it: another owner's is not found.
-    fn task_of(&self, owner: &str, id: &str, history: Option<i32>) -> Result<Task, RpcError> {
-        let mut tasks = self.tasks();
-        let entry = tasks.owned(owner, id)?;
-        Ok(limit_history(entry.task.clone(), history))
+    async fn task_of(&self, owner: &str, id: &str, history: Option<i32>) -> Result<Task, RpcError> {
+        self.task(owner, id, history).await.map_err(unavailable)?.ok_or_else(|| not_found(id))
     }
 
     /// The request's user: the auth hook's, or [`ANONYMOUS`] without one;
@@ -371,8 +429,12 @@ impl A2aServer {
         }
     }
 
-    fn tasks(&self) -> MutexGuard<'_, Tasks> {
-        self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    fn store(&self) -> &Arc<dyn SessionStore> {
+        &self.inner.store
+    }
+
+    fn live(&self) -> MutexGuard<'_, HashMap<ConversationKey, CancellationToken>> {
+        self.inner.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Answer one JSON-RPC request (the body of `POST /`, sent with
@@ -435,7 +497,7 @@ impl A2aServer {
             },
             method::SEND_STREAMING_MESSAGE => {
                 return match parse_params::<SendMessageRequest>(params) {
-                    Ok(params) => match self.send_streaming(user, id.clone(), params) {
+                    Ok(params) => match self.send_streaming(user, id.clone(), params).await {
                         Ok(response) => response,
                         Err(e) => rpc_error(id, e),
                     },
@@ -443,11 +505,11 @@ impl A2aServer {
                 };
             }
             method::GET_TASK => match parse_params::<GetTaskRequest>(params) {
-                Ok(params) => self.task_of(user, &params.id, params.history_length).map(|t| json!(t)),
+                Ok(params) => self.task_of(user, &params.id, params.history_length).await.map(|t| json!(t)),
                 Err(e) => Err(e),
             },
             _ => match parse_params::<CancelTaskRequest>(params) {
-                Ok(params) => self.cancel(user, &params.id).map(|t| json!(t)),
+                Ok(params) => self.cancel(user, &params.id).await.map(|t| json!(t)),
                 Err(e) => Err(e),
             },
         };
@@ -461,19 +523,19 @@ impl A2aServer {
     /// (at once with `returnImmediately`).
     async fn send(&self, user: &str, params: SendMessageRequest) -> Result<SendMessageResponse, RpcError> {
         let config = params.configuration.clone().unwrap_or_default();
-        let started = self.start(user, params, None)?;
+        let started = self.start(user, params, None).await?;
         if !config.return_immediately {
             let mut done = started.done;
             // A closed sender means the run's task is gone: it ended too.
             let _ = done.wait_for(|done| *done).await;
         }
-        let task = self.task_of(user, &started.task_id, config.history_length)?;
+        let task = self.task_of(user, &started.task_id, config.history_length).await?;
         Ok(SendMessageResponse::Task(task))
     }
 
     /// `SendStreamingMessage`: start or resume the task, and stream its
     /// events: the task first, then its updates, to its next stop.
-    fn send_streaming(
+    async fn send_streaming(
         &self,
         user: &str,
         id: Value,
@@ -481,7 +543,7 @@ impl A2aServer {
     ) -> Result<Response, RpcError> {
         let history = params.configuration.as_ref().and_then(|c| c.history_length);
         let (sender, receiver) = mpsc::unbounded_channel();
-        let started = self.start(user, params, Some(sender))?;
+        let started = self.start(user, params, Some(sender)).await?;
         let first = started.first;
         let first = StreamResponse::Task(limit_history(first, history));
         let events = futures::stream::once(async move { first })
@@ -495,105 +557,144 @@ impl A2aServer {
         Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(self.inner.keep_alive)).into_response())
     }
 
-    /// `CancelTask`: stop the run, or drop the wait for a decision.
-    fn cancel(&self, user: &str, id: &str) -> Result<Task, RpcError> {
-        let mut tasks = self.tasks();
-        let entry = tasks.owned(user, id)?;
-        if entry.task.status.state.is_terminal() {
-            let state = entry.task.status.state;
+    /// `CancelTask`: stop the run (here at once; on another server sharing
+    /// the store at its next lease renewal), or drop the wait for a
+    /// decision. The log's cancel makes the task canceled for good,
+    /// whatever its run does after.
+    async fn cancel(&self, user: &str, id: &str) -> Result<Task, RpcError> {
+        let store = self.store().as_ref();
+        let stored = tasks::load(store, user, id).await.map_err(unavailable)?.ok_or_else(|| not_found(id))?;
+        let state = tasks::task(id, &stored).status.state;
+        if state.is_terminal() {
             return Err(RpcError::new(
                 code::TASK_NOT_CANCELABLE,
                 format!("Task cannot be canceled: task {id} is {}", state_name(state)),
             ));
         }
-        if let Some(token) = entry.cancel.take() {
+        tasks::record(store, user, id, &[Record::Canceled]).await.map_err(unavailable)?;
+        let key = run_key(user, id);
+        if let Some(token) = self.live().get(&key) {
             token.cancel();
         }
-        entry.paused = None;
-        entry.task.status = TaskStatus::new(TaskState::Canceled);
-        Ok(entry.task.clone())
+        if stored.conversation.running().is_some() {
+            store.stop(&key).await.map_err(unavailable)?;
+        }
+        self.task_of(user, id, None).await
     }
 
     /// Start a new task of `user`'s for a message, or resume the paused
     /// one of theirs it answers.
-    fn start(
+    async fn start(
         &self,
         user: &str,
         params: SendMessageRequest,
         events: Option<mpsc::UnboundedSender<StreamResponse>>,
     ) -> Result<Started, RpcError> {
         let mut message = params.message;
-        let (done_tx, done_rx) = watch::channel(false);
-        let token = CancellationToken::new();
-        let mut tasks = self.tasks();
-        let (task_id, context_id, input) = match message.task_id.clone() {
-            Some(task_id) if !task_id.is_empty() => {
-                // Whose first: another user's task is not found before its
-                // context or state could tell anything about it.
-                let entry = tasks.owned(user, &task_id)?;
-                if let Some(context) = message.context_id.as_deref().filter(|c| !c.is_empty())
-                    && context != entry.task.context_id
-                {
-                    return Err(RpcError::new(
-                        code::INVALID_PARAMS,
-                        format!(
-                            "Context {context} does not match context {} of task {task_id}",
-                            entry.task.context_id
-                        ),
-                    ));
-                }
-                let state = entry.task.status.state;
-                let Some(paused) = entry.paused.as_ref().filter(|_| state == TaskState::InputRequired) else {
-                    let why = if state.is_terminal() { "is over" } else { "is not waiting for input" };
-                    return Err(RpcError::new(
-                        code::UNSUPPORTED_OPERATION,
-                        format!("Task {task_id} {why} (it is {}): it takes no message", state_name(state)),
-                    ));
-                };
-                let mut paused = paused.clone();
-                decide(&mut paused, &message).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
-                entry.paused = None;
-                message.context_id = Some(entry.task.context_id.clone());
-                entry.task.history.push(message);
-                entry.task.status = TaskStatus::new(TaskState::Working);
-                entry.cancel = Some(token.clone());
-                entry.done = done_rx.clone();
-                (task_id, entry.task.context_id.clone(), RunInput::Paused(paused))
-            }
-            _ => {
-                let parts =
-                    prompt_parts(&message.parts).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
-                let task_id = new_id();
-                // A context named by the client is taken as the sender's
-                // own, whoever else used the id: contexts are per user (the
-                // runs carry nothing from one task to the next of a context,
-                // so no other user's conversation can leak through it).
-                let context_id = message.context_id.clone().filter(|c| !c.is_empty()).unwrap_or_else(new_id);
-                message.task_id = Some(task_id.clone());
-                message.context_id = Some(context_id.clone());
-                let task = Task {
-                    id: task_id.clone(),
-                    context_id: context_id.clone(),
-                    status: TaskStatus::new(TaskState::Submitted),
-                    artifacts: Vec::new(),
-                    history: vec![message],
-                    metadata: None,
-                };
-                tasks.insert(Entry {
-                    task,
-                    owner: user.to_owned(),
-                    paused: None,
-                    cancel: Some(token.clone()),
-                    done: done_rx.clone(),
-                });
-                (task_id, context_id, RunInput::Prompt(parts))
-            }
+        let store = self.store();
+        let agent = &self.inner.agent;
+        let Some(task_id) = message.task_id.clone().filter(|id| !id.is_empty()) else {
+            let parts = prompt_parts(&message.parts).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
+            let task_id = new_id();
+            let key = run_key(user, &task_id);
+            key.check().map_err(|invalid| {
+                RpcError::new(
+                    code::INVALID_REQUEST,
+                    format!("No task can belong to this request's user: {invalid}"),
+                )
+            })?;
+            // A context named by the client is taken as the sender's own,
+            // whoever else used the id: contexts are per user (the runs
+            // carry nothing from one task to the next of a context, so no
+            // other user's conversation can leak through it).
+            let context_id = message.context_id.clone().filter(|c| !c.is_empty()).unwrap_or_else(new_id);
+            message.task_id = Some(task_id.clone());
+            message.context_id = Some(context_id.clone());
+            // The log first: a task whose run is stored has its context.
+            let began = [
+                Record::Task { context_id: context_id.clone() },
+                Record::Message { message: message.clone() },
+            ];
+            tasks::record(store.as_ref(), user, &task_id, &began).await.map_err(unavailable)?;
+            let session = Session::new(store.clone(), key.clone());
+            let run =
+                session.begin(agent, RunInput::Prompt(parts)).await.map_err(|e| refused(&task_id, e))?;
+            let first = Task {
+                id: task_id.clone(),
+                context_id: context_id.clone(),
+                status: TaskStatus::new(TaskState::Submitted),
+                artifacts: Vec::new(),
+                history: vec![message],
+                metadata: None,
+            };
+            let done = self.spawn(key, context_id, run, events);
+            return Ok(Started { task_id, first, done });
         };
-        let first = tasks.by_id.get(&task_id).map(|e| e.task.clone()).ok_or_else(|| not_found(&task_id))?;
-        drop(tasks);
-        let run = Run { server: self.clone(), task_id: task_id.clone(), context_id, events, done: done_tx };
-        tokio::spawn(run.go(input, token));
-        Ok(Started { task_id, first, done: done_rx })
+        // Whose first: another user's task is not found before its context
+        // or state could tell anything about it.
+        let stored = tasks::load(store.as_ref(), user, &task_id)
+            .await
+            .map_err(unavailable)?
+            .ok_or_else(|| not_found(&task_id))?;
+        let mut task = tasks::task(&task_id, &stored);
+        if let Some(context) = message.context_id.as_deref().filter(|c| !c.is_empty())
+            && context != task.context_id
+        {
+            return Err(RpcError::new(
+                code::INVALID_PARAMS,
+                format!("Context {context} does not match context {} of task {task_id}", task.context_id),
+            ));
+        }
+        if task.status.state != TaskState::InputRequired {
+            return Err(not_waiting(&task_id, task.status.state));
+        }
+        let key = run_key(user, &task_id);
+        let session = Session::new(store.clone(), key.clone());
+        // The paused run as the store holds it now: none when another
+        // request's run took its decisions since the task was read.
+        let Some(mut paused) = session.paused().await.map_err(unavailable)? else {
+            return Err(taken(&task_id));
+        };
+        decide(&mut paused, &message).map_err(|e| RpcError::new(code::INVALID_PARAMS, e))?;
+        // The claim: one append that keeps the decisions and takes the
+        // conversation, checked against any other run's. Of two requests
+        // deciding at once, on this server or another sharing the store,
+        // one takes it and the other is refused here, before anything runs.
+        let run = session.begin(agent, RunInput::Paused(paused)).await.map_err(|e| refused(&task_id, e))?;
+        message.context_id = Some(task.context_id.clone());
+        match tasks::record(store.as_ref(), user, &task_id, &[Record::Message { message: message.clone() }])
+            .await
+        {
+            // Canceled between the read and the claim: the run stops as it starts.
+            Ok(before) if tasks::canceled(&before) => run.cancellation().cancel(),
+            Ok(_) => {}
+            // The decision is taken and kept with the run: it goes on,
+            // the history without this message.
+            Err(error) => {
+                tracing::warn!(target: "toolcall_a2a", task = %task_id, %error, "a decision's message could not be logged");
+            }
+        }
+        task.status = TaskStatus::new(TaskState::Working);
+        task.history.push(message);
+        let context_id = task.context_id.clone();
+        let done = self.spawn(key, context_id, run, events);
+        Ok(Started { task_id, first: task, done })
+    }
+
+    /// Run `run` for the task `key` in the background, its cancel token
+    /// kept here; the receiver is set when its end is logged.
+    fn spawn(
+        &self,
+        key: ConversationKey,
+        context_id: String,
+        run: SessionRun,
+        events: Option<mpsc::UnboundedSender<StreamResponse>>,
+    ) -> watch::Receiver<bool> {
+        let (done, ended) = watch::channel(false);
+        self.live().insert(key.clone(), run.cancellation().clone());
+        let going = Run { server: self.clone(), key, context_id, events, done };
+        tokio::spawn(going.go(run));
+        ended
     }
 }
 
@@ -604,49 +705,20 @@ struct Started {
     done: watch::Receiver<bool>,
 }
 
-impl Tasks {
-    /// The task `id` if `owner` owns it; another owner's is answered as
-    /// one that does not exist, so that a client learns nothing of tasks
-    /// not its own, not even that they are.
-    fn owned(&mut self, owner: &str, id: &str) -> Result<&mut Entry, RpcError> {
-        self.by_id.get_mut(id).filter(|entry| entry.owner == owner).ok_or_else(|| not_found(id))
-    }
-
-    /// Keep a new task, dropping the oldest that is not running when full.
-    fn insert(&mut self, entry: Entry) {
-        while self.by_id.len() >= self.max {
-            let running = |id: &String| {
-                self.by_id
-                    .get(id)
-                    .is_some_and(|e| matches!(e.task.status.state, TaskState::Submitted | TaskState::Working))
-            };
-            let Some(position) = self.order.iter().position(|id| !running(id)) else { break };
-            if let Some(id) = self.order.remove(position) {
-                self.by_id.remove(&id);
-            }
-        }
-        self.order.push_back(entry.task.id.clone());
-        self.by_id.insert(entry.task.id.clone(), entry);
-    }
-}
-
 /// One run of the agent for a task, from start (or resumption) to its stop.
 struct Run {
     server: A2aServer,
-    task_id: String,
+    /// The task's conversation: its owner and its id.
+    key: ConversationKey,
     context_id: String,
     events: Option<mpsc::UnboundedSender<StreamResponse>>,
     done: watch::Sender<bool>,
 }
 
 impl Run {
-    async fn go(self, input: RunInput, token: CancellationToken) {
-        let agent = &self.server.inner.agent;
-        let agent = agent.clone().with_context(agent.context().clone().with_cancellation(token));
-        let working = TaskStatus::new(TaskState::Working);
-        self.update(|task| task.status = working.clone());
-        self.emit_status(working);
-        let mut stream = std::pin::pin!(agent.stream(input));
+    async fn go(self, run: SessionRun) {
+        self.emit_status(TaskStatus::new(TaskState::Working));
+        let mut stream = std::pin::pin!(run.stream());
         let mut pieces = Pieces::default();
         let mut result = None;
         while let Some(event) = stream.next().await {
@@ -672,7 +744,7 @@ impl Run {
         if let Some(last) = pieces.held.take() {
             self.emit_piece(last, &mut pieces, true);
         }
-        self.finish(result);
+        self.finish(result).await;
     }
 
     /// Send a piece of the answer artifact: the first replaces, the next add.
@@ -681,7 +753,7 @@ impl Run {
         pieces.sent = true;
         let artifact = answer_artifact(text);
         self.emit(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: self.task_id.clone(),
+            task_id: self.key.id.clone(),
             context_id: self.context_id.clone(),
             artifact,
             append,
@@ -691,25 +763,12 @@ impl Run {
     }
 
     /// A tool result's parts beyond its text (JSON, images, files) and its
-    /// artifact, as an artifact of the task.
+    /// artifact, as an artifact of the task (the store keeps the result,
+    /// which the task's artifacts are rebuilt from).
     fn tool_artifact(&self, result: &ToolResult) {
-        let mut parts: Vec<Part> = result.parts.iter().filter_map(a2a_part).collect();
-        if let Some(artifact) = &result.artifact {
-            parts.push(Part::data(artifact.clone()));
-        }
-        if parts.is_empty() {
-            return;
-        }
-        let artifact = Artifact {
-            artifact_id: format!("tool-{}", result.id),
-            name: Some(result.name.to_string()),
-            description: Some(format!("What the tool `{}` gave besides its text", result.name)),
-            parts,
-            metadata: None,
-        };
-        self.update(|task| task.artifacts.push(artifact.clone()));
+        let Some(artifact) = tasks::tool_artifact(result) else { return };
         self.emit(StreamResponse::ArtifactUpdate(TaskArtifactUpdateEvent {
-            task_id: self.task_id.clone(),
+            task_id: self.key.id.clone(),
             context_id: self.context_id.clone(),
             artifact,
             append: false,
@@ -718,26 +777,33 @@ impl Run {
         }));
     }
 
-    /// The run stopped: the task's new state, kept and sent.
-    fn finish(self, result: Option<Result<RunResult, toolcall_agent::AgentError>>) {
-        let mut paused = None;
-        let mut answer = None;
-        let status = match result {
+    /// The run stopped (its end kept in the conversation): the task's new
+    /// status, logged and sent.
+    async fn finish(self, result: Option<Result<RunResult, toolcall_agent::AgentError>>) {
+        let task_id = self.key.id.as_str();
+        // Each status message's id is the one a server rebuilding the
+        // status from the conversation gives it (`tasks::task`).
+        let said = |stored: usize, parts: Vec<Part>| {
+            let mut message = Message::agent(parts);
+            message.message_id = status_message_id(task_id, stored);
+            message
+        };
+        let mut status = match result {
             Some(Ok(run)) => match run.stop {
                 StopReason::Paused(state) => {
-                    let message = approval_message(&state);
-                    paused = Some(*state);
+                    let mut message = approval_message(&state);
+                    message.message_id = status_message_id(task_id, state.transcript().messages.len());
                     TaskStatus { state: TaskState::InputRequired, message: Some(message), timestamp: None }
                 }
                 StopReason::Cancelled => TaskStatus::new(TaskState::Canceled),
                 _ => {
-                    let message = Message::agent(vec![Part::text(run.answer.clone())]);
-                    answer = Some(run.answer);
+                    let message = said(run.transcript.messages.len(), vec![Part::text(run.answer)]);
                     TaskStatus { state: TaskState::Completed, message: Some(message), timestamp: None }
                 }
             },
             Some(Err(e)) => {
-                let message = Message::agent(vec![Part::text(format!("The agent failed: {e}"))]);
+                let message =
+                    said(e.transcript.messages.len(), vec![Part::text(format!("The agent failed: {e}"))]);
                 TaskStatus { state: TaskState::Failed, message: Some(message), timestamp: None }
             }
             None => {
@@ -745,43 +811,29 @@ impl Run {
                 TaskStatus { state: TaskState::Failed, message: Some(message), timestamp: None }
             }
         };
-        let status = {
-            let mut tasks = self.server.tasks();
-            match tasks.by_id.get_mut(&self.task_id) {
-                // Canceled meanwhile: it stays canceled, whatever the run did.
-                Some(entry) if entry.task.status.state == TaskState::Canceled => entry.task.status.clone(),
-                Some(entry) => {
-                    let mut status = status;
-                    if let Some(message) = status.message.as_mut() {
-                        message.task_id = Some(self.task_id.clone());
-                        message.context_id = Some(self.context_id.clone());
-                        entry.task.history.push(message.clone());
-                    }
-                    if let Some(answer) = answer {
-                        entry.task.artifacts.retain(|a| a.artifact_id != ANSWER_ARTIFACT);
-                        entry.task.artifacts.push(answer_artifact(answer));
-                    }
-                    entry.paused = paused;
-                    entry.cancel = None;
-                    entry.task.status = status.clone();
-                    status
-                }
-                None => status,
+        if let Some(message) = status.message.as_mut() {
+            message.task_id = Some(task_id.to_owned());
+            message.context_id = Some(self.context_id.clone());
+        }
+        let store = self.server.store().as_ref();
+        let logged = [Record::Status { status: status.clone() }];
+        let status = match tasks::record(store, &self.key.owner, task_id, &logged).await {
+            // Canceled meanwhile: it stays canceled, whatever the run did.
+            Ok(before) if tasks::canceled(&before) => TaskStatus::new(TaskState::Canceled),
+            Ok(_) => status,
+            Err(error) => {
+                tracing::warn!(target: "toolcall_a2a", task = %task_id, %error, "a run's end could not be logged: the task's status is rebuilt from its conversation");
+                status
             }
         };
+        self.server.live().remove(&self.key);
         self.emit_status(status);
         let _ = self.done.send(true);
     }
 
-    fn update(&self, change: impl FnOnce(&mut Task)) {
-        if let Some(entry) = self.server.tasks().by_id.get_mut(&self.task_id) {
-            change(&mut entry.task);
-        }
-    }
-
     fn emit_status(&self, status: TaskStatus) {
         self.emit(StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-            task_id: self.task_id.clone(),
+            task_id: self.key.id.clone(),
             context_id: self.context_id.clone(),
             status,
             metadata: None,
@@ -805,7 +857,8 @@ struct Pieces {
     sent: bool,
 }
 
-fn answer_artifact(text: String) -> Artifact {
+/// The artifact that holds the answer.
+pub(crate) fn answer_artifact(text: String) -> Artifact {
     Artifact {
         artifact_id: ANSWER_ARTIFACT.to_owned(),
         name: Some("answer".to_owned()),
@@ -816,7 +869,7 @@ fn answer_artifact(text: String) -> Artifact {
 }
 
 /// The input-required message: which calls wait, and how to answer.
-fn approval_message(state: &RunState) -> Message {
+pub(crate) fn approval_message(state: &RunState) -> Message {
     let calls: Vec<String> = state
         .pending()
         .iter()
@@ -919,7 +972,7 @@ fn prompt_parts(parts: &[Part]) -> Result<Vec<toolcall_core::Part>, String> {
 }
 
 /// A tool result's part as an A2A part.
-fn a2a_part(part: &toolcall_core::Part) -> Option<Part> {
+pub(crate) fn a2a_part(part: &toolcall_core::Part) -> Option<Part> {
     match part {
         toolcall_core::Part::Text { text } => Some(Part::text(text.clone())),
         toolcall_core::Part::Json { value } => Some(Part::data(value.clone())),
@@ -954,6 +1007,42 @@ fn state_name(state: TaskState) -> String {
 
 fn not_found(id: &str) -> RpcError {
     RpcError::new(code::TASK_NOT_FOUND, format!("Task not found: {id}"))
+}
+
+/// A message to a task that does not wait for one.
+fn not_waiting(id: &str, state: TaskState) -> RpcError {
+    let why = if state.is_terminal() { "is over" } else { "is not waiting for input" };
+    RpcError::new(
+        code::UNSUPPORTED_OPERATION,
+        format!("Task {id} {why} (it is {}): it takes no message", state_name(state)),
+    )
+}
+
+/// A decision that came second: another request's run took the held
+/// calls (on this server or another sharing the store).
+fn taken(id: &str) -> RpcError {
+    RpcError::new(
+        code::UNSUPPORTED_OPERATION,
+        format!(
+            "Task {id} is not waiting for input any more: another message decided its held calls first, and \
+             the run went on with those decisions (it takes no message)"
+        ),
+    )
+}
+
+/// Why a run could not take its task's conversation, as the client reads it.
+fn refused(id: &str, error: SessionError) -> RpcError {
+    match error {
+        SessionError::Store(StoreError::Busy { .. } | StoreError::Conflict { .. })
+        | SessionError::NotPaused { .. } => taken(id),
+        SessionError::Store(error) => unavailable(error),
+        other => RpcError::new(code::INTERNAL_ERROR, format!("Task {id} could not run: {other}")),
+    }
+}
+
+/// The store failed: the client may try again.
+fn unavailable(error: StoreError) -> RpcError {
+    RpcError::new(code::INTERNAL_ERROR, format!("The task store failed: {error}"))
 }
 
 fn parse_params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, RpcError> {

@@ -6,6 +6,7 @@ mod approval;
 mod client;
 mod connections;
 mod owners;
+mod replicas;
 mod server;
 
 use std::sync::{Arc, Mutex};
