@@ -73,8 +73,8 @@
 //! whole, not as its arguments stream: the workers record whole steps.
 
 use std::error::Error;
-use std::io::Write;
 use std::future::IntoFuture;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

@@ -5,8 +5,9 @@
 use std::time::Duration;
 
 use futures::StreamExt;
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use toolcall_agent::{Agent, AgentError, AgentEvent, ModelError, RunInput, RunResult, Runner};
+use toolcall_agent::{Agent, AgentError, AgentEvent, ModelError, RunInput, RunResult, Runner, Transcript};
 
 use crate::{Start, Step};
 
@@ -15,14 +16,19 @@ use crate::{Start, Step};
 /// request and call journaled, a worker that dies replaced by another)
 /// and whose steps come to the caller as the workers make them.
 ///
-/// A run starts as `POST /{workflow}/{id}/run/send` (a fresh id), with
-/// the input, `"follow": true` (it writes its steps) and `"pause": true`: a call held for approval ends the run
+/// A run starts as `POST /{workflow}/{id}/run/send`, the id the caller
+/// gives it (a session's run id, new for each run), with the input, `"follow": true` (it writes its steps) and `"pause": true`: a call held for approval ends the run
 /// [`Paused`](toolcall_agent::StopReason::Paused), as in-process, for the
 /// caller to keep and resume (a chat server keeps it in its session
 /// store; the resumed run is a new workflow from the paused state). The
 /// run's steps ([`Step`]) are read from its `steps` handler every
 /// [`Self::with_poll_interval`] until it ends, and its end is its
 /// output (`/restate/workflow/{workflow}/{id}/attach`).
+///
+/// The run goes on without its caller: a chat server that dies while
+/// the workers make it learns its end afterwards by its id
+/// ([`Runner::ended`]: the same output), and keeps it as if it had
+/// followed it to the end.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -67,12 +73,11 @@ impl Remote {
         self
     }
 
-    /// Start a run from `input` and follow it: its steps as events, then
-    /// its end.
-    fn follow(self, input: RunInput) -> BoxStream<'static, AgentEvent> {
+    /// Start the run `id` from `input` and follow it: its steps as
+    /// events, then its end.
+    fn follow(self, id: String, input: RunInput) -> BoxStream<'static, AgentEvent> {
         let (events, received) = futures::channel::mpsc::unbounded();
         tokio::spawn(async move {
-            let id = uuid::Uuid::new_v4().to_string();
             let ended = match self.start(&id, &input).await {
                 Ok(()) => self.steps_until_the_end(&id, &events).await,
                 Err(error) => Err(error),
@@ -128,12 +133,23 @@ impl Remote {
                     read += sent;
                     sent > 0
                 })? {}
-                return serde_json::from_str(&body).map_err(|error| RemoteError::OutOfSpec {
-                    url: attach,
-                    reason: format!("the run's output is not a run result: {error}"),
-                });
+                return run_result(attach, &body);
             }
         }
+    }
+
+    /// The run's end, once it has ended (its output, through the
+    /// ingress's attach, which waits for it).
+    async fn output(&self, id: &str) -> Result<RunResult, RemoteError> {
+        let attach = format!("{}/restate/workflow/{}/{id}/attach", self.ingress, self.workflow);
+        let response = self
+            .client
+            .get(&attach)
+            .send()
+            .await
+            .map_err(|source| RemoteError::Unreachable { url: attach.clone(), source })?;
+        let body = refused(&attach, response).await?;
+        run_result(attach, &body)
     }
 
     /// Send the run's steps from the `after`th on; how many.
@@ -171,11 +187,36 @@ impl Remote {
 
 impl Runner for Remote {
     /// The workers run their own agent: `agent` is not sent, only the
-    /// input (the conversation so far, or the paused run).
-    fn stream(&self, agent: &Agent, input: RunInput) -> BoxStream<'static, AgentEvent> {
+    /// input (the conversation so far, or the paused run). The run is the
+    /// workflow keyed `run`.
+    fn stream(&self, agent: &Agent, run: &str, input: RunInput) -> BoxStream<'static, AgentEvent> {
         let _ = agent;
-        self.clone().follow(input)
+        self.clone().follow(run.to_owned(), input)
     }
+
+    /// The output of the workflow keyed `run` (waited for while it goes);
+    /// `None` when the ingress knows no such run (404).
+    fn ended(&self, run: &str) -> BoxFuture<'static, Option<Result<RunResult, AgentError>>> {
+        let (remote, run) = (self.clone(), run.to_owned());
+        Box::pin(async move {
+            match remote.output(&run).await {
+                Ok(result) => Some(Ok(result)),
+                Err(RemoteError::Status { status: 404, .. }) => None,
+                Err(error) => Some(Err(AgentError {
+                    error: ModelError::engine("restate", error),
+                    transcript: Box::new(Transcript::default()),
+                })),
+            }
+        })
+    }
+}
+
+/// A run's output, read from `url`, as the run's result.
+fn run_result(url: String, body: &str) -> Result<RunResult, RemoteError> {
+    serde_json::from_str(body).map_err(|error| RemoteError::OutOfSpec {
+        url,
+        reason: format!("the run's output is not a run result: {error}"),
+    })
 }
 
 /// The body of a successful response, or the refusal as an error.

@@ -14,7 +14,7 @@ use toolcall_agent::{
 };
 use toolcall_core::{CancellationToken, IdempotencyScope, ToolCall, ToolContext, ToolResult, Toolset};
 
-use crate::{Append, ConversationKey, Hold, Lease, Renewal, SessionStore, StoreError};
+use crate::{Append, Conversation, ConversationKey, Hold, Lease, Renewal, SessionStore, StoreError};
 
 /// How long a run's lease lasts unless renewed, by default.
 const LEASE: Duration = Duration::from_secs(10);
@@ -53,6 +53,15 @@ const LEASE: Duration = Duration::from_secs(10);
 /// whatever the process, for a tool that hands its effect to a backend
 /// applying one per key.
 ///
+/// **Runs made elsewhere.** With a [`Runner`] ([`Session::with_runner`]:
+/// a durable engine's workers), each run is made there under its own id
+/// ([`SessionRun::id`]) and the session holds the conversation, renews
+/// the lease and appends the run's end. A run whose process died while
+/// the runner made it is not cut off: the next look at the conversation
+/// ([`Session::load`], [`Session::paused`], [`Session::begin`]) asks the
+/// runner for the run's end ([`Runner::ended`], waiting for a run still
+/// going) and appends it, as the run would have.
+///
 /// ```
 /// use std::sync::Arc;
 /// use toolcall_agent::{Agent};
@@ -77,11 +86,17 @@ pub struct Session {
     key: ConversationKey,
     /// How long a run's lease lasts unless renewed.
     lease: Duration,
+    /// Where the runs are made: the agent, here, without one.
+    runner: Option<Arc<dyn Runner>>,
 }
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Session").field("key", &self.key).field("lease", &self.lease).finish_non_exhaustive()
+        f.debug_struct("Session")
+            .field("key", &self.key)
+            .field("lease", &self.lease)
+            .field("runner", &self.runner)
+            .finish()
     }
 }
 
@@ -130,7 +145,15 @@ pub enum SessionError {
 impl Session {
     /// The conversation `key` of `store`.
     pub fn new(store: Arc<dyn SessionStore>, key: ConversationKey) -> Self {
-        Self { store, key, lease: LEASE }
+        Self { store, key, lease: LEASE, runner: None }
+    }
+
+    /// Make the runs with `runner` (a durable engine's workers, say), as
+    /// [`SessionRun::with_runner`] does, and learn from it the end of a run
+    /// whose process died while it went there ([`Session::load`]).
+    pub fn with_runner(mut self, runner: Arc<dyn Runner>) -> Self {
+        self.runner = Some(runner);
+        self
     }
 
     /// Let a run's lease last `ttl` unless renewed (10 s by default; the
@@ -157,7 +180,90 @@ impl Session {
     ///
     /// The store's.
     pub async fn messages(&self) -> Result<Vec<Message>, StoreError> {
-        Ok(self.store.load(&self.key).await?.map(|conversation| conversation.messages).unwrap_or_default())
+        Ok(self.load().await?.map(|conversation| conversation.messages).unwrap_or_default())
+    }
+
+    /// The conversation as stored (`None` for none). With a runner
+    /// ([`Session::with_runner`]), a run it made whose process died before
+    /// keeping its end (its lease lapsed) is not left cut off: the runner
+    /// is asked for the run's end ([`Runner::ended`]; for a run still
+    /// going, once it ends), and it is appended as the run would have
+    /// (its messages, its paused turn), then the conversation loaded again.
+    /// [`Conversation::settled`] gives what a next run goes on from.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use futures::future::BoxFuture;
+    /// use futures::stream::{self, BoxStream, StreamExt};
+    /// use toolcall_agent::testing::ScriptedModel;
+    /// use toolcall_agent::{Agent, AgentError, AgentEvent, Message, RunInput, RunResult, Runner, Transcript};
+    /// use toolcall_core::Toolset;
+    /// use toolcall_session::{Append, ConversationKey, Hold, Lease, MemoryStore, Session, SessionStore};
+    ///
+    /// /// Runs made elsewhere, which go on without their caller.
+    /// #[derive(Debug)]
+    /// struct Elsewhere(Agent);
+    ///
+    /// impl Runner for Elsewhere {
+    ///     fn stream(&self, _: &Agent, _run: &str, input: RunInput) -> BoxStream<'static, AgentEvent> {
+    ///         let agent = self.0.clone();
+    ///         stream::once(async move { AgentEvent::Finished(agent.run(input).await) }).boxed()
+    ///     }
+    ///
+    ///     fn ended(&self, _run: &str) -> BoxFuture<'static, Option<Result<RunResult, AgentError>>> {
+    ///         let agent = self.0.clone();
+    ///         let asked = Transcript { instructions: None, messages: vec![Message::user("Refund order 7.")] };
+    ///         Box::pin(async move { Some(agent.run(RunInput::Transcript(asked)).await) })
+    ///     }
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let store = Arc::new(MemoryStore::default());
+    /// let key = ConversationKey::new("ada", "refunds");
+    /// // A run took the conversation with its question; its process died
+    /// // (its lease lapsed) while the runner made it.
+    /// let lapsed = Hold::Take(Lease::new("run-1", Duration::ZERO));
+    /// let question = Append { hold: lapsed, ..Append::new(0, vec![Message::user("Refund order 7.")]) };
+    /// store.append(&key, question).await.unwrap();
+    ///
+    /// let agent = Agent::new(ScriptedModel::new().then_text("Refunded."), Toolset::new()).unwrap();
+    /// let session = Session::new(store, key).with_runner(Arc::new(Elsewhere(agent)));
+    /// let conversation = session.load().await.unwrap().unwrap();
+    /// // The run's end, kept as the run would have; the conversation free.
+    /// assert_eq!(conversation.messages.last().map(Message::text).as_deref(), Some("Refunded."));
+    /// assert_eq!(conversation.lease, None);
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    pub async fn load(&self) -> Result<Option<Conversation>, StoreError> {
+        let conversation = self.store.load(&self.key).await?;
+        let (Some(runner), Some(stored)) = (&self.runner, &conversation) else { return Ok(conversation) };
+        let Some(lease) = stored.lease.as_ref().filter(|_| stored.running().is_none()) else {
+            return Ok(conversation);
+        };
+        let result = match runner.ended(&lease.run).await {
+            Some(Ok(result)) => result,
+            Some(Err(error)) => {
+                tracing::warn!(target: "toolcall_session", key = %self.key, run = %lease.run, %error, "the end of a run cut off here could not be learned from its runner: it is taken for cut off");
+                return Ok(conversation);
+            }
+            None => return Ok(conversation),
+        };
+        let (messages, paused) = left_by(&result);
+        let added = messages.get(stored.messages.len()..).map(<[Message]>::to_vec).unwrap_or_default();
+        // No lease: the run is over, and the conversation free.
+        let end = Append { after: stored.revision, keep: None, messages: added, paused, hold: Hold::Free };
+        match self.store.append(&self.key, end).await {
+            // Another process kept the end first, or a run took the
+            // conversation since: what the store holds now stands.
+            Ok(_) | Err(StoreError::Conflict { .. } | StoreError::Busy { .. }) => {}
+            Err(error) => return Err(error),
+        }
+        self.store.load(&self.key).await
     }
 
     /// The run that waits for approval, if one does: decide about its
@@ -168,7 +274,7 @@ impl Session {
     ///
     /// The store's.
     pub async fn paused(&self) -> Result<Option<RunState>, StoreError> {
-        let Some(conversation) = self.store.load(&self.key).await? else { return Ok(None) };
+        let Some(conversation) = self.load().await? else { return Ok(None) };
         if conversation.running().is_some() {
             return Ok(None);
         }
@@ -227,7 +333,7 @@ impl Session {
         input: RunInput,
         again: bool,
     ) -> Result<SessionRun, SessionError> {
-        let (revision, stored, messages, paused) = match self.store.load(&self.key).await? {
+        let (revision, stored, messages, paused) = match self.load().await? {
             Some(conversation) => {
                 if conversation.running().is_some() {
                     return Err(StoreError::Busy { key: self.key.clone() }.into());
@@ -296,7 +402,7 @@ impl Session {
             agent,
             input,
             cancellation,
-            runner: None,
+            runner: self.runner.clone(),
         })
     }
 }
@@ -353,7 +459,7 @@ impl SessionRun {
         let ended = match &self.runner {
             None => self.agent.run_with(self.input.clone(), self.kept.as_ref()).await,
             Some(runner) => {
-                let events = runner.stream(&self.agent, self.input.clone());
+                let events = runner.stream(&self.agent, &self.kept.run, self.input.clone());
                 let finished = events.filter_map(|event| async move {
                     match event {
                         AgentEvent::Finished(ended) => Some(ended),
@@ -377,9 +483,10 @@ impl SessionRun {
     }
 
     /// Make the run with `runner` (a durable engine's workers, say)
-    /// rather than with the agent in this process; the conversation is
-    /// held and what the run adds is kept the same way, but for the
-    /// turns, which the engine keeps as it goes.
+    /// rather than with the agent in this process, under the run's id
+    /// ([`SessionRun::id`]); the conversation is held and what the run
+    /// adds is kept the same way, but for the turns, which the engine
+    /// keeps as it goes.
     pub fn with_runner(mut self, runner: Arc<dyn Runner>) -> Self {
         self.runner = Some(runner);
         self
@@ -400,7 +507,7 @@ impl SessionRun {
             let unfinished = runner.is_some().then(|| ended_without_result(&input));
             let mut run = match &runner {
                 None => agent.stream_with(input, kept.as_ref()).boxed(),
-                Some(runner) => runner.stream(&agent, input),
+                Some(runner) => runner.stream(&agent, &kept.run, input),
             };
             let mut ended = false;
             while let Some(event) = run.next().await {
@@ -544,13 +651,20 @@ impl Kept {
     async fn end(&self, result: Option<&RunResult>) -> Result<(), StoreError> {
         let release = Hold::Release { run: self.run.clone() };
         let Some(result) = result else { return self.append(&[], None, release).await };
-        match &result.stop {
-            StopReason::Paused(state) => {
-                let (transcript, turn) = (**state).clone().split();
-                self.append(&transcript.messages, Some(turn), release).await
-            }
-            _ => self.append(&result.transcript.messages, None, release).await,
+        let (messages, paused) = left_by(result);
+        self.append(&messages, paused, release).await
+    }
+}
+
+/// What a run's end leaves in its conversation: its transcript's messages
+/// (those before the run's included) and the turn it paused in, if it did.
+fn left_by(result: &RunResult) -> (Vec<Message>, Option<toolcall_agent::PausedTurn>) {
+    match &result.stop {
+        StopReason::Paused(state) => {
+            let (transcript, turn) = (**state).clone().split();
+            (transcript.messages, Some(turn))
         }
+        _ => (result.transcript.messages.clone(), None),
     }
 }
 

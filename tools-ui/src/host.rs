@@ -133,8 +133,15 @@ impl Host {
         self.runs().remove(key);
     }
 
+    /// The conversation's session; with the runner, if runs are made
+    /// elsewhere, so that the end of a run this server lost (it died while
+    /// the run went there) is learned from it.
     pub(crate) fn session(&self, key: ConversationKey) -> Session {
-        Session::new(self.store.clone(), key)
+        let session = Session::new(self.store.clone(), key);
+        match &self.runner {
+            Some(runner) => session.with_runner(runner.clone()),
+            None => session,
+        }
     }
 
     /// The ids of the calls the conversation holds for approval.

@@ -4,6 +4,7 @@
 //! the page approved as a new durable run from the paused one, a
 //! sub-agent's held call as the run's own.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -15,7 +16,8 @@ use toolcall_core::toolset::Toolset;
 use toolcall_core::{ToolContext, ToolError};
 use toolcall_macros::tool;
 use toolcall_restate::Remote;
-use toolcall_ui::ChatServer;
+use toolcall_session::{ConversationKey, SessionStore, SqlStore};
+use toolcall_ui::{ANONYMOUS, ChatServer};
 
 use crate::nested::lead_with_sub;
 use crate::support::shop::{self, Running};
@@ -23,10 +25,20 @@ use crate::support::{PATIENCE, Restate, Workers};
 
 /// The chat server, on loopback, its runs on the workers behind `restate`.
 async fn chat_server(restate: &Restate) -> String {
+    serve_chat(restate.ingress(), None).await
+}
+
+/// The chat server, on loopback, its runs on the workers behind the
+/// ingress `ingress`, its chats in the SQLite file `chats` (in memory
+/// without one).
+async fn serve_chat(ingress: String, chats: Option<PathBuf>) -> String {
     // The workers run their own agent: this one is never asked.
     let agent = Agent::new(ScriptedModel::new(), Toolset::new()).unwrap();
-    let server = ChatServer::new(agent)
-        .with_runner(Arc::new(Remote::new(restate.ingress()).with_poll_interval(Duration::from_millis(50))));
+    let mut server = ChatServer::new(agent)
+        .with_runner(Arc::new(Remote::new(ingress).with_poll_interval(Duration::from_millis(50))));
+    if let Some(chats) = chats {
+        server = server.with_store(Arc::new(SqlStore::sqlite(chats).await.unwrap()));
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let router = server.router();
@@ -258,4 +270,96 @@ async fn the_page_approves_a_sub_agents_call_in_a_durable_run() {
     assert_eq!(FILED.load(Ordering::SeqCst), 1);
     assert_eq!((inner.load(Ordering::SeqCst), outer.load(Ordering::SeqCst)), (2, 2));
     serving.abort();
+}
+
+/// The page's approval of `call_{n}_refund` in the chat `chat`.
+fn approve_refund(chat: &str, n: usize) -> Value {
+    json!({"id": chat, "trigger": "submit-message", "messageId": "a1", "messages": [
+        {"id": "u1", "role": "user", "parts": [{"type": "text", "text": shop::refund_prompt(n)}]},
+        {"id": "a1", "role": "assistant", "parts": [
+            {"type": "step-start"},
+            {"type": "tool-issue_refund", "toolCallId": format!("call_{n}_refund"),
+             "state": "approval-responded", "input": {"order": format!("o-{n}"), "amount": 12.5},
+             "approval": {"id": format!("call_{n}_refund"), "approved": true}}
+        ]}
+    ]})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Restate server: ./scripts/test.sh installs it and runs these"]
+async fn a_chat_server_that_died_during_a_durable_run_learns_its_end_from_restate() {
+    let shop = Running::start().await;
+    let restate = Restate::start().await;
+    let workers = Workers::start(1, &shop.url).await;
+    restate.register(workers.port).await;
+    let chats = std::env::temp_dir().join(format!("tools-restate-chats-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&chats);
+
+    // The first chat server in a runtime of its own: shut down, it dies as
+    // its process would, with its runs' tasks (the one that follows the
+    // durable run and renews the chat's lease).
+    let first = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let page = first.spawn(serve_chat(restate.ingress(), Some(chats.clone()))).await.unwrap();
+    let chunks = Reading::post(&page, &ask("lost", &shop::refund_prompt(7))).await.read_to_end().await;
+    assert_eq!(chunks.last().map(|chunk| chunk["finishReason"].clone()), Some(json!("tool-calls")));
+
+    // Approved: the refund runs on the worker, and the server dies while
+    // the model's last answer is held.
+    let gate = shop.hold().await;
+    let mut reading = Reading::post(&page, &approve_refund("lost", 7)).await;
+    assert!(reading.until(output_of("call_7_refund")).await, "{:?}", reading.chunks);
+    drop(reading);
+    first.shutdown_background();
+    drop(gate);
+
+    // Another chat server on the same file, once the dead one's hold on
+    // the chat has lapsed.
+    let store = SqlStore::sqlite(&chats).await.unwrap();
+    let key = ConversationKey::new(ANONYMOUS, "lost");
+    tokio::time::timeout(PATIENCE, async {
+        while store.load(&key).await.unwrap().is_some_and(|chat| chat.running().is_some()) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the dead server's lease never lapsed");
+    let page = serve_chat(restate.ingress(), Some(chats.clone())).await;
+
+    // The chat shows the run's end as the workers made it: the refund's
+    // result and the answer, not a call cut off.
+    let messages: Value = reqwest::get(format!("{page}/api/chat/lost")).await.unwrap().json().await.unwrap();
+    let parts = messages[1]["parts"].as_array().unwrap_or_else(|| panic!("{messages:#}"));
+    let refund = parts.iter().find(|part| part["toolCallId"] == "call_7_refund").unwrap();
+    assert_eq!(refund["state"], "output-available", "{messages:#}");
+    assert_eq!(refund["output"], r#"refunded 12.5 on order "o-7""#, "{messages:#}");
+    assert_eq!(parts.last().map(|part| part["text"].clone()), Some(json!("Done for customer 7.")));
+
+    // The same approval again: the run has ended, and the refusal says how.
+    let again = reqwest::Client::new()
+        .post(format!("{page}/api/chat"))
+        .json(&approve_refund("lost", 7))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 409);
+    let refusal = again.text().await.unwrap();
+    assert!(refusal.contains("Done for customer 7."), "{refusal}");
+
+    // The chat goes on from the end: a new question is taken.
+    let chunks = Reading::post(
+        &page,
+        &json!({"id": "lost", "trigger": "submit-message", "messages": [
+            {"id": "u2", "role": "user", "parts": [{"type": "text", "text": shop::refund_prompt(7)}]}
+        ]}),
+    )
+    .await
+    .read_to_end()
+    .await;
+    assert_eq!(count(&chunks, |chunk| chunk["type"] == "error"), 0, "{chunks:?}");
+    shop.seen(|seen| {
+        // Refunded once: by the first run, never again.
+        assert_eq!(seen.calls.get(&("issue_refund".into(), "call_7_refund".into())), Some(&1));
+    });
+    workers.stop();
+    let _ = std::fs::remove_file(&chats);
 }

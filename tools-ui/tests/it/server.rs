@@ -206,11 +206,13 @@ async fn requests_that_fit_no_run_are_refused_with_a_reason() {
     assert_eq!(status, 409);
     assert!(body.contains("call_1"), "{body}");
     assert_eq!(page.pending("c1").await, ["call_1"]);
-    // Approvals in a chat whose run did not pause.
+    // Approvals in a chat whose run did not pause: the refusal says how it ended.
     page.post(&answer("c1", "call_1", json!({"id": "call_1", "approved": true}))).await;
     let (status, _, body) =
         page.post(&answer("c1", "call_1", json!({"id": "call_1", "approved": true}))).await;
-    assert_eq!((status, body.as_str()), (409, "chat `c1` has no run waiting for approval"));
+    let ended = "chat `c1` has no run waiting for approval: its run ended, answering `The tool said: 18°C and \
+                 sunny in Paris`";
+    assert_eq!((status, body.as_str()), (409, ended));
     // Not a chat request at all.
     let (status, _, body) = page.post(&json!({"messages": "hi"})).await;
     assert_eq!(status, 400);
