@@ -35,6 +35,10 @@ cargo package --workspace --exclude 'fixture-*' --allow-dirty --quiet
 # The API docs: no rustdoc warning, every intra-doc link resolved.
 RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" cargo doc --workspace --all-features --no-deps
 cargo test --workspace --all-features
+# And with the default features, what a user who turns none on builds: the
+# lints and the doc tests (a guide snippet that needs a feature says so).
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace --doc
 # The tests that need a server are #[ignore]d (so `cargo test` alone passes
 # on a bare machine); the Restate server is installed above, so run them.
 # (Postgres and the OpenAI-compatible server: .ci/run starts them and runs theirs.)

@@ -91,17 +91,13 @@ async fn frames(store: &Arc<dyn SessionStore>, iters: u64, run: usize) -> Durati
 fn main() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut stores: Vec<(&str, Arc<dyn SessionStore>)> = vec![
-        ("memory", Arc::new(MemoryStore::new(100_000))),
+    let stores: Vec<(&str, Arc<dyn SessionStore>)> = [
+        ("memory", Arc::new(MemoryStore::new(100_000)) as Arc<dyn SessionStore>),
         ("sqlite", Arc::new(runtime.block_on(SqlStore::sqlite(dir.path().join("bench.db"))).unwrap())),
-    ];
-    #[cfg(feature = "postgres")]
-    match std::env::var("TOOLS_TEST_POSTGRES_URL") {
-        Ok(url) => stores.push(("postgres", Arc::new(runtime.block_on(SqlStore::postgres(&url)).unwrap()))),
-        Err(_) => println!("postgres: not run (set TOOLS_TEST_POSTGRES_URL)"),
-    }
-    #[cfg(not(feature = "postgres"))]
-    println!("postgres: not run (build with --features postgres and set TOOLS_TEST_POSTGRES_URL)");
+    ]
+    .into_iter()
+    .chain(postgres(&runtime))
+    .collect();
     let mut criterion = Criterion::default().configure_from_args().sample_size(20);
     let mut next = 0;
     let mut runs = 0;
@@ -140,6 +136,22 @@ fn main() {
         group.finish();
     }
     criterion.final_summary();
+}
+
+/// The PostgreSQL store `TOOLS_TEST_POSTGRES_URL` names, if the bench has
+/// the feature and the variable is set; otherwise a line says why not.
+fn postgres(runtime: &tokio::runtime::Runtime) -> Option<(&'static str, Arc<dyn SessionStore>)> {
+    #[cfg(feature = "postgres")]
+    match std::env::var("TOOLS_TEST_POSTGRES_URL") {
+        Ok(url) => return Some(("postgres", Arc::new(runtime.block_on(SqlStore::postgres(&url)).unwrap()))),
+        Err(_) => println!("postgres: not run (set TOOLS_TEST_POSTGRES_URL)"),
+    }
+    #[cfg(not(feature = "postgres"))]
+    {
+        let _ = runtime;
+        println!("postgres: not run (build with --features postgres and set TOOLS_TEST_POSTGRES_URL)");
+    }
+    None
 }
 
 /// One chunk of a UI message stream, as framed.
