@@ -173,10 +173,11 @@ async fn a_reload_on_another_server_reads_the_stream_and_a_stop_there_stops_it()
         async move { post(&format!("{one}/api/chat"), &ask("slow")).await }
     });
     gate.started.acquire().await.unwrap().forget();
-    let again = tokio::spawn({
-        let two = two.clone();
-        async move { reqwest::get(format!("{two}/api/chat/slow/stream")).await.unwrap().text().await.unwrap() }
-    });
+    // The other server answers the reload (its headers come) while the
+    // call still waits; its body is read while the run goes on.
+    let reattached = reqwest::get(format!("{two}/api/chat/slow/stream")).await.unwrap();
+    assert_eq!(reattached.status(), 200);
+    let again = tokio::spawn(async move { reattached.text().await.unwrap() });
     // A question on the other server while it runs: 409.
     let (status, body) = post(&format!("{two}/api/chat"), &ask("slow")).await;
     assert_eq!(status, 409, "{body}");
