@@ -110,8 +110,7 @@ impl Remote {
         id: &str,
         events: &futures::channel::mpsc::UnboundedSender<AgentEvent>,
     ) -> Result<RunResult, RemoteError> {
-        let attach = format!("{}/restate/workflow/{}/{id}/attach", self.ingress, self.workflow);
-        let output = self.client.get(&attach).send();
+        let output = self.output(id);
         let mut output = std::pin::pin!(output);
         let mut read = 0;
         loop {
@@ -124,16 +123,14 @@ impl Remote {
             };
             read += self.send_steps(id, read, events).await?;
             if let Some(done) = done {
-                let response =
-                    done.map_err(|source| RemoteError::Unreachable { url: attach.clone(), source })?;
-                let body = refused(&attach, response).await?;
+                let result = done?;
                 // Those of the run's last moments, and any left over
                 // from a long run (a read gives at most 500).
                 while self.send_steps(id, read, events).await.map(|sent| {
                     read += sent;
                     sent > 0
                 })? {}
-                return run_result(attach, &body);
+                return Ok(result);
             }
         }
     }

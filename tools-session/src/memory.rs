@@ -155,10 +155,10 @@ impl SessionStore for MemoryStore {
             entry.conversation.messages.extend(append.messages);
             entry.conversation.paused = append.paused;
             let lease = append.hold.lease().cloned();
-            let same_run = |a: Option<&Lease>, b: Option<&Lease>| a.map(|l| &l.run) == b.map(|l| &l.run);
-            if !same_run(entry.conversation.lease.as_ref(), lease.as_ref()) {
-                entry.conversation.stop_asked = false;
-            }
+            // A stop asked of a run is that run's alone.
+            let held = entry.conversation.lease.as_ref();
+            entry.conversation.stop_asked &=
+                lease.as_ref().zip(held).is_some_and(|(new, old)| new.run == old.run);
             entry.conversation.lease = lease;
             entry.updated_at = now;
             let revision = entry.conversation.revision;

@@ -306,8 +306,18 @@ impl SqlStore {
     /// Why an append moved nothing: another run holds the conversation,
     /// or `otherwise` (the revision moved).
     async fn refused(&self, key: &ConversationKey, after: u64, otherwise: StoreError) -> StoreError {
-        match self.load_once(key).await {
-            Ok(Some(conversation)) if conversation.running().is_some() && conversation.revision == after => {
+        // The row's revision while a live lease holds it; not its messages.
+        let held = sqlx::query(
+            "SELECT revision FROM tools_conversations WHERE owner = $1 AND id = $2 AND run IS NOT NULL \
+             AND lease_until > $3",
+        )
+        .bind(&key.owner)
+        .bind(&key.id)
+        .bind(now_ms())
+        .fetch_optional(&self.pool)
+        .await;
+        match held {
+            Ok(Some(row)) if row.try_get::<i64, _>(0).ok() == Some(int(after)) => {
                 StoreError::Busy { key: key.clone() }
             }
             _ => otherwise,

@@ -98,20 +98,25 @@ async fn a_run_whose_model_fails_after_the_tool_never_runs_it_again((a, b): Pair
     // On the other server: the result was kept, nothing waits, and the same
     // approval again is refused.
     let other = Session::new(b.clone(), key.clone());
-    assert!(other.paused().await.unwrap().is_none());
     let messages = other.messages().await.unwrap();
     let Some(Message::Tool { results }) = messages.last() else { panic!("{messages:?}") };
     assert_eq!((results[0].content.as_str(), results[0].outcome), ("refunded A-1", Outcome::Success));
-    let again = other.run(&support::agent(ScriptedModel::new(), &refunds), stale).await.unwrap_err();
+    the_refund_stands_done(&other, stale, &refunds).await;
+}
+
+/// On `other`: nothing waits, the `stale` approval is refused, the next
+/// question goes on with the refund's result, and the refund ran once.
+async fn the_refund_stands_done(other: &Session, stale: toolcall_agent::RunState, refunds: &Refunds) {
+    assert!(other.paused().await.unwrap().is_none());
+    let again = other.run(&support::agent(ScriptedModel::new(), refunds), stale).await.unwrap_err();
     assert!(matches!(again, SessionError::NotPaused { .. }), "{again}");
-    // The next question goes on with the result; the refund ran once.
     let model = Arc::new(ScriptedModel::new().then_text("It was refunded."));
-    other.run(&support::shared_agent(model.clone(), &refunds), "Was it refunded?").await.unwrap();
+    other.run(&support::shared_agent(model.clone(), refunds), "Was it refunded?").await.unwrap();
     let sent = &model.seen()[0].messages;
     assert!(
         matches!(&sent[sent.len() - 2], Message::Tool { results } if results[0].content == "refunded A-1")
     );
-    assert_eq!(*refunds.0.lock().unwrap(), ["A-1"]);
+    assert_eq!(*refunds.0.lock().unwrap(), ["A-1"], "the refund ran once");
 }
 
 /// The process that runs the approved call dies (its task is dropped
@@ -142,16 +147,7 @@ async fn a_run_cut_off_after_the_tool_ran_never_runs_it_again((a, b): Pair) {
     let busy = other.run(&support::agent(ScriptedModel::new(), &refunds), "Hello?").await.unwrap_err();
     assert!(matches!(busy, SessionError::Store(StoreError::Busy { .. })), "{busy}");
     tokio::time::sleep(LEASE * 2).await;
-    assert!(other.paused().await.unwrap().is_none());
-    let again = other.run(&support::agent(ScriptedModel::new(), &refunds), stale).await.unwrap_err();
-    assert!(matches!(again, SessionError::NotPaused { .. }), "{again}");
-    let model = Arc::new(ScriptedModel::new().then_text("It was refunded."));
-    other.run(&support::shared_agent(model.clone(), &refunds), "Was it refunded?").await.unwrap();
-    let sent = &model.seen()[0].messages;
-    assert!(
-        matches!(&sent[sent.len() - 2], Message::Tool { results } if results[0].content == "refunded A-1")
-    );
-    assert_eq!(*refunds.0.lock().unwrap(), ["A-1"], "the refund ran once");
+    the_refund_stands_done(&other, stale, &refunds).await;
 }
 
 /// The process dies after the decision was taken and before the call's
